@@ -1,0 +1,92 @@
+"""The abstract state the engine carries along each path.
+
+A state maps *locations* to *values* and resource ids to resource states:
+
+* a location is a tuple: `("x",)` is variable x, `("p", ".env")` a field of a local struct,
+  `("@R", "[]")` the elements of the memory that resource R points to, `("@R", "*", ".f")` a
+  field reached through R;
+* a value is `("r", rid)` (a pointer to resource rid), `("k", n)` (a known integer; NULL is 0)
+  or `("x", frozenset)` (an integer known to differ from these);
+* a resource (`Res`) records its kind and where it is in its life:
+  HELD -> RELEASED / ESCAPED / CONSUMED, BORROWED -> DANGLING, or OPAQUE for values the
+  function did not create (parameters, globals), which can still be released twice.
+
+States are compared by content so identical states reaching a block are explored once.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+HELD = "held"
+RELEASED = "released"
+ESCAPED = "escaped"
+CONSUMED = "consumed"  # silently gone: a wrong release already reported, unparsed code, a maybe-release
+BORROWED = "borrowed"
+DANGLING = "dangling"  # borrowed from an owner that has been released
+OPAQUE = "opaque"
+
+Val = tuple  # ("r", rid) | ("k", int) | ("x", frozenset[int])
+LocKey = tuple  # ("name", op, op, ...) or ("@rid", op, ...)
+
+
+class Res(NamedTuple):
+    kind: str | None
+    st: str
+    owner: str | None = None  # the owner object's text (JNI array / string), or a token's owner
+    bound: bool = False  # stored into a named variable at some point (decides ORT001 vs ORT004)
+    coll: bool = False  # lives in array elements: one abstract resource for many
+    fact: Val | None = None  # value facts about an opaque pointer (NULL or not)
+    parent: str | None = None  # the owner a borrowed pointer depends on
+    esc: LocKey | None = None  # where it escaped to (summaries need out-parameters)
+    relby: str | None = None  # the call that released it
+
+
+class TraceNode(NamedTuple):
+    """One step of the path explanation; states share their common prefix."""
+
+    line: int
+    col: int
+    text: str
+    rid: str | None
+    prev: "TraceNode | None"
+    depth: int
+
+
+class State:
+    __slots__ = ("b", "r", "conds", "trace")
+
+    def __init__(self, b: dict | None = None, r: dict | None = None, conds: frozenset = frozenset(),
+                 trace: TraceNode | None = None):
+        self.b: dict[LocKey, Val] = b if b is not None else {}
+        self.r: dict[str, Res] = r if r is not None else {}
+        self.conds: frozenset = conds
+        self.trace = trace
+
+    def copy(self) -> "State":
+        return State(dict(self.b), dict(self.r), self.conds, self.trace)
+
+    def key(self) -> tuple:
+        return (frozenset(self.b.items()), frozenset(self.r.items()), self.conds)
+
+    def core_key(self) -> tuple:
+        """The part that decides findings: which locations hold which resources, and their states."""
+        return (frozenset((k, v) for k, v in self.b.items() if v[0] == "r"), frozenset(self.r.items()))
+
+    def note(self, line: int, col: int, text: str, rid: str | None = None) -> None:
+        depth = self.trace.depth + 1 if self.trace is not None else 1
+        if depth > 400:  # keep long paths cheap: the explanation shows the recent part
+            depth = 1
+            self.trace = None
+        self.trace = TraceNode(line, col, text, rid, self.trace, depth)
+
+    def refs(self, rid: str) -> int:
+        target = ("r", rid)
+        return sum(1 for v in self.b.values() if v == target)
+
+
+def is_nonnull_fact(fact: Val | None) -> bool:
+    return fact is not None and ((fact[0] == "k" and fact[1] != 0) or (fact[0] == "x" and 0 in fact[1]))
+
+
+def is_null_fact(fact: Val | None) -> bool:
+    return fact is not None and fact[0] == "k" and fact[1] == 0

@@ -1,0 +1,156 @@
+"""Per-function summaries: what a call does to the caller's resources, without re-analyzing it.
+
+A summary is a short list of *cases*, one per distinguishable way the function can end (like
+Infer's disjunctive specs): a precondition on the nullness of its parameters, the effects on
+what the parameters point to (released, escaped), resources it hands back through
+out-parameters, its return value, and how it exits (returns, throws, aborts). Status-checking
+helpers fall out naturally: `if (st == NULL) return 0; Release(st); return 1;` is two cases.
+
+Policy `status_check` entries are compiled into the same form, so hand-written entries and
+inferred summaries are applied by one piece of code in the engine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..policy import CallSpec
+
+MAX_CASES = 12
+
+ParamPath = tuple  # (param index, op, op, ...)
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    path: ParamPath
+    what: str  # "release" | "escape" | "consume"
+    relby: str | None = None  # the policy call that performs the release (for kind checks)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    pre: tuple[tuple[ParamPath, str], ...] = ()  # (path, "null" | "nonnull")
+    effects: tuple[Effect, ...] = ()
+    outs: tuple[tuple[ParamPath, str], ...] = ()  # (path written through, kind acquired)
+    ret: tuple | None = None  # ("k", n) | ("x", set) | ("fresh", kind) | ("param", path) | None
+    exit: str = "return"  # "return" | "throw" | "abort" | "caller_return"
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    name: str
+    cases: tuple[Case, ...]
+    origin: str  # "policy <file:line>" or "<path>:<line>"
+    params: tuple[str, ...] = ()
+
+    @property
+    def noreturn(self) -> bool:
+        return bool(self.cases) and all(c.exit != "return" for c in self.cases)
+
+    def releases(self) -> set[int]:
+        """Parameter indexes released on every path (for the `releases` column of explanations)."""
+        indexes: set[int] = set()
+        for i in {e.path[0] for c in self.cases for e in c.effects if e.what == "release" and len(e.path) == 1}:
+            if all(any(e.path == (i,) and e.what == "release" for e in c.effects) or (((i,), "null") in c.pre)
+                   for c in self.cases):
+                indexes.add(i)
+        return indexes
+
+    def describe(self) -> list[str]:
+        """Human-readable lines, for `ortlint --explain-summaries`."""
+        lines = []
+        for i, case in enumerate(self.cases, 1):
+            parts = []
+            if case.pre:
+                parts.append("when " + " and ".join(f"{self.param_text(p)} is {v}" for p, v in case.pre))
+            for e in case.effects:
+                verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release"}[e.what]
+                parts.append(f"{verb} {self.param_text(e.path)}" + (f" (via {e.relby})" if e.relby and e.what == "release" else ""))
+            for path, kind in case.outs:
+                parts.append(f"acquires {kind} into {self.param_text(path)}")
+            if case.ret is not None:
+                parts.append("returns " + ret_text(case.ret, self))
+            parts.append({"return": "returns normally", "throw": "throws", "abort": "does not return",
+                          "caller_return": "makes the caller return"}[case.exit])
+            lines.append(f"case {i}: " + "; ".join(parts))
+        return lines
+
+    def param_text(self, path: ParamPath) -> str:
+        idx = path[0]
+        name = self.params[idx] if idx < len(self.params) else f"arg{idx}"
+        text = name
+        for op in path[1:]:
+            if op == "*":
+                text = f"*{text}"
+            elif op == "[]":
+                text = f"{text}[]"
+            else:
+                text = f"{text}{op}"
+        return text.replace("*" + name + ".", name + "->") if text.startswith("*") and "." in text else text
+
+
+def ret_text(ret: tuple, summary: Summary) -> str:
+    if ret[0] == "k":
+        return str(ret[1])
+    if ret[0] == "x":
+        return "a value other than " + ", ".join(str(v) for v in sorted(ret[1]))
+    if ret[0] == "fresh":
+        return f"a new {ret[1]}" + (" or NULL" if len(ret) > 2 and ret[2] else "")
+    if ret[0] == "param":
+        return summary.param_text(ret[1])
+    return "?"
+
+
+def simplify_cases(cases: list[Case]) -> tuple[Case, ...]:
+    """Deduplicate, then coarsen until there are at most MAX_CASES cases."""
+    unique = list(dict.fromkeys(cases))
+    if len(unique) <= MAX_CASES:
+        return tuple(unique)
+    without_pre = list(dict.fromkeys(Case((), c.effects, c.outs, c.ret, c.exit) for c in unique))
+    if len(without_pre) <= MAX_CASES:
+        return tuple(without_pre)
+    merged = []
+    for exit_kind in ("return", "throw", "abort", "caller_return"):
+        group = [c for c in unique if c.exit == exit_kind]
+        if group:
+            merged.append(merge_cases(group, exit_kind))
+    return tuple(merged)
+
+
+def merge_cases(group: list[Case], exit_kind: str) -> Case:
+    """One approximate case: released everywhere stays a release, released somewhere becomes a
+    'may release' (nothing is claimed about it afterwards), any escape is an escape."""
+    paths = {e.path for c in group for e in c.effects}
+    effects = []
+    for path in sorted(paths, key=repr):
+        whats = [next((e for e in c.effects if e.path == path), None) for c in group]
+        if any(e is not None and e.what == "escape" for e in whats):
+            effects.append(Effect(path, "escape"))
+        elif all(e is not None and e.what == "release" for e in whats):
+            effects.append(Effect(path, "release", whats[0].relby if whats[0] else None))
+        else:
+            effects.append(Effect(path, "consume"))
+    rets = {c.ret for c in group}
+    ret = rets.pop() if len(rets) == 1 else None
+    return Case((), tuple(effects), (), ret, exit_kind)
+
+
+def summary_from_status_check(spec: CallSpec) -> Summary:
+    """`checkOrtStatus(env, api, status)`: NULL status -> success value; otherwise release it and
+    return a failure value, abort, throw or make the caller return, as the policy says."""
+    check = spec.status_check
+    assert check is not None
+    arg = (check.arg,)
+    ok_ret = ("k", check.success_returns) if check.success_returns is not None else None
+    if check.failure_returns is not None:
+        bad_ret = ("k", check.failure_returns)
+    elif check.success_returns is not None:
+        bad_ret = ("x", frozenset({check.success_returns}))
+    else:
+        bad_ret = None
+    effects = (Effect(arg, "release", "ReleaseStatus"),) if check.releases else ()
+    exit_kind = {"continue": "return", "abort": "abort", "throw": "throw", "return": "caller_return"}[check.on_failure]
+    return Summary(spec.name, (
+        Case(((arg, "null"),), (), (), ok_ret, "return"),
+        Case(((arg, "nonnull"),), effects, (), bad_ret, exit_kind),
+    ), f"policy {spec.origin}")

@@ -1,0 +1,110 @@
+"""Diagnostics as plain data, and the registry of rules they refer to.
+
+The engine produces `Finding`s; reporters only format them. Rule metadata (name, level, short
+description) lives here so every reporter and `ortlint rules` agree; the long documentation
+of each rule is the Markdown page docs/rules/<ID>.md.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    name: str
+    level: str  # SARIF level: "error" | "warning" | "note"
+    summary: str
+    precision: str = "high"
+    tags: tuple[str, ...] = ("correctness", "resource-management")
+
+
+RULES: dict[str, Rule] = {r.id: r for r in (
+    Rule("ORT001", "leak", "error", "An acquired handle, buffer or status is not released on some path."),
+    Rule("ORT002", "double-release", "error", "A resource is released a second time."),
+    Rule("ORT003", "mismatched-release", "error",
+         "A resource is released by a function of another kind, or against another owner object."),
+    Rule("ORT004", "ignored-status", "error", "An OrtStatus* returned by a call is dropped, so a failure status leaks."),
+    Rule("ORT005", "foreign-free", "error", "Memory or an object the caller does not own is freed or released."),
+    Rule("ORT006", "use-after-release", "error", "A released resource (or a pointer borrowed from it) is used."),
+    Rule("ORT010", "java-unclosed", "error", "An ONNX Runtime Java AutoCloseable is not closed on every path."),
+)}
+
+RULE_BY_NAME = {r.name: r for r in RULES.values()}
+
+
+def resolve_rule(token: str) -> Rule | None:
+    """Accept a rule id (ORT001), a name (leak) or an id prefix (ORT00)."""
+    token = token.strip()
+    if token.upper() in RULES:
+        return RULES[token.upper()]
+    return RULE_BY_NAME.get(token.lower())
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One line of a finding's explanation: a location and what happens there."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    rule: str
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    message: str
+    function: str
+    trace: tuple[Step, ...] = ()
+    related: tuple[Step, ...] = ()  # every leaking exit, for ORT001 / ORT010
+    level: str = ""  # overrides the rule's default level (exception-only Java leaks are warnings)
+    anchor: str = ""  # what the finding is about, without line numbers: the acquiring call, the variable
+
+    @property
+    def effective_level(self) -> str:
+        return self.level or RULES[self.rule].level
+
+    @property
+    def rule_name(self) -> str:
+        return RULES[self.rule].name
+
+    def sort_key(self) -> tuple:
+        return (self.path, self.line, self.col, self.rule, self.message)
+
+    def fingerprint(self) -> str:
+        """Stable identity that survives unrelated edits above the finding (no line numbers)."""
+        basis = "|".join((self.rule, self.path.replace("\\", "/"), self.function, self.anchor or self.message))
+        return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A tool notification: a file that could not be read or parsed, an analysis budget hit."""
+
+    path: str
+    line: int
+    message: str
+    level: str = "warning"  # "warning" | "note" | "error"
+
+
+@dataclass
+class Report:
+    """Everything one run produced, in a stable order."""
+
+    findings: list[Finding] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    unknown_callees: dict[str, int] = field(default_factory=dict)
+    stats: dict[str, float] = field(default_factory=dict)
+
+    def sort(self) -> None:
+        self.findings.sort(key=Finding.sort_key)
+        self.notices.sort(key=lambda n: (n.path, n.line, n.message))
+        self.files.sort()

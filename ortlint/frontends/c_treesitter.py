@@ -1,0 +1,1088 @@
+"""C front end: tree-sitter-c syntax trees -> IR control-flow graphs.
+
+The lowering is written against tree-sitter node types shared by the C and C++ grammars, so the
+C++ front end subclasses `FunctionLowering` and only adds what C++ has on top.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+import tree_sitter_c
+from tree_sitter import Language, Node, Parser
+
+from .. import ir
+from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Halt, Index, Jump, Loc, Op, Opaque, Return, Var
+from ..policy import Policy
+from .source import SourceText, read_source
+
+C_LANGUAGE = Language(tree_sitter_c.language())
+
+MAX_MACRO_DEPTH = 8
+MAX_NESTING = 400  # deeper statement/expression nesting is analyzed as opaque code
+_TEXT_LIMIT = 90
+
+_COMPARISONS = {"==", "!=", "<", ">", "<=", ">="}
+_NULL_WORDS = {"NULL": 0, "nullptr": 0, "false": 0, "true": 1, "FALSE": 0, "TRUE": 1}
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+
+
+@dataclass
+class Macro:
+    """A function-like macro defined in the file being analyzed."""
+
+    name: str
+    params: list[str]
+    body: str
+    variadic: bool
+
+
+class TooDeep(Exception):
+    """Nesting beyond MAX_NESTING: the construct is treated as code we cannot see into."""
+
+
+class FunctionLowering:
+    """Builds the control-flow graph of one function definition."""
+
+    language = "c"
+
+    def __init__(self, unit: "CFrontEnd", node: Node, name: str):
+        self.unit = unit
+        self.src = unit.src
+        self.node = node
+        self.name = name
+        self.blocks: list[Block] = []
+        self.cur: Block | None = None
+        self.labels: dict[str, int] = {}
+        self.loop_stack: list[tuple[int, int]] = []  # (break target, continue target)
+        self.switch_breaks: list[int] = []
+        self.break_stack: list[int] = []
+        self.temp_counter = 0
+        self.call_counter = 0
+        self.stmt_temps: list[str] = []
+        self.params: list[str] = []
+        self.locals: dict[str, bool] = {}
+        self.notes: list[tuple[Loc, str]] = []
+        self.loc_override: Loc | None = None
+        self.macro_depth = 0
+        self.depth = 0
+        self.handler: int | None = None
+
+    # ------------------------------------------------------------------ graph plumbing
+
+    def new_block(self) -> Block:
+        block = Block(id=len(self.blocks), handler=self.handler)
+        self.blocks.append(block)
+        return block
+
+    def start(self, block: Block) -> None:
+        self.cur = block
+
+    def emit(self, event: ir.Event) -> None:
+        if self.cur is None:  # unreachable code after return/goto: give it a block of its own
+            self.start(self.new_block())
+        assert self.cur is not None
+        self.cur.events.append(event)
+
+    def terminate(self, term: ir.Terminator) -> None:
+        if self.cur is None:
+            self.start(self.new_block())
+        assert self.cur is not None
+        if self.cur.term is None:
+            self.cur.term = term
+        self.cur = None
+
+    def jump(self, target: Block) -> None:
+        if self.cur is not None:
+            self.terminate(Jump(target.id))
+
+    def label_block(self, name: str) -> Block:
+        if name not in self.labels:
+            self.labels[name] = self.new_block().id
+        return self.blocks[self.labels[name]]
+
+    # ------------------------------------------------------------------ small helpers
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def loc(self, node: Node) -> Loc:
+        if self.loc_override is not None:
+            return self.loc_override
+        return Loc(node.start_point[0] + 1, node.start_point[1] + 1, node.end_point[0] + 1, node.end_point[1] + 1)
+
+    def temp(self) -> Var:
+        self.temp_counter += 1
+        name = f"${self.temp_counter}"
+        self.stmt_temps.append(name)
+        return Var(name)
+
+    def note(self, node: Node, message: str) -> None:
+        self.notes.append((self.loc(node), message))
+
+    @staticmethod
+    def unparen(node: Node) -> Node:
+        while node.type == "parenthesized_expression" and node.named_child_count == 1:
+            node = node.named_children[0]
+        return node
+
+    def strip_casts(self, node: Node) -> Node:
+        node = self.unparen(node)
+        while node.type == "cast_expression":
+            value = node.child_by_field_name("value")
+            if value is None:
+                break
+            node = self.unparen(value)
+        return node
+
+    # ------------------------------------------------------------------ entry point
+
+    def lower(self) -> ir.Function:
+        declarator = self.node.child_by_field_name("declarator")
+        self.params = self.collect_params(declarator)
+        entry = self.new_block()
+        self.start(entry)
+        body = self.node.child_by_field_name("body")
+        if body is not None:
+            self.lower_function_body(body)
+        end_loc = self.loc(self.node)
+        if self.cur is not None:
+            self.terminate(Return(None, Loc(end_loc.end_line, end_loc.end_col, end_loc.end_line, end_loc.end_col)))
+        for block in self.blocks:  # labels that were jumped to but never defined
+            if block.term is None:
+                block.term = Return(None, end_loc)
+        return ir.Function(
+            name=self.name, path=self.unit.path, loc=self.loc(self.node), language=self.language,
+            params=self.params, locals=self.locals, blocks=self.blocks, entry=0,
+            is_static=self.unit.is_static(self.node), notes=self.notes,
+        )
+
+    def lower_function_body(self, body: Node) -> None:
+        self.lower_stmt(body)
+
+    def collect_params(self, declarator: Node | None) -> list[str]:
+        func = find_function_declarator(declarator)
+        if func is None:
+            return []
+        params = func.child_by_field_name("parameters")
+        names: list[str] = []
+        if params is None:
+            return names
+        for p in params.named_children:
+            if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                name = declarator_name(p.child_by_field_name("declarator"), self.src)
+                names.append(name or f"$arg{len(names)}")
+        return names
+
+    # ------------------------------------------------------------------ statements
+
+    def lower_stmt(self, node: Node) -> None:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            handler = getattr(self, "stmt_" + node.type, None)
+            if handler is not None:
+                handler(node)
+            elif node.type.startswith("preproc_") or node.type in ("comment", ";", "{", "}"):
+                self.stmt_preproc_other(node)
+            elif node.is_error or node.has_error and node.type == "ERROR":
+                self.stmt_ERROR(node)
+            elif node.is_named:
+                self.lower_expr_stmt(node)
+        finally:
+            self.depth -= 1
+
+    def finish_statement(self, node: Node) -> None:
+        if self.stmt_temps:
+            self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
+            self.stmt_temps = []
+
+    def stmt_compound_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            self.lower_stmt(child)
+
+    stmt_translation_unit = stmt_compound_statement
+
+    def stmt_expression_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            if child.type != "comment":
+                self.lower_expr_stmt(child)
+
+    def lower_expr_stmt(self, node: Node) -> None:
+        self.stmt_temps = []
+        self.lower_expr(node, discard=True)
+        self.finish_statement(node)
+
+    def stmt_declaration(self, node: Node) -> None:
+        self.stmt_temps = []
+        for child in node.children_by_field_name("declarator"):
+            self.lower_declarator(child, node)
+        self.finish_statement(node)
+
+    def lower_declarator(self, decl: Node, whole: Node) -> None:
+        if decl.type == "init_declarator":
+            target = decl.child_by_field_name("declarator")
+            value = decl.child_by_field_name("value")
+        else:
+            target, value = decl, None
+        name = declarator_name(target, self.src)
+        if not name or find_function_declarator(target) is not None and value is None:
+            return  # a local prototype
+        self.locals[name] = is_array_declarator(target)
+        if value is None:
+            if not self.locals[name]:
+                self.emit(ir.Assign(self.loc(decl), Var(name), Opaque("uninitialized")))
+            return
+        if value.type == "initializer_list":
+            self.lower_initializer(Var(name), value)
+            return
+        self.assign_from(Var(name), value, self.loc(decl))
+
+    def lower_initializer(self, target: ir.Expr, init: Node) -> None:
+        """`T a[2] = {NULL, f()}`: calls inside are evaluated, elements stay untracked."""
+        for child in init.named_children:
+            if child.type == "initializer_list":
+                self.lower_initializer(target, child)
+            elif child.type == "initializer_pair":
+                value = child.child_by_field_name("value")
+                if value is not None:
+                    self.lower_expr(value)
+            else:
+                self.lower_expr(child)
+
+    def stmt_return_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        value = node.named_children[0] if node.named_children else None
+        expr = self.lower_expr(value) if value is not None and value.type != "comment" else None
+        self.terminate(Return(expr, self.loc(node)))
+        self.stmt_temps = []
+
+    def stmt_if_statement(self, node: Node) -> None:
+        cond = node.child_by_field_name("condition")
+        then = node.child_by_field_name("consequence")
+        alt = node.child_by_field_name("alternative")
+        then_b, join = self.new_block(), self.new_block()
+        else_b = self.new_block() if alt is not None else join
+        self.stmt_temps = []
+        self.lower_cond(cond, then_b, else_b)
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        self.start(then_b)
+        self.kill_at_start(temps, cond)
+        if then is not None:
+            self.lower_stmt(then)
+        self.jump(join)
+        if alt is not None:
+            self.start(else_b)
+            self.kill_at_start(temps, cond)
+            for child in alt.named_children:  # else_clause wraps the statement
+                self.lower_stmt(child)
+            self.jump(join)
+        elif temps:
+            self.start(join)
+            self.kill_at_start(temps, cond)
+            return
+        self.start(join)
+
+    def kill_at_start(self, temps: tuple[str, ...], node: Node | None) -> None:
+        if temps and node is not None:
+            self.emit(ir.Kill(self.loc(node), temps))
+
+    def stmt_while_statement(self, node: Node) -> None:
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        self.stmt_temps = []
+        cond = node.child_by_field_name("condition")
+        self.lower_cond(cond, body_b, exit_b, kind="loop")
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        first = len(self.blocks)
+        self.start(body_b)
+        self.kill_at_start(temps, cond)
+        self.lower_loop_body(node.child_by_field_name("body"), exit_b, header)
+        self.jump(header)
+        self.close_loop(exit_b, {body_b.id, header.id} | set(range(first, len(self.blocks))), temps, cond, node)
+
+    def lower_loop_body(self, body: Node | None, break_to: Block, continue_to: Block) -> None:
+        self.loop_stack.append((break_to.id, continue_to.id))
+        self.break_stack.append(break_to.id)
+        try:
+            if body is not None:
+                self.lower_stmt(body)
+        finally:
+            self.loop_stack.pop()
+            self.break_stack.pop()
+
+    def close_loop(self, exit_b: Block, body_ids: set[int], temps: tuple[str, ...], cond: Node | None, node: Node) -> None:
+        self.start(exit_b)
+        self.kill_at_start(temps, cond)
+        end = self.loc(node)
+        self.emit(ir.ScopeExit(Loc(end.end_line, end.end_col, end.end_line, end.end_col), frozenset(body_ids)))
+
+    def stmt_do_statement(self, node: Node) -> None:
+        body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(body_b)
+        first = len(self.blocks)
+        self.start(body_b)
+        self.lower_loop_body(node.child_by_field_name("body"), exit_b, cond_b)
+        self.jump(cond_b)
+        self.start(cond_b)
+        self.stmt_temps = []
+        cond = node.child_by_field_name("condition")
+        loop_again = self.new_block()
+        self.lower_cond(cond, loop_again, exit_b, kind="loop")
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        self.start(loop_again)
+        self.kill_at_start(temps, cond)
+        self.jump(body_b)
+        self.close_loop(exit_b, {body_b.id, cond_b.id} | set(range(first, len(self.blocks))), temps, cond, node)
+
+    def stmt_for_statement(self, node: Node) -> None:
+        init = node.child_by_field_name("initializer")
+        if init is not None:
+            self.lower_stmt(init) if init.type == "declaration" else self.lower_expr_stmt(init)
+        header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        cond = node.child_by_field_name("condition")
+        self.stmt_temps = []
+        if cond is not None:
+            self.lower_cond(cond, body_b, exit_b, kind="loop")
+        else:
+            self.jump(body_b)
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        first = len(self.blocks)
+        self.start(body_b)
+        self.kill_at_start(temps, cond)
+        self.lower_loop_body(node.child_by_field_name("body"), exit_b, update_b)
+        self.jump(update_b)
+        self.start(update_b)
+        for update in node.children_by_field_name("update"):
+            self.lower_expr_stmt(update)
+        self.jump(header)
+        self.close_loop(exit_b, {body_b.id, header.id, update_b.id} | set(range(first, len(self.blocks))), temps, cond, node)
+
+    def stmt_switch_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        cond = node.child_by_field_name("condition")
+        value = self.lower_expr(cond) if cond is not None else Opaque("?")
+        exit_b = self.new_block()
+        body = node.child_by_field_name("body")
+        cases = [c for c in (body.named_children if body is not None else []) if c.type == "case_statement"]
+        case_blocks = [self.new_block() for _ in cases]
+        default_target = exit_b
+        for case, block in zip(cases, case_blocks):
+            case_value = case.child_by_field_name("value")
+            if case_value is None:
+                default_target = block
+                continue
+            test_b = self.new_block()
+            self.jump(test_b)
+            self.start(test_b)
+            next_b = self.new_block()
+            expr = Op("==", (value, self.pure_expr(case_value)))
+            self.terminate(Branch(expr, block.id, next_b.id, self.loc(case), _short(f"case {self.text(case_value)}"), "case"))
+            self.start(next_b)
+        self.jump(default_target)
+        self.break_stack.append(exit_b.id)
+        try:
+            for case, block in zip(cases, case_blocks):
+                self.jump(block)  # fall-through from the previous case
+                self.start(block)
+                value_node = case.child_by_field_name("value")
+                for child in case.named_children:
+                    if child != value_node and child.type != "comment":
+                        self.lower_stmt(child)
+            # statements in the switch body before any case label are unreachable; skip them
+        finally:
+            self.break_stack.pop()
+        self.jump(exit_b)
+        self.start(exit_b)
+
+    def stmt_case_statement(self, node: Node) -> None:  # a case label outside a switch body
+        for child in node.named_children:
+            if child != node.child_by_field_name("value"):
+                self.lower_stmt(child)
+
+    def stmt_break_statement(self, node: Node) -> None:
+        if self.break_stack:
+            self.terminate(Jump(self.break_stack[-1]))
+
+    def stmt_continue_statement(self, node: Node) -> None:
+        if self.loop_stack:
+            self.terminate(Jump(self.loop_stack[-1][1]))
+
+    def stmt_goto_statement(self, node: Node) -> None:
+        label = node.child_by_field_name("label")
+        if label is not None:
+            self.terminate(Jump(self.label_block(self.text(label)).id))
+
+    def stmt_labeled_statement(self, node: Node) -> None:
+        label = node.child_by_field_name("label")
+        block = self.label_block(self.text(label)) if label is not None else self.new_block()
+        self.jump(block)
+        self.start(block)
+        for child in node.named_children:
+            if child != label:
+                self.lower_stmt(child)
+
+    def stmt_attributed_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            if child.type != "attribute_declaration":
+                self.lower_stmt(child)
+
+    def stmt_type_definition(self, node: Node) -> None:
+        pass
+
+    stmt_struct_specifier = stmt_enum_specifier = stmt_union_specifier = stmt_type_definition
+    stmt_function_definition = stmt_type_definition  # nested function (GNU C): not part of this one
+
+    # -- preprocessor inside a function body: alternatives are branches of their own
+
+    def stmt_preproc_if(self, node: Node) -> None:
+        cond_node = node.child_by_field_name("condition")
+        cond_text = "#if " + (self.text(cond_node).strip() if cond_node is not None else "")
+        self.lower_pp_alternatives(node, cond_text, self.pp_constant(cond_node))
+
+    def stmt_preproc_ifdef(self, node: Node) -> None:
+        name = node.child_by_field_name("name")
+        directive = self.text(node.children[0]) if node.children else "#ifdef"
+        self.lower_pp_alternatives(node, f"{directive.strip()} {self.text(name) if name else ''}", None)
+
+    def stmt_preproc_elif(self, node: Node) -> None:
+        self.stmt_preproc_if(node)
+
+    def stmt_preproc_elifdef(self, node: Node) -> None:
+        self.stmt_preproc_ifdef(node)
+
+    def stmt_preproc_else(self, node: Node) -> None:
+        for child in node.named_children:
+            self.lower_stmt(child)
+
+    def stmt_preproc_other(self, node: Node) -> None:
+        """#define, #include, #pragma, #line inside a body: nothing to execute."""
+
+    def pp_constant(self, cond: Node | None) -> bool | None:
+        if cond is None:
+            return None
+        text = self.text(cond).strip()
+        if text in ("0", "(0)", "false"):
+            return False
+        if text in ("1", "(1)", "true"):
+            return True
+        return None
+
+    def lower_pp_alternatives(self, node: Node, cond_text: str, constant: bool | None) -> None:
+        alt = node.child_by_field_name("alternative")
+        skip = [c for c in (node.child_by_field_name("condition"), node.child_by_field_name("name"), alt) if c is not None]
+        body = [c for c in node.named_children if c not in skip]
+        then_b, join = self.new_block(), self.new_block()
+        else_b = self.new_block() if alt is not None else join
+        if constant is True:
+            self.jump(then_b)
+        elif constant is False:
+            self.jump(else_b)
+        else:
+            self.terminate(Branch(Opaque(cond_text), then_b.id, else_b.id, self.loc(node), _short(cond_text), "pp"))
+        self.start(then_b)
+        for child in body:
+            self.lower_stmt(child)
+        self.jump(join)
+        if alt is not None:
+            self.start(else_b)
+            self.lower_stmt(alt)
+            self.jump(join)
+        self.start(join)
+
+    # -- what tree-sitter could not parse
+
+    def stmt_ERROR(self, node: Node) -> None:
+        names = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.text(node))))
+        loc = self.loc(node)
+        self.notes.append((loc, f"could not parse code at line {loc.line} in {self.name}(); resources it names are not checked"))
+        self.emit(ir.Havoc(loc, tuple(names), "unparsed code"))
+
+    def havoc_node(self, node: Node, reason: str) -> None:
+        names = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.text(node))))
+        self.emit(ir.Havoc(self.loc(node), tuple(names), reason))
+
+    # ------------------------------------------------------------------ conditions
+
+    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
+        """Lower a condition with short-circuit evaluation into branches to `t` / `f`."""
+        if node is None:
+            self.jump(t)
+            return
+        node = self.unparen(node)
+        if node.type == "condition_clause":  # C++ `if (init; cond)` / `if (T x = f())`
+            self.lower_condition_clause(node, t, f, kind)
+            return
+        if node.type == "unary_expression" and self.text(node.child_by_field_name("operator") or node).strip() == "!":
+            self.lower_cond(node.child_by_field_name("argument"), f, t, kind)
+            return
+        if node.type == "binary_expression":
+            op = self.text(node.child_by_field_name("operator")).strip()
+            if op in ("&&", "and", "||", "or"):
+                mid = self.new_block()
+                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+                if op in ("&&", "and"):
+                    self.lower_cond(left, mid, f, kind)
+                else:
+                    self.lower_cond(left, t, mid, kind)
+                self.start(mid)
+                self.lower_cond(right, t, f, kind)
+                return
+        if node.type == "conditional_expression":
+            a, b = self.new_block(), self.new_block()
+            self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
+            self.start(a)
+            self.lower_cond(node.child_by_field_name("consequence"), t, f, kind)
+            self.start(b)
+            self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
+            return
+        if node.type == "comma_expression":
+            self.lower_expr(node.child_by_field_name("left"), discard=True)
+            self.lower_cond(node.child_by_field_name("right"), t, f, kind)
+            return
+        expr = self.lower_expr(node)
+        self.terminate(Branch(expr, t.id, f.id, self.loc(node), _short(self.text(node)), kind))
+
+    def lower_condition_clause(self, node: Node, t: Block, f: Block, kind: str) -> None:
+        value = node.child_by_field_name("value")
+        for child in node.named_children:
+            if child == value:
+                continue
+            if child.type == "declaration":
+                self.stmt_declaration(child)
+            elif child.type != "comment":
+                self.lower_expr(child, discard=True)
+        if value is None:
+            self.jump(t)
+        elif value.type == "declaration":
+            self.stmt_declaration(value)
+            names = [declarator_name(d, self.src) for d in value.children_by_field_name("declarator")]
+            cond = Var(names[-1]) if names and names[-1] else Opaque("?")
+            self.terminate(Branch(cond, t.id, f.id, self.loc(value), _short(self.text(value)), kind))
+        else:
+            self.lower_cond(value, t, f, kind)
+
+    # ------------------------------------------------------------------ expressions
+
+    def pure_expr(self, node: Node) -> ir.Expr:
+        """An expression known to have no side effects (case labels)."""
+        return self.lower_expr(node)
+
+    def lower_expr(self, node: Node | None, discard: bool = False, dest: ir.Expr | None = None) -> ir.Expr:
+        """Lower `node`, emitting events for its calls and assignments; return its value.
+
+        `dest`, when given, receives the value of a call directly (so `x = f()` is one event).
+        """
+        if node is None:
+            return Opaque("")
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            handler = getattr(self, "expr_" + node.type, None)
+            if handler is not None:
+                return handler(node, discard, dest)
+            return self.expr_generic(node)
+        finally:
+            self.depth -= 1
+
+    def expr_generic(self, node: Node) -> ir.Expr:
+        parts = tuple(self.lower_expr(c) for c in node.named_children if c.type != "comment")
+        return Opaque(_short(self.text(node)), parts)
+
+    def expr_parenthesized_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) == 1:
+            return self.lower_expr(inner[0], discard, dest)
+        if inner and inner[0].type == "compound_statement":  # GNU statement expression
+            self.lower_stmt(inner[0])
+            return Opaque("({...})")
+        return self.expr_generic(node)
+
+    def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.lower_expr(node.child_by_field_name("value"), discard, dest)
+
+    def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        name = self.text(node)
+        if name in _NULL_WORDS:
+            return Const(_NULL_WORDS[name], name)
+        return Var(name)
+
+    def expr_null(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(0, self.text(node))
+
+    expr_nullptr = expr_null
+
+    def expr_true(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(1, "true")
+
+    def expr_false(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(0, "false")
+
+    def expr_number_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        text = self.text(node)
+        return Const(parse_int(text), text)
+
+    def expr_string_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(None, _short(self.text(node)))
+
+    expr_concatenated_string = expr_char_literal = expr_raw_string_literal = expr_string_literal
+
+    def expr_sizeof_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Opaque(_short(self.text(node)))  # the operand is not evaluated
+
+    expr_alignof_expression = expr_offsetof_expression = expr_sizeof_expression
+
+    def expr_field_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        base_node = node.child_by_field_name("argument")
+        field_node = node.child_by_field_name("field")
+        base = self.lower_expr(base_node)
+        op = self.text(node.child_by_field_name("operator")).strip() if node.child_by_field_name("operator") else "."
+        name = self.text(field_node) if field_node is not None else "?"
+        if op == "->":
+            self.emit(ir.Use(self.loc(node), base))
+            return Field(Deref(base), name)
+        return Field(base, name)
+
+    def expr_subscript_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        base = self.lower_expr(node.child_by_field_name("argument"))
+        index_node = node.child_by_field_name("index")
+        if index_node is None:  # tree-sitter-cpp: subscript_argument_list
+            indices = node.child_by_field_name("indices")
+            index_node = indices.named_children[0] if indices is not None and indices.named_children else None
+        index = self.lower_expr(index_node) if index_node is not None else Opaque("?")
+        self.emit(ir.Use(self.loc(node), base))
+        return Index(base, index)
+
+    def expr_pointer_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = self.text(node.child_by_field_name("operator")).strip()
+        arg = self.lower_expr(node.child_by_field_name("argument"))
+        if op == "&":
+            return AddrOf(arg)
+        self.emit(ir.Use(self.loc(node), arg))
+        return Deref(arg)
+
+    def expr_unary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = self.text(node.child_by_field_name("operator")).strip()
+        arg = self.lower_expr(node.child_by_field_name("argument"))
+        return Op({"not": "!"}.get(op, op), (arg,))
+
+    def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = self.text(node.child_by_field_name("operator")).strip()
+        op = {"and": "&&", "or": "||", "not_eq": "!="}.get(op, op)
+        right_node = node.child_by_field_name("right")
+        if op in ("&&", "||") and right_node is not None and has_side_effects(right_node):
+            return self.lower_value_via_branches(node)
+        left = self.lower_expr(node.child_by_field_name("left"))
+        right = self.lower_expr(right_node)
+        return Op(op, (left, right))
+
+    def lower_value_via_branches(self, node: Node) -> ir.Expr:
+        """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""
+        result = self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(node, t, f)
+        self.start(t)
+        self.emit(ir.Assign(self.loc(node), result, Const(1, "1")))
+        self.jump(join)
+        self.start(f)
+        self.emit(ir.Assign(self.loc(node), result, Const(0, "0")))
+        self.jump(join)
+        self.start(join)
+        return result
+
+    def expr_conditional_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        if not any(has_side_effects(n) for n in (cons, alt) if n is not None):
+            cond = self.lower_expr(node.child_by_field_name("condition"))
+            a = self.lower_expr(cons) if cons is not None else cond
+            b = self.lower_expr(alt)
+            return Op("?:", (cond, a, b))
+        result = dest if dest is not None else self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(node.child_by_field_name("condition"), t, f)
+        for block, arm in ((t, cons), (f, alt)):
+            self.start(block)
+            if arm is not None:
+                self.assign_from(result, arm, self.loc(arm))
+            self.jump(join)
+        self.start(join)
+        return result
+
+    def expr_comma_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.lower_expr(node.child_by_field_name("left"), discard=True)
+        return self.lower_expr(node.child_by_field_name("right"), discard, dest)
+
+    def expr_update_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        target = self.lower_expr(node.child_by_field_name("argument"))
+        self.emit(ir.Assign(self.loc(node), target, Opaque(_short(self.text(node)), (target,))))
+        return target
+
+    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        left = self.lower_expr(node.child_by_field_name("left"))
+        right = node.child_by_field_name("right")
+        op = self.text(node.child_by_field_name("operator")).strip()
+        if op != "=":
+            value = self.lower_expr(right)
+            self.emit(ir.Assign(self.loc(node), left, Opaque(_short(self.text(node)), (left, value))))
+            return left
+        self.assign_from(left, right, self.loc(node))
+        return left
+
+    def assign_from(self, target: ir.Expr, value_node: Node | None, loc: Loc) -> None:
+        """`target = value`: a call stores its result straight into `target`."""
+        if value_node is None:
+            return
+        inner = self.strip_casts(value_node)
+        if inner.type in ("call_expression", "conditional_expression", "new_expression",
+                          "object_creation_expression", "method_invocation"):
+            value = self.lower_expr(inner, dest=target)
+            if value != target:
+                self.emit(ir.Assign(loc, target, value))
+            return
+        if inner.type == "initializer_list":
+            self.lower_initializer(target, inner)
+            return
+        value = self.lower_expr(value_node)
+        self.emit(ir.Assign(loc, target, value))
+
+    def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        parts = tuple(self.lower_expr(c) for c in node.named_children if c.type != "comment")
+        return Opaque("{...}", parts)
+
+    def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        value = node.child_by_field_name("value")
+        return self.lower_expr(value) if value is not None else Opaque("(T){...}")
+
+    def expr_ERROR(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.stmt_ERROR(node)
+        return Opaque("?")
+
+    # ------------------------------------------------------------------ calls
+
+    def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        function = node.child_by_field_name("function")
+        arguments = node.child_by_field_name("arguments")
+        arg_nodes = [a for a in (arguments.named_children if arguments is not None else []) if a.type != "comment"]
+        fn = self.unparen(function) if function is not None else None
+        if fn is not None and fn.type == "identifier":
+            macro = self.unit.macros.get(self.text(fn))
+            if macro is not None and self.macro_depth < MAX_MACRO_DEPTH:
+                expanded = self.expand_macro(macro, node, arguments, discard, dest)
+                if expanded is not None:
+                    return expanded
+        callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+        if drop_first:
+            arg_nodes = arg_nodes[1:]
+        receiver_expr = self.lower_expr(receiver) if receiver is not None else None
+        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        return self.emit_call(node, callee, style, receiver_expr, args, discard, dest)
+
+    def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
+                  args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, may_throw: bool = False) -> ir.Expr:
+        target = dest if dest is not None else (None if discard else self.temp())
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
+                          _short(self.text(node)), may_throw))
+        return target if target is not None else Opaque("void")
+
+    def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
+        """Return (name, style, receiver node, drop first argument) for a call's function part.
+
+        `api->F(...)` and `g_ort->F(...)` are table calls of F; `(*env)->F(env, ...)` drops the
+        self argument so it reads like the C++ form `env->F(...)`.
+        """
+        if fn is None:
+            return "<indirect>", "indirect", None, False
+        fn = self.unparen(fn)
+        if fn.type == "identifier":
+            return self.text(fn), "plain", None, False
+        if fn.type == "field_expression":
+            field_node = fn.child_by_field_name("field")
+            base = fn.child_by_field_name("argument")
+            op_node = fn.child_by_field_name("operator")
+            op = self.text(op_node).strip() if op_node is not None else "."
+            name = self.text(field_node) if field_node is not None else "?"
+            if op == "->" and base is not None:
+                table = self.strip_casts(base)
+                self_arg = table
+                if table.type == "pointer_expression" and self.text(table.child_by_field_name("operator")).strip() == "*":
+                    self_arg = self.strip_casts(table.child_by_field_name("argument"))
+                drop = bool(arg_nodes) and self.text(self.strip_casts(arg_nodes[0])) == self.text(self_arg)
+                return name, "table", self_arg if drop else base, drop
+            return name, "method", base, False
+        if fn.type in ("qualified_identifier", "template_function", "scoped_identifier"):
+            return re.sub(r"\s+", "", self.text(fn)), "plain", None, False
+        return "<indirect>", "indirect", None, False
+
+    # ------------------------------------------------------------------ macros defined in the file
+
+    def expand_macro(self, macro: Macro, node: Node, arguments: Node | None, discard: bool, dest: ir.Expr | None) -> ir.Expr | None:
+        args = split_macro_args(self.text(arguments)) if arguments is not None else []
+        text = substitute_macro(macro, args)
+        if text is None:
+            return None
+        wrapper = f"void __ortlint_macro(void) {{ {text} ; }}" if discard else f"void __ortlint_macro(void) {{ __ortlint_value = ({text}); }}"
+        tree = self.unit.parse_snippet(wrapper)
+        body = _first_function_body(tree.root_node)
+        if body is None or body.has_error:
+            return None
+        saved = (self.src, self.loc_override)
+        self.loc_override = self.loc(node)
+        self.src = wrapper.encode()
+        self.macro_depth += 1
+        try:
+            if discard:
+                for child in body.named_children:
+                    self.lower_stmt(child)
+                return Opaque("void")
+            stmt = body.named_children[0] if body.named_children else None
+            assign = stmt.named_children[0] if stmt is not None and stmt.named_children else None
+            value = assign.child_by_field_name("right") if assign is not None else None
+            return self.lower_expr(value, dest=dest) if value is not None else None
+        finally:
+            self.src, self.loc_override = saved
+            self.macro_depth -= 1
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def parse_int(text: str) -> int | None:
+    t = text.rstrip("uUlL")
+    try:
+        return int(t, 0)
+    except ValueError:
+        try:
+            return int(t, 8) if t.startswith("0") and len(t) > 1 else None
+        except ValueError:
+            return None
+
+
+_SIDE_EFFECT_TYPES = {"call_expression", "assignment_expression", "update_expression", "new_expression",
+                      "delete_expression", "throw_expression", "method_invocation", "object_creation_expression",
+                      "lambda_expression"}
+
+
+def has_side_effects(node: Node) -> bool:
+    stack = [node]
+    budget = 2000
+    while stack and budget:
+        n = stack.pop()
+        budget -= 1
+        if n.type in _SIDE_EFFECT_TYPES:
+            return True
+        stack.extend(n.named_children)
+    return bool(stack)
+
+
+def find_function_declarator(node: Node | None) -> Node | None:
+    while node is not None:
+        if node.type == "function_declarator":
+            return node
+        if node.type in ("pointer_declarator", "parenthesized_declarator", "attributed_declarator",
+                         "reference_declarator", "abstract_pointer_declarator"):
+            inner = node.child_by_field_name("declarator")
+            if inner is None:
+                inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
+            node = inner
+            continue
+        return None
+    return None
+
+
+def declarator_name(node: Node | None, src: bytes) -> str | None:
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type in ("identifier", "field_identifier", "operator_name", "destructor_name"):
+            return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if node.type in ("qualified_identifier",):
+            return re.sub(r"\s+", "", src[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
+        node = inner
+    return None
+
+
+def is_array_declarator(node: Node | None) -> bool:
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type == "array_declarator":
+            return True
+        node = node.child_by_field_name("declarator")
+    return False
+
+
+def split_macro_args(text: str) -> list[str]:
+    """'(a, f(b, c), "x,y")' -> ['a', 'f(b, c)', '"x,y"']."""
+    text = text.strip()
+    if text.startswith("("):
+        text = text[1:]
+    if text.endswith(")"):
+        text = text[:-1]
+    args, depth, cur, quote = [], 0, [], None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            cur.append(ch)
+            if ch == "\\" and i + 1 < len(text):
+                cur.append(text[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+            cur.append(ch)
+        elif ch in "([{":
+            depth += 1
+            cur.append(ch)
+        elif ch in ")]}":
+            depth -= 1
+            cur.append(ch)
+        elif ch == "," and depth == 0:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    if cur or args:
+        args.append("".join(cur).strip())
+    return args
+
+
+def substitute_macro(macro: Macro, args: list[str]) -> str | None:
+    """Expand one function-like macro invocation textually (enough for statement macros)."""
+    if len(args) < len(macro.params) or (len(args) > len(macro.params) and not macro.variadic):
+        if not (len(macro.params) == 0 and args == [""]):
+            return None
+    mapping = dict(zip(macro.params, args))
+    if macro.variadic:
+        mapping["__VA_ARGS__"] = ", ".join(args[len(macro.params):])
+    body = macro.body.replace("\\\n", " ")
+
+    def stringify(m: re.Match[str]) -> str:
+        return '"' + mapping.get(m.group(1), m.group(1)).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    body = re.sub(r"(?<!#)#\s*([A-Za-z_]\w*)", lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
+    body = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: mapping.get(m.group(1), m.group(1)) if m.group(1) in mapping else m.group(0), body)
+    body = re.sub(r"\s*##\s*", "", body)
+    return body
+
+
+def _first_function_body(root: Node) -> Node | None:
+    for child in root.named_children:
+        if child.type == "function_definition":
+            return child.child_by_field_name("body")
+    return None
+
+
+# ----------------------------------------------------------------------------- the unit
+
+
+class CFrontEnd:
+    """Parses one C file and lowers every function definition in it."""
+
+    language_name = "c"
+    ts_language = C_LANGUAGE
+    lowering_class: type[FunctionLowering] = FunctionLowering
+
+    def __init__(self, source: SourceText, policy: Policy):
+        self.source = source
+        self.path = source.path
+        self.src = source.data
+        self.policy = policy
+        self.parser = Parser(self.ts_language)
+        self.macros: dict[str, Macro] = {}
+        self.notes: list[tuple[Loc, str]] = []
+        self._snippets: dict[str, object] = {}
+
+    def parse_snippet(self, text: str):
+        tree = self._snippets.get(text)
+        if tree is None:
+            tree = self.parser.parse(text.encode())
+            self._snippets[text] = tree
+        return tree
+
+    def is_static(self, node: Node) -> bool:
+        for child in node.children:
+            if child.type == "storage_class_specifier" and self.src[child.start_byte:child.end_byte] == b"static":
+                return True
+        return False
+
+    def run(self) -> ir.SourceUnit:
+        tree = self.parser.parse(self.src)
+        root = tree.root_node
+        self.collect_macros(root)
+        functions: list[ir.Function] = []
+        for node, name in self.function_nodes(root):
+            functions.extend(self.lower_function(node, name))
+        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
+
+    def lower_function(self, node: Node, name: str) -> list[ir.Function]:
+        lowering = self.lowering_class(self, node, name)
+        try:
+            return [lowering.lower()]
+        except (TooDeep, RecursionError):
+            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
+            return []
+
+    def collect_macros(self, root: Node) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "preproc_function_def":
+                name = node.child_by_field_name("name")
+                params = node.child_by_field_name("parameters")
+                value = node.child_by_field_name("value")
+                if name is None or value is None:
+                    continue
+                ptext = self.src[params.start_byte:params.end_byte].decode("utf-8", "replace") if params else "()"
+                plist = [p.strip() for p in ptext.strip("()").split(",") if p.strip()]
+                variadic = bool(plist) and plist[-1] == "..."
+                if variadic:
+                    plist = plist[:-1]
+                macro_name = self.src[name.start_byte:name.end_byte].decode()
+                if self.policy.lookup("plain", macro_name) is not None and self.policy.lookup("plain", macro_name).status_check is None:
+                    continue  # the policy describes this name precisely; trust it over the text
+                self.macros[macro_name] = Macro(macro_name, plist, self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"), variadic)
+            elif node.type in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                               "linkage_specification", "declaration_list", "namespace_definition"):
+                stack.extend(reversed(node.named_children))
+
+    def function_nodes(self, root: Node) -> Iterable[tuple[Node, str]]:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "function_definition":
+                name = declarator_name(node.child_by_field_name("declarator"), self.src)
+                if name:
+                    yield node, name
+            elif node.type in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                               "linkage_specification", "declaration_list", "ERROR"):
+                stack.extend(reversed(node.named_children))
+
+
+def parse_c(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
+    """Front-end entry point for C files."""
+    source = read_source(path, policy, data)
+    if source.problem:
+        return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
+    return CFrontEnd(source, policy).run()

@@ -1,0 +1,58 @@
+"""Reading source files robustly and neutralizing decoration macros before parsing."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..policy import Policy
+
+MAX_BYTES = 16 * 1024 * 1024
+
+
+@dataclass
+class SourceText:
+    path: str
+    data: bytes  # what the parser sees: decorations blanked, same length as the file
+    original: bytes
+    problem: str | None = None  # why the file cannot be analyzed at all
+
+    @property
+    def lines(self) -> int:
+        return self.original.count(b"\n") + (1 if self.original and not self.original.endswith(b"\n") else 0)
+
+
+def read_source(path: str, policy: Policy, data: bytes | None = None) -> SourceText:
+    """Read a file as bytes; never raise. Binary or huge files come back with a `problem`."""
+    if data is None:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_BYTES + 1)
+        except OSError as exc:
+            return SourceText(path, b"", b"", problem=f"cannot read file: {exc.strerror or exc}")
+    if len(data) > MAX_BYTES:
+        return SourceText(path, b"", data[:0], problem=f"file is larger than {MAX_BYTES // (1024 * 1024)} MB; skipped")
+    if b"\0" in data[:8192]:
+        return SourceText(path, b"", data, problem="binary file (contains NUL bytes); skipped")
+    return SourceText(path, blank_decorations(data, policy), data)
+
+
+def blank_decorations(data: bytes, policy: Policy) -> bytes:
+    """Replace known decoration macros (JNIEXPORT, _In_, ORT_API_CALL, ...) by spaces of the same
+    length, so that tree-sitter sees plain C while every byte offset stays where it was."""
+    pattern = _bytes_pattern(policy)
+    if pattern is None:
+        return data
+
+    def spaces(m: re.Match[bytes]) -> bytes:
+        return re.sub(rb"[^\n]", b" ", m.group(0))
+
+    return pattern.sub(spaces, data)
+
+
+def _bytes_pattern(policy: Policy) -> re.Pattern[bytes] | None:
+    cached = getattr(policy, "_blank_bytes", None)
+    if cached is None:
+        text = policy.blank_regex()
+        cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
+        policy._blank_bytes = cached  # type: ignore[attr-defined]
+    return cached

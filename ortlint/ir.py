@@ -1,0 +1,259 @@
+"""The language-neutral intermediate representation every front end produces.
+
+A source file becomes a list of `Function`s; each function is a control-flow graph of
+`Block`s holding simple `Event`s and ending in one terminator. Expressions inside events are
+pure: front ends lower every call and assignment nested in an expression to its own event
+(three-address style, with `$N` temporaries), so the engine never has to care about
+evaluation order or which language it is looking at.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class Loc:
+    """A source range; lines and columns are 1-based, the end is inclusive of its line."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    """A named variable: local, parameter, global, or a front-end temporary (`$3`)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """`base.name`; `p->name` is written `Field(Deref(p), name)`."""
+
+    base: "Expr"
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    """`base[index]`: one element of an array, analyzed as a collection."""
+
+    base: "Expr"
+    index: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class Deref:
+    """`*base`."""
+
+    base: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class AddrOf:
+    """`&base`."""
+
+    base: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A literal. `value` is None for literals without an integer value (strings, floats)."""
+
+    value: int | None
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
+    """An operator applied to operands: `==`, `!=`, `<`, `!`, `+`, `?:`, ..."""
+
+    op: str
+    operands: tuple["Expr", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """Anything the engine need not understand; `parts` are the sub-expressions it reads."""
+
+    text: str
+    parts: tuple["Expr", ...] = ()
+
+
+Expr = Union[Var, Field, Index, Deref, AddrOf, Const, Op, Opaque]
+
+
+def expr_text(e: Expr) -> str:
+    """Render an expression the way a user would write it (casts are already gone)."""
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Field):
+        if isinstance(e.base, Deref):
+            return f"{expr_text(e.base.base)}->{e.name}"
+        return f"{expr_text(e.base)}.{e.name}"
+    if isinstance(e, Index):
+        return f"{expr_text(e.base)}[{expr_text(e.index)}]"
+    if isinstance(e, Deref):
+        return f"*{expr_text(e.base)}"
+    if isinstance(e, AddrOf):
+        return f"&{expr_text(e.base)}"
+    if isinstance(e, Const):
+        return e.text
+    if isinstance(e, Op):
+        if len(e.operands) == 2:
+            return f"{expr_text(e.operands[0])} {e.op} {expr_text(e.operands[1])}"
+        if len(e.operands) == 1:
+            return f"{e.op}{expr_text(e.operands[0])}"
+        return e.op
+    return e.text
+
+
+def strip_addr(e: Expr) -> Expr | None:
+    """`&x` -> `x`; None when `e` is not an address-of."""
+    return e.base if isinstance(e, AddrOf) else None
+
+
+# ----------------------------------------------------------------------------- events
+
+
+@dataclass(slots=True)
+class Call:
+    """A call. `callee` is normalized: `api->CreateSession(...)` and `(*env)->F(env, ...)` both
+    become a `table` call of the bare name with only the logical arguments."""
+
+    id: int
+    loc: Loc
+    callee: str
+    style: str  # "plain" | "table" | "method" | "new" | "indirect"
+    receiver: Expr | None
+    args: tuple[Expr, ...]
+    dest: Expr | None  # where the result goes; None when the value is dropped
+    text: str  # the call as written (shortened), for messages
+    may_throw: bool = False
+
+
+@dataclass(slots=True)
+class Assign:
+    loc: Loc
+    dest: Expr
+    value: Expr
+
+
+@dataclass(slots=True)
+class Use:
+    """A read or write through a pointer (`*p`, `p[i]`, `p->f`): a use for ORT006."""
+
+    loc: Loc
+    pointer: Expr
+
+
+@dataclass(slots=True)
+class Kill:
+    """Temporaries whose statement is over; a resource held only by them is lost here."""
+
+    loc: Loc
+    names: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Havoc:
+    """Code the front end could not understand: resources reachable from these names are no
+    longer checked (neither leaks nor double releases can be claimed for them)."""
+
+    loc: Loc
+    names: tuple[str, ...]
+    reason: str
+
+
+@dataclass(slots=True)
+class ScopeExit:
+    """The end of a loop: elements of arrays released inside the loop body count as released
+    (a release loop is assumed to cover every element an acquisition loop filled)."""
+
+    loc: Loc
+    loop_blocks: frozenset[int]
+
+
+Event = Union[Call, Assign, Use, Kill, Havoc, ScopeExit]
+
+
+# ----------------------------------------------------------------------------- terminators
+
+
+@dataclass(slots=True)
+class Jump:
+    target: int
+
+
+@dataclass(slots=True)
+class Branch:
+    """Two-way branch; `kind` is "if", "loop", "case" or "pp" (a preprocessor alternative)."""
+
+    cond: Expr
+    then: int
+    orelse: int
+    loc: Loc
+    text: str
+    kind: str = "if"
+
+
+@dataclass(slots=True)
+class Return:
+    value: Expr | None
+    loc: Loc
+
+
+@dataclass(slots=True)
+class Halt:
+    """The path ends without returning: `abort`-like calls ("abort") or an uncaught throw ("throw")."""
+
+    loc: Loc
+    how: str
+
+
+Terminator = Union[Jump, Branch, Return, Halt]
+
+
+@dataclass(slots=True)
+class Block:
+    id: int
+    events: list[Event] = field(default_factory=list)
+    term: Terminator | None = None
+    handler: int | None = None  # where exceptions raised by calls in this block go
+
+
+@dataclass(slots=True)
+class Function:
+    """One analyzable unit: a C function, a C++ method or lambda, a Java method."""
+
+    name: str
+    path: str
+    loc: Loc
+    language: str
+    params: list[str]
+    locals: dict[str, bool]  # name -> True when the local is an aggregate (array / struct value)
+    blocks: list[Block]
+    entry: int = 0
+    is_static: bool = False
+    notes: list[tuple[Loc, str]] = field(default_factory=list)
+
+    def callees(self) -> set[str]:
+        """Names of plain calls made by this function (for the call graph)."""
+        return {ev.callee for b in self.blocks for ev in b.events if isinstance(ev, Call) and ev.style == "plain"}
+
+
+@dataclass(slots=True)
+class SourceUnit:
+    """The result of running a front end on one file."""
+
+    path: str
+    language: str
+    functions: list[Function]
+    notes: list[tuple[Loc, str]] = field(default_factory=list)
+    lines: int = 0

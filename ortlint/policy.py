@@ -1,0 +1,493 @@
+"""The release-map policy: resource kinds and what each known call does to them, read from
+TOML files (`rules/*.toml` plus any file a user adds) and compiled into lookup tables.
+
+The policy is data so that users can teach ortlint their own APIs without writing Python, the
+way cppcheck's library files work. Every file is validated on load; a mistake is reported as a
+`PolicyError` naming the file, the line and the key.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+STYLES = ("plain", "table", "method", "new", "any")
+RETURNS = ("none", "status", "code")
+ON_FAILURE = ("continue", "abort", "throw", "return")
+RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT010")
+_INTO = re.compile(r"^(return|token|\*(\d+)|(\d+)\[\]|(receiver))$")
+
+
+class PolicyError(Exception):
+    """A policy file that cannot be used; the message names file, line and key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A type of resource: what is acquired and what may release it."""
+
+    id: str
+    label: str
+    owned: bool = True  # False: borrowed, the caller must never release it
+    must_release: bool = True  # False: tracked for misuse only (JNI local references)
+    token: bool = False  # no handle value: released by a call naming its owner (locks, frames)
+    wrong_release_rule: str = "ORT003"
+    language: str = "c"  # "java" kinds report ORT010 instead of ORT001
+
+
+@dataclass(frozen=True, slots=True)
+class Acquire:
+    """A resource a call hands out. `into` is "return", "*N" (through out-argument N),
+    "N[]" (into each element of array argument N), "token" or "receiver"."""
+
+    kind: str
+    into: str
+    owner: int | None = None  # argument that owns it (JNI array or string; parent of a borrow)
+    nullable: bool = True  # "return": NULL means failure; "*N": a successful call may write NULL
+
+    @property
+    def arg(self) -> int | None:
+        m = _INTO.match(self.into)
+        if m and m.group(2):
+            return int(m.group(2))
+        if m and m.group(3):
+            return int(m.group(3))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    kinds: frozenset[str]
+    arg: int | None = 0  # None: a token release (or the receiver for method style)
+    owner: int | None = None  # must name the same object the resource was acquired from
+    keep_if_arg: int | None = None  # e.g. JNI mode argument ...
+    keep_if_value: int | None = None  # ... equal to JNI_COMMIT: copy back, do not release
+    receiver: bool = False  # Java `x.close()`: the receiver is released
+
+
+@dataclass(frozen=True, slots=True)
+class StatusCheck:
+    """A helper or macro that consumes a status: `checkOrtStatus(env, api, status)`."""
+
+    arg: int
+    success_returns: int | None = None
+    failure_returns: int | None = None
+    on_failure: str = "continue"
+    releases: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CallSpec:
+    name: str
+    style: str
+    returns: str = "none"
+    success: int | None = None  # for returns="code": the value that means success
+    acquires: tuple[Acquire, ...] = ()
+    release: Release | None = None
+    escapes: frozenset[int] = frozenset()
+    escapes_all: bool = False
+    noreturn: str | None = None  # "abort" | "throw"
+    assume: int | None = None  # assert-like: the path continues only if this argument is true
+    moves: int | None = None  # realloc-like: on success this argument's block moves into the result
+    status_check: StatusCheck | None = None
+    origin: str = ""
+
+
+@dataclass
+class Policy:
+    """All loaded policy files merged into lookup tables."""
+
+    kinds: dict[str, Kind] = field(default_factory=dict)
+    calls: dict[tuple[str, str], CallSpec] = field(default_factory=dict)
+    constants: dict[str, int] = field(default_factory=dict)
+    neutral: dict[str, frozenset[str]] = field(default_factory=dict)  # style -> names
+    neutral_prefixes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    blank_words: set[str] = field(default_factory=set)
+    blank_calls: set[str] = field(default_factory=set)
+    blank_patterns: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    _blank_re: re.Pattern[str] | None = None
+
+    def lookup(self, style: str, name: str) -> CallSpec | None:
+        spec = self.calls.get((style, name))
+        if spec is None:
+            spec = self.calls.get(("any", name))
+        return spec
+
+    def is_neutral(self, style: str, name: str) -> bool:
+        """A call known not to take ownership of anything it is given."""
+        if name in self.neutral.get(style, ()) or name in self.neutral.get("any", ()):
+            return True
+        return any(name.startswith(p) for p in self.neutral_prefixes.get(style, ()))
+
+    def releasers_of(self, kind: str) -> list[str]:
+        """Names of the calls that release `kind`, for messages ("use ReleaseSession")."""
+        return sorted({s.name for s in self.calls.values() if s.release and kind in s.release.kinds})
+
+    def blank_regex(self) -> re.Pattern[str] | None:
+        """One regex matching every decoration to blank out before parsing."""
+        if self._blank_re is None:
+            alts = [re.escape(w) for w in sorted(self.blank_words, key=len, reverse=True)]
+            words = rf"\b(?:{'|'.join(alts)})\b" if alts else None
+            calls = None
+            if self.blank_calls:
+                names = "|".join(re.escape(c) for c in sorted(self.blank_calls, key=len, reverse=True))
+                calls = rf"\b(?:{names})\s*\([^()]*(?:\([^()]*\)[^()]*)*\)"
+            parts = [p for p in (calls, words, *self.blank_patterns) if p]
+            self._blank_re = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else re.compile(r"(?!x)x")
+        return self._blank_re
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def default_rules_dir() -> Path:
+    """The `rules/` folder shipped with ortlint (inside the package once installed)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "rules", here.parent / "rules"):
+        if candidate.is_dir():
+            return candidate
+    raise PolicyError(f"ortlint's own rules folder is missing (looked in {here / 'rules'})")
+
+
+def load_policy(extra_files: Iterable[str | Path] = (), include_defaults: bool = True) -> Policy:
+    """Load the default policy files and any extra ones, validating each."""
+    paths: list[Path] = []
+    if include_defaults:
+        paths.extend(sorted(default_rules_dir().glob("*.toml")))
+    paths.extend(Path(p) for p in extra_files)
+    policy = Policy()
+    docs = [(p, _read_toml(p)) for p in paths]
+    for path, doc in docs:  # kinds first, so files may use each other's kinds in any order
+        _Loader(policy, path, doc).load_kinds()
+    for path, doc in docs:
+        _Loader(policy, path, doc).load_rest()
+        policy.files.append(str(path))
+    return policy
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot read policy file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise PolicyError(f"{path}: policy file is not UTF-8 text") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{path}: invalid TOML: {exc}") from None
+    doc["__text__"] = text
+    return doc
+
+
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
+_KIND_KEYS = {"id", "label", "owned", "must_release", "token", "wrong_release_rule", "language"}
+_CALL_KEYS = {"name", "names", "style", "returns", "success", "acquire", "borrow", "release",
+              "escapes", "noreturn", "assume", "status_check", "moves", "note"}
+_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
+_REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver"}
+_CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases"}
+
+
+class _Loader:
+    """Validates one parsed policy file and adds it to a `Policy`."""
+
+    def __init__(self, policy: Policy, path: Path, doc: dict[str, Any]):
+        self.policy = policy
+        self.path = path
+        self.doc = doc
+        self.text: str = doc.get("__text__", "")
+
+    # -- errors -------------------------------------------------------------------------
+
+    def fail(self, key: str, message: str, table: str | None = None, index: int | None = None) -> None:
+        line = self._line_of(table, index, key.rsplit(".", 1)[-1].split("[")[0])
+        where = f"{self.path}:{line}" if line else str(self.path)
+        raise PolicyError(f"{where}: {key}: {message}")
+
+    def _line_of(self, table: str | None, index: int | None, leaf: str) -> int | None:
+        """Best-effort line of a key: the N-th `[[table]]` header, then the key inside it."""
+        lines = self.text.splitlines()
+        start = 0
+        if table is not None and index is not None:
+            header = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
+            seen = -1
+            for i, text in enumerate(lines):
+                if header.match(text):
+                    seen += 1
+                    if seen == index:
+                        start = i
+                        break
+            else:
+                return None
+        key_re = re.compile(rf"^\s*{re.escape(leaf)}\s*=|[{{,]\s*{re.escape(leaf)}\s*=")
+        for i in range(start, len(lines)):
+            if i > start and table is not None and lines[i].lstrip().startswith("[["):
+                break
+            if key_re.search(lines[i]):
+                return i + 1
+        return start + 1 if table is not None else None
+
+    def check_keys(self, obj: dict[str, Any], allowed: set[str], key: str, table: str | None, index: int | None) -> None:
+        for k in obj:
+            if k not in allowed:
+                close = sorted(allowed - {"__text__"})
+                self.fail(f"{key}.{k}", f"unknown key (expected one of: {', '.join(close)})", table, index)
+
+    # -- sections -------------------------------------------------------------------------
+
+    def load_kinds(self) -> None:
+        """First pass: kinds and constants, which other files may refer to."""
+        for k in self.doc:
+            if k not in _TOP_KEYS:
+                self.fail(k, f"unknown section (expected one of: {', '.join(sorted(_TOP_KEYS - {'__text__'}))})")
+        kinds = self.doc.get("kind", [])
+        if not isinstance(kinds, list):
+            self.fail("kind", "must be an array of tables: [[kind]]")
+        for i, raw in enumerate(kinds):
+            key = f"kind[{i}]"
+            if not isinstance(raw, dict):
+                self.fail(key, "must be a table", "kind", i)
+            self.check_keys(raw, _KIND_KEYS, key, "kind", i)
+            kid = self._str(raw, "id", key, "kind", i, required=True)
+            rule = raw.get("wrong_release_rule", "ORT003")
+            if rule not in RULE_IDS:
+                self.fail(f"{key}.wrong_release_rule", f"unknown rule id {rule!r}", "kind", i)
+            kind = Kind(
+                id=kid,
+                label=self._str(raw, "label", key, "kind", i) or kid,
+                owned=self._bool(raw, "owned", key, "kind", i, True),
+                must_release=self._bool(raw, "must_release", key, "kind", i, True),
+                token=self._bool(raw, "token", key, "kind", i, False),
+                wrong_release_rule=rule,
+                language=self._str(raw, "language", key, "kind", i) or "c",
+            )
+            self.policy.kinds[kid] = kind
+        self._load_constants()
+
+    def load_rest(self) -> None:
+        self._load_preprocess()
+        self._load_neutral()
+        calls = self.doc.get("call", [])
+        if not isinstance(calls, list):
+            self.fail("call", "must be an array of tables: [[call]]")
+        for i, raw in enumerate(calls):
+            for spec in self._call(raw, i):
+                self.policy.calls[(spec.style, spec.name)] = spec
+
+    def _load_constants(self) -> None:
+        consts = self.doc.get("constants", {})
+        if not isinstance(consts, dict):
+            self.fail("constants", "must be a table of NAME = integer")
+        for name, value in consts.items():
+            if not isinstance(value, int) or isinstance(value, bool):
+                self.fail(f"constants.{name}", "must be an integer")
+            self.policy.constants[name] = value
+
+    def _load_preprocess(self) -> None:
+        pre = self.doc.get("preprocess", {})
+        if not isinstance(pre, dict):
+            self.fail("preprocess", "must be a table")
+        self.check_keys(pre, {"blank", "blank_calls", "blank_patterns"}, "preprocess", None, None)
+        self.policy.blank_words.update(self._str_list(pre, "blank", "preprocess"))
+        self.policy.blank_calls.update(self._str_list(pre, "blank_calls", "preprocess"))
+        for pattern in self._str_list(pre, "blank_patterns", "preprocess"):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                self.fail("preprocess.blank_patterns", f"invalid regular expression {pattern!r}: {exc}")
+            self.policy.blank_patterns.append(pattern)
+        self.policy._blank_re = None
+
+    def _load_neutral(self) -> None:
+        neutral = self.doc.get("neutral", [])
+        if isinstance(neutral, dict):
+            neutral = [neutral]
+        if not isinstance(neutral, list):
+            self.fail("neutral", "must be an array of tables: [[neutral]]")
+        for i, raw in enumerate(neutral):
+            key = f"neutral[{i}]"
+            self.check_keys(raw, {"style", "names", "prefixes", "note"}, key, "neutral", i)
+            style = raw.get("style", "plain")
+            if style not in STYLES:
+                self.fail(f"{key}.style", f"must be one of {', '.join(STYLES)}", "neutral", i)
+            names = self._str_list(raw, "names", key, "neutral", i)
+            self.policy.neutral[style] = self.policy.neutral.get(style, frozenset()) | frozenset(names)
+            prefixes = tuple(self._str_list(raw, "prefixes", key, "neutral", i))
+            self.policy.neutral_prefixes[style] = self.policy.neutral_prefixes.get(style, ()) + prefixes
+
+    def _call(self, raw: Any, i: int) -> list[CallSpec]:
+        key = f"call[{i}]"
+        if not isinstance(raw, dict):
+            self.fail(key, "must be a table", "call", i)
+        self.check_keys(raw, _CALL_KEYS, key, "call", i)
+        names = self._names(raw, key, i)
+        style = raw.get("style", "plain")
+        if style not in STYLES:
+            self.fail(f"{key}.style", f"must be one of {', '.join(STYLES)}, not {style!r}", "call", i)
+        returns = raw.get("returns", "none")
+        if returns not in RETURNS:
+            self.fail(f"{key}.returns", f"must be one of {', '.join(RETURNS)}, not {returns!r}", "call", i)
+        acquires = tuple(self._acquire(a, f"{key}.acquire[{j}]", i, borrowed=False) for j, a in enumerate(self._list(raw, "acquire", key, i)))
+        borrows = tuple(self._acquire(a, f"{key}.borrow[{j}]", i, borrowed=True) for j, a in enumerate(self._list(raw, "borrow", key, i)))
+        noreturn = raw.get("noreturn")
+        if noreturn is True:
+            noreturn = "abort"
+        if noreturn not in (None, False, "abort", "throw"):
+            self.fail(f"{key}.noreturn", "must be true, \"abort\" or \"throw\"", "call", i)
+        escapes_raw = raw.get("escapes", [])
+        escapes_all = escapes_raw == "all"
+        if not escapes_all and (not isinstance(escapes_raw, list) or not all(isinstance(x, int) for x in escapes_raw)):
+            self.fail(f"{key}.escapes", "must be a list of argument indexes or \"all\"", "call", i)
+        success = raw.get("success")
+        if success is not None:
+            success = self._value(success, f"{key}.success", i)
+        if returns == "code" and success is None:
+            self.fail(f"{key}.success", "returns = \"code\" needs the value that means success", "call", i)
+        assume = raw.get("assume")
+        if assume is not None and not isinstance(assume, int):
+            self.fail(f"{key}.assume", "must be an argument index", "call", i)
+        moves = raw.get("moves")
+        if moves is not None and not isinstance(moves, int):
+            self.fail(f"{key}.moves", "must be an argument index", "call", i)
+        origin = f"{self.path}:{self._line_of('call', i, 'name') or 0}"
+        specs = []
+        for name in names:
+            specs.append(CallSpec(
+                name=name, style=style, returns=returns, success=success,
+                acquires=acquires + borrows,
+                release=self._release(raw.get("release"), f"{key}.release", i) if "release" in raw else None,
+                escapes=frozenset(() if escapes_all else escapes_raw), escapes_all=escapes_all,
+                noreturn=noreturn or None, assume=assume, moves=moves,
+                status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
+                origin=origin,
+            ))
+        return specs
+
+    def _names(self, raw: dict[str, Any], key: str, i: int) -> list[str]:
+        if "name" in raw and "names" in raw:
+            self.fail(key, "use either name or names, not both", "call", i)
+        if "name" in raw:
+            return [self._str(raw, "name", key, "call", i, required=True)]
+        names = self._str_list(raw, "names", key, "call", i)
+        if not names:
+            self.fail(f"{key}.name", "missing (every [[call]] needs name or names)", "call", i)
+        return names
+
+    def _acquire(self, raw: Any, key: str, i: int, borrowed: bool) -> Acquire:
+        if not isinstance(raw, dict):
+            self.fail(key, "must be a table like { kind = \"...\", into = \"*0\" }", "call", i)
+        self.check_keys(raw, _ACQ_KEYS, key, "call", i)
+        kind = self._kind_ref(raw.get("kind"), f"{key}.kind", i)
+        into = raw.get("into", "return")
+        if not isinstance(into, str) or not _INTO.match(into):
+            self.fail(f"{key}.into", "must be \"return\", \"*N\", \"N[]\", \"token\" or \"receiver\"", "call", i)
+        if borrowed and self.policy.kinds[kind].owned:
+            self.fail(f"{key}.kind", f"kind {kind!r} is owned; a borrow needs a kind with owned = false", "call", i)
+        owner = raw.get("from" if borrowed else "owner", raw.get("owner"))
+        if owner is not None and not isinstance(owner, int):
+            self.fail(f"{key}.owner", "must be an argument index", "call", i)
+        return Acquire(kind=kind, into=into, owner=owner, nullable=bool(raw.get("nullable", into == "return")))
+
+    def _release(self, raw: Any, key: str, i: int) -> Release:
+        if not isinstance(raw, dict):
+            self.fail(key, "must be a table like { arg = 0, kinds = [\"...\"] }", "call", i)
+        self.check_keys(raw, _REL_KEYS, key, "call", i)
+        kinds_raw = raw.get("kinds", [raw["kind"]] if "kind" in raw else None)
+        if not isinstance(kinds_raw, list) or not kinds_raw:
+            self.fail(f"{key}.kinds", "must list the kinds this call releases", "call", i)
+        kinds = frozenset(self._kind_ref(k, f"{key}.kinds", i) for k in kinds_raw)
+        keep_arg = keep_val = None
+        if "keep_if" in raw:
+            keep = raw["keep_if"]
+            if not isinstance(keep, dict) or set(keep) - {"arg", "equals"} or "arg" not in keep or "equals" not in keep:
+                self.fail(f"{key}.keep_if", "must be { arg = N, equals = VALUE }", "call", i)
+            keep_arg = keep["arg"]
+            keep_val = self._value(keep["equals"], f"{key}.keep_if.equals", i)
+        receiver = bool(raw.get("receiver", False))
+        arg = raw.get("arg", None if receiver else 0)
+        if arg is not None and not isinstance(arg, int):
+            self.fail(f"{key}.arg", "must be an argument index", "call", i)
+        if all(self.policy.kinds[k].token for k in kinds):
+            arg = None  # tokens have no handle: the release names the owner, if anything
+        return Release(kinds=kinds, arg=arg, owner=raw.get("owner"), keep_if_arg=keep_arg,
+                       keep_if_value=keep_val, receiver=receiver)
+
+    def _status_check(self, raw: Any, key: str, i: int) -> StatusCheck:
+        if not isinstance(raw, dict):
+            self.fail(key, "must be a table like { arg = 0, success_returns = 0 }", "call", i)
+        self.check_keys(raw, _CHECK_KEYS, key, "call", i)
+        on_failure = raw.get("on_failure", "continue")
+        if on_failure not in ON_FAILURE:
+            self.fail(f"{key}.on_failure", f"must be one of {', '.join(ON_FAILURE)}", "call", i)
+        if not isinstance(raw.get("arg", 0), int):
+            self.fail(f"{key}.arg", "must be an argument index", "call", i)
+        succ = raw.get("success_returns")
+        fail = raw.get("failure_returns")
+        return StatusCheck(
+            arg=raw.get("arg", 0),
+            success_returns=None if succ is None else self._value(succ, f"{key}.success_returns", i),
+            failure_returns=None if fail is None else self._value(fail, f"{key}.failure_returns", i),
+            on_failure=on_failure,
+            releases=bool(raw.get("releases", True)),
+        )
+
+    # -- small typed readers -------------------------------------------------------------
+
+    def _value(self, raw: Any, key: str, i: int) -> int:
+        """An integer, or the name of a constant declared in some policy file."""
+        if isinstance(raw, bool):
+            return int(raw)
+        if isinstance(raw, int):
+            return raw
+        if isinstance(raw, str):
+            if raw in self.policy.constants:
+                return self.policy.constants[raw]
+            self.fail(key, f"unknown constant {raw!r}; declare it under [constants]", "call", i)
+        self.fail(key, "must be an integer or a constant name", "call", i)
+        raise AssertionError
+
+    def _kind_ref(self, raw: Any, key: str, i: int) -> str:
+        if not isinstance(raw, str):
+            self.fail(key, "must be a kind id (a string)", "call", i)
+        if raw not in self.policy.kinds:
+            self.fail(key, f"unknown kind {raw!r}; declare it with [[kind]] id = {raw!r}", "call", i)
+        return raw
+
+    def _list(self, raw: dict[str, Any], name: str, key: str, i: int) -> list[Any]:
+        value = raw.get(name, [])
+        if isinstance(value, dict):
+            return [value]
+        if not isinstance(value, list):
+            self.fail(f"{key}.{name}", "must be a table or an array of tables", "call", i)
+        return value
+
+    def _str(self, raw: dict[str, Any], name: str, key: str, table: str | None, i: int | None, required: bool = False) -> str:
+        value = raw.get(name)
+        if value is None:
+            if required:
+                self.fail(f"{key}.{name}", "missing", table, i)
+            return ""
+        if not isinstance(value, str) or not value:
+            self.fail(f"{key}.{name}", "must be a non-empty string", table, i)
+        return value
+
+    def _bool(self, raw: dict[str, Any], name: str, key: str, table: str, i: int, default: bool) -> bool:
+        value = raw.get(name, default)
+        if not isinstance(value, bool):
+            self.fail(f"{key}.{name}", "must be true or false", table, i)
+        return value
+
+    def _str_list(self, raw: dict[str, Any], name: str, key: str, table: str | None = None, i: int | None = None) -> list[str]:
+        value = raw.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            self.fail(f"{key}.{name}", "must be a list of non-empty strings", table, i)
+        return value

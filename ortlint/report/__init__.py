@@ -1,0 +1,25 @@
+"""Reporters turn a `Report` into text; they never analyze anything."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..findings import Report
+
+
+def get_formatter(name: str) -> Callable[..., str]:
+    if name == "text":
+        from .text import format_text
+        return format_text
+    if name == "sarif":
+        from .sarif import format_sarif
+        return format_sarif
+    if name == "json":
+        from .json_report import format_json
+        return format_json
+    if name == "github":
+        from .github import format_github
+        return format_github
+    raise ValueError(f"unknown format {name!r}")
+
+
+__all__ = ["get_formatter", "Report"]

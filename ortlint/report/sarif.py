@@ -1,0 +1,108 @@
+"""SARIF 2.1.0 for GitHub code scanning and other viewers.
+
+Paths inside the working directory are written relative to `%SRCROOT%` (declared in
+`originalUriBaseIds`), which is what code scanning expects; paths outside it become file:// URIs.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from urllib.parse import quote
+
+from .. import __version__
+from ..docs import rule_help
+from ..findings import RULES, Finding, Notice, Report, Step
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFO_URI = "https://github.com/ortlint/ortlint"
+
+
+def _artifact(path: str, root: str) -> dict:
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, root)
+    if not rel.startswith(".."):
+        return {"uri": quote(rel.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+    return {"uri": Path(absolute).as_uri()}
+
+
+def _location(path: str, line: int, col: int, root: str, end_line: int | None = None, end_col: int | None = None,
+              message: str | None = None) -> dict:
+    region = {"startLine": max(line, 1), "startColumn": max(col, 1)}
+    if end_line:
+        region["endLine"] = max(end_line, region["startLine"])
+        if end_col and (end_line > line or end_col > col):
+            region["endColumn"] = end_col
+    loc: dict = {"physicalLocation": {"artifactLocation": _artifact(path, root), "region": region}}
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def _rule_descriptor(rule_id: str) -> dict:
+    rule = RULES[rule_id]
+    text, markdown = rule_help(rule_id)
+    severity = {"error": "error", "warning": "warning", "note": "recommendation"}[rule.level]
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": text.split("\n\n")[0] if text else rule.summary},
+        "help": {"text": text or rule.summary, "markdown": markdown or rule.summary},
+        "helpUri": f"{INFO_URI}/blob/main/docs/rules/{rule.id}.md",
+        "defaultConfiguration": {"level": rule.level},
+        "properties": {"tags": list(rule.tags), "precision": rule.precision, "problem.severity": severity},
+    }
+
+
+def _result(f: Finding, rule_index: dict[str, int], root: str) -> dict:
+    result: dict = {
+        "ruleId": f.rule,
+        "ruleIndex": rule_index[f.rule],
+        "level": f.effective_level,
+        "message": {"text": f.message},
+        "locations": [_location(f.path, f.line, f.col, root, f.end_line, f.end_col)],
+        "partialFingerprints": {"ortlintFingerprint/v1": f.fingerprint()},
+        "properties": {"function": f.function},
+    }
+    if f.trace:
+        result["codeFlows"] = [{"threadFlows": [{"locations": [
+            {"location": _location(s.path, s.line, s.col, root, message=s.message), "nestingLevel": 0,
+             "executionOrder": i} for i, s in enumerate(f.trace)]}]}]
+    if f.related:
+        result["relatedLocations"] = [
+            dict(_location(s.path, s.line, s.col, root, message=s.message), id=i) for i, s in enumerate(f.related)]
+    return result
+
+
+def _notification(n: Notice, root: str) -> dict:
+    level = n.level if n.level in ("error", "warning", "note") else "warning"
+    out: dict = {"level": level, "message": {"text": n.message}}
+    if n.path:
+        out["locations"] = [_location(n.path, max(n.line, 1), 1, root)]
+    return out
+
+
+def format_sarif(report: Report, root: str | None = None, **_: object) -> str:
+    root = os.path.abspath(root or os.getcwd())
+    rule_ids = sorted(RULES)
+    rule_index = {rid: i for i, rid in enumerate(rule_ids)}
+    failed = any(n.level == "error" and "internal error" in n.message for n in report.notices)
+    run = {
+        "tool": {"driver": {
+            "name": "ortlint",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": INFO_URI,
+            "rules": [_rule_descriptor(rid) for rid in rule_ids],
+        }},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(root).as_uri() + "/"}},
+        "invocations": [{
+            "executionSuccessful": not failed,
+            "toolExecutionNotifications": [_notification(n, root) for n in report.notices],
+        }],
+        "results": [_result(f, rule_index, root) for f in report.findings],
+        "columnKind": "unicodeCodePoints",
+    }
+    doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
