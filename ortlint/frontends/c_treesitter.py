@@ -986,6 +986,20 @@ def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     return body
 
 
+def _descendants_with_errors(node: Node) -> list[Node]:
+    """Function definitions that error recovery placed inside another function's body."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for child in n.named_children:
+            if child.type == "function_definition":
+                out.append(child)
+            elif child.has_error or child.type == "ERROR":
+                stack.append(child)
+    return out
+
+
 def _first_function_body(root: Node) -> Node | None:
     for child in root.named_children:
         if child.type == "function_definition":
@@ -1067,7 +1081,12 @@ class CFrontEnd:
                                "linkage_specification", "declaration_list", "namespace_definition"):
                 stack.extend(reversed(node.named_children))
 
+    CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                  "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")
+
     def function_nodes(self, root: Node) -> Iterable[tuple[Node, str]]:
+        """Every function definition, including ones that error recovery buried inside another
+        function's body, but none inside `#if 0`."""
         stack = [root]
         while stack:
             node = stack.pop()
@@ -1075,9 +1094,19 @@ class CFrontEnd:
                 name = declarator_name(node.child_by_field_name("declarator"), self.src)
                 if name:
                     yield node, name
-            elif node.type in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
-                               "linkage_specification", "declaration_list", "ERROR"):
-                stack.extend(reversed(node.named_children))
+                body = node.child_by_field_name("body")
+                if body is not None and body.has_error:
+                    stack.extend(reversed([c for c in _descendants_with_errors(body)]))
+            elif node.type in self.CONTAINERS:
+                children = node.named_children
+                if node.type == "preproc_if" and self._is_if0(node):
+                    alt = node.child_by_field_name("alternative")
+                    children = [alt] if alt is not None else []
+                stack.extend(reversed(children))
+
+    def _is_if0(self, node: Node) -> bool:
+        cond = node.child_by_field_name("condition")
+        return cond is not None and self.src[cond.start_byte:cond.end_byte].strip() in (b"0", b"(0)")
 
 
 def parse_c(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:

@@ -1,0 +1,28 @@
+"""The Python API: `lint(paths)` is what the CLI runs, minus option parsing and formatting."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .engine.analyze import Options
+from .findings import Report
+from .policy import Policy, load_policy
+from .runner import RunConfig, run
+
+_default_policy: Policy | None = None
+
+
+def default_policy() -> Policy:
+    """The shipped policy, loaded once per process."""
+    global _default_policy
+    if _default_policy is None:
+        _default_policy = load_policy()
+    return _default_policy
+
+
+def lint(paths: Iterable[str], rule_files: Iterable[str] = (), options: Options | None = None,
+         policy: Policy | None = None) -> Report:
+    """Analyze files and folders; returns every finding and notice, sorted."""
+    rule_files = list(rule_files)
+    if policy is None:
+        policy = load_policy(rule_files) if rule_files else default_policy()
+    return run(RunConfig(list(paths), policy, options or Options()))

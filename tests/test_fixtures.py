@@ -1,0 +1,58 @@
+"""Runs every fixture under fixtures/ and compares findings with its `// expect:` comments.
+
+Single files are analyzed alone; every folder under fixtures/multi/ is analyzed as one tree, so
+helpers defined in one file are known in the others.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ortlint.api import lint
+from tests.expectations import expected_findings
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SUFFIXES = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".java"}
+
+
+def single_fixtures() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*") if p.suffix in SUFFIXES and "multi" not in p.relative_to(FIXTURES).parts)
+
+
+def multi_fixtures() -> list[Path]:
+    root = FIXTURES / "multi"
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+def found(paths: list[Path]) -> set[tuple[str, int, str]]:
+    report = lint([str(p) for p in paths])
+    return {(Path(f.path).name, f.line, f.rule) for f in report.findings}
+
+
+def check(paths: list[Path], files: list[Path]) -> None:
+    expected: set = set()
+    for f in files:
+        expected |= expected_findings(f)
+    got = found(paths)
+    missing = sorted(expected - got)
+    extra = sorted(got - expected)
+    assert not missing and not extra, f"missing: {missing}\nunexpected: {extra}"
+
+
+@pytest.mark.parametrize("path", single_fixtures(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_fixture(path: Path) -> None:
+    check([path], [path])
+
+
+@pytest.mark.parametrize("folder", multi_fixtures(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_multi_file_fixture(folder: Path) -> None:
+    files = sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES)
+    check([folder], files)
+
+
+def test_every_rule_has_a_fixture() -> None:
+    seen = set()
+    for path in single_fixtures() + [p for d in multi_fixtures() for p in d.rglob("*") if p.suffix in SUFFIXES]:
+        seen |= {rule for _name, _line, rule in expected_findings(path)}
+    assert {"ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006"} <= seen
