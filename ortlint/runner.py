@@ -25,10 +25,38 @@ class RunConfig:
     options: Options = field(default_factory=Options)
     excludes: tuple[str, ...] = ()
     use_default_excludes: bool = True
+    jobs: int = 1  # worker processes (0 = all cores)
+    compile_commands: str | None = None  # compile_commands.json: parse C/C++ with libclang
+    cache_dir: str | None = None  # per-file cache of parsed IR and summaries (None = off)
+    extensions: dict[str, str] | None = None  # extra suffix -> language mappings
 
 
-def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
-    """Run the front end that fits the file's language; never raise."""
+def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
+               compile_commands: str | None = None) -> ir.SourceUnit:
+    """Run the front end that fits the file's language; never raise.
+
+    With a compile database, C and C++ files listed in it go through libclang; a file libclang
+    cannot handle falls back to tree-sitter with a notice, so no result is silently lost.
+    """
+    if compile_commands and source.language in ("c", "cpp"):
+        try:
+            from .frontends.clang_frontend import parse_with_clang
+        except ImportError:
+            parse_with_clang = None
+        if parse_with_clang is not None:
+            try:
+                unit = parse_with_clang(source.path, policy, compile_commands)
+            except Exception as exc:  # noqa: BLE001 - fall back, and say so
+                unit = None
+                fallback_note = f"libclang failed on this file ({type(exc).__name__}: {exc}); analyzed with tree-sitter instead"
+            else:
+                fallback_note = None
+            if unit is not None:
+                return unit
+            result = parse_file(source, policy, data)
+            if fallback_note:
+                result.notes.append((ir.Loc(1, 1, 1, 1), fallback_note))
+            return result
     try:
         if source.language == "c":
             from .frontends.c_treesitter import parse_c
@@ -188,12 +216,12 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
     """Analyze the paths of `config` and return every finding and notice, sorted."""
     started = time.perf_counter()
     report = Report()
-    found = discover(config.paths, config.excludes, config.use_default_excludes)
+    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
     units = []
     for source in found.files:
-        unit = parse_file(source, config.policy)
+        unit = parse_file(source, config.policy, compile_commands=config.compile_commands)
         units.append(unit)
         report.files.append(source.path)
         for loc, message in unit.notes:

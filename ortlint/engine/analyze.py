@@ -10,6 +10,7 @@ something borrowed (ORT005), and a use after release (ORT006).
 """
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import re
 from dataclasses import dataclass, field
@@ -425,7 +426,10 @@ class FunctionAnalyzer:
             return
         local = self._is_local_loc(state, key)
         self._invalidate(state, key)
-        if value is None:
+        old = state.b.get(key)
+        if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
+            pass  # one slot of many: the other elements still hold what the array held
+        elif value is None:
             state.b.pop(key, None)
         else:
             state.b[key] = value
@@ -498,7 +502,7 @@ class FunctionAnalyzer:
                 kind = self.policy.kinds.get(res.kind or "")
                 if kind is None or kind.token:
                     continue
-                if lost and kind.owned and kind.must_release:
+                if lost and kind.owned and kind.must_release and not res.coll:
                     self._leak(state, rid, loc, "lost", "the last reference to it is lost here")
                 del state.r[rid]
             elif res.st != ESCAPED or res.esc is None:
@@ -830,7 +834,7 @@ class FunctionAnalyzer:
         if acq.owner is not None and acq.owner < len(ev.args):
             owner_expr = ev.args[acq.owner]
             if kind.owned:
-                owner_text = ir.expr_text(_strip_value(owner_expr))
+                owner_text = _owner_text(owner_expr)
             else:
                 prid, pres = self._value_res(state, owner_expr, create=True)
                 parent = prid
@@ -928,7 +932,7 @@ class FunctionAnalyzer:
                 self._wrong_release(state, ev, rid, res, name, callee, via)
                 return
             if rel.owner is not None and res.owner is not None and rel.owner < len(ev.args):
-                owner = ir.expr_text(_strip_value(ev.args[rel.owner]))
+                owner = _owner_text(ev.args[rel.owner])
                 if owner != res.owner:
                     site = self.sites.get(rid)
                     self._report("ORT003", ev.loc, f"{callee}(){via} releases `{name}` against `{owner}`, but it was "
@@ -992,8 +996,8 @@ class FunctionAnalyzer:
                     self._acquire_into(s, ev, target, kind, helper)
             self._summary_return(s, ev, case, summary)
             if case.exit == "return":
-                if summary.cases and len(summary.cases) > 1 and helper:
-                    s.note(ev.loc.line, ev.loc.col, _case_note(ev.callee, case, summary))
+                if len(summary.cases) > 1 and helper and (case.ret is not None or case.pre):
+                    s.note(ev.loc.line, ev.loc.col, self._case_note(ev.callee, case))
                 out.append(s)
             elif case.exit == "throw":
                 s.note(ev.loc.line, ev.loc.col, f"{ev.callee}() throws")
@@ -1008,6 +1012,17 @@ class FunctionAnalyzer:
             s.b.pop((f"$drop{ev.id}",), None)
             self._gc(s, ev.loc)
         return _dedupe(out)
+
+    def _case_note(self, callee: str, case: Case) -> str:
+        ret = case.ret
+        if ret is not None and ret[0] == "k":
+            return f"assuming {callee}() returns {'NULL' if ret[1] == 0 else ret[1]}"
+        if ret is not None and ret[0] == "x":
+            return f"assuming {callee}() returns a value other than {', '.join(map(str, sorted(ret[1])))}"
+        if ret is not None and ret[0] == "fresh":
+            kind = self.policy.kinds.get(ret[1])
+            return f"assuming {callee}() returns a new {kind.label if kind else ret[1]}"
+        return f"assuming the path through {callee}() that depends on its arguments"
 
     def _param_expr(self, ev: Call, path: tuple) -> Expr | None:
         idx = path[0]
@@ -1042,9 +1057,11 @@ class FunctionAnalyzer:
             return
         if effect.what == "release":
             spec = self._release_spec(effect.relby)
+            rel = spec.release if spec is not None else None
+            if rel is not None:  # the owner object and mode arguments stay inside the helper
+                rel = dataclasses.replace(rel, owner=None, keep_if_arg=None)
             fake = Call(ev.id, ev.loc, effect.relby or ev.callee, ev.style, None, (e,), None, ev.text)
-            self._release_expr(state, fake, e, spec.release if spec is not None else None,
-                               effect.relby or ev.callee, helper)
+            self._release_expr(state, fake, e, rel, effect.relby or ev.callee, helper)
         elif effect.what == "escape":
             self._escape_val(state, self._eval(state, e), None)
             self._escape_contents(state, e)
@@ -1097,9 +1114,10 @@ class FunctionAnalyzer:
     # ------------------------------------------------------------------ loops, exits
 
     def _loop_exit(self, state: State, ev: ir.ScopeExit) -> None:
-        """A loop that releases `a[i]` is taken to release every element of `a`, including on
-        the path that runs it zero times (then the acquiring loop ran zero times too)."""
-        for arg in self._loop_releases(ev.loop_blocks):
+        """A loop that releases `a[i]` (or hands it to a call that takes ownership) is taken to
+        do so for every element of `a`, including on the path that runs it zero times (then the
+        loop that filled `a` ran zero times too)."""
+        for arg, what in self._loop_releases(ev.loop_blocks):
             v = self._eval(state, arg)
             if v is None:
                 loc = self._resolve(state, arg, create=True)
@@ -1110,36 +1128,50 @@ class FunctionAnalyzer:
             if v is not None and v[0] == "r":
                 res = state.r.get(v[1])
                 if res is not None and res.coll and res.st in (HELD, OPAQUE):
-                    state.r[v[1]] = res._replace(st=RELEASED)
-                    state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
+                    if what == "release":
+                        state.r[v[1]] = res._replace(st=RELEASED)
+                        state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
+                    else:
+                        self._escape_val(state, v, None)
 
-    def _loop_releases(self, blocks: frozenset) -> list[Expr]:
+    def _loop_releases(self, blocks: frozenset) -> list[tuple[Expr, str]]:
+        """Array elements `a[i]` that calls in the loop body release or take ownership of."""
         cached = self._loop_release_cache.get(blocks)
         if cached is not None:
             return cached
-        found: list[Expr] = []
+        found: list[tuple[Expr, str]] = []
         for bid in sorted(blocks):
             block = self.blocks.get(bid)
             if block is None:
                 continue
             for ev in block.events:
-                if not isinstance(ev, Call):
-                    continue
-                spec = self.policy.lookup(ev.style, ev.callee)
-                idxs: set = set()
-                if spec is not None and spec.release is not None and spec.release.arg is not None:
-                    idxs.add(spec.release.arg)
-                elif spec is not None and spec.status_check is None:
-                    continue
-                else:
-                    summary = self._status_summary(spec) if spec is not None else self.summaries(ev)
-                    if summary is not None:
-                        idxs |= {e.path[0] for c in summary.cases for e in c.effects if e.what == "release" and len(e.path) == 1}
-                for i in idxs:
-                    if i < len(ev.args) and isinstance(_strip_value(ev.args[i]), Index):
-                        found.append(_strip_value(ev.args[i]))
+                if isinstance(ev, Call):
+                    for i, what in self._element_effects(ev).items():
+                        if i < len(ev.args) and isinstance(ev.args[i], Index):
+                            found.append((ev.args[i], what))
         self._loop_release_cache[blocks] = found
         return found
+
+    def _element_effects(self, ev: Call) -> dict[int, str]:
+        """Which arguments a call releases ("release") or takes ownership of ("escape")."""
+        spec = self.policy.lookup(ev.style, ev.callee)
+        out: dict[int, str] = {}
+        if spec is not None and spec.status_check is None:
+            if spec.release is not None and spec.release.arg is not None:
+                out[spec.release.arg] = "release"
+            for i in (range(len(ev.args)) if spec.escapes_all else spec.escapes):
+                out.setdefault(i, "escape")
+            return out
+        summary = self._status_summary(spec) if spec is not None else self.summaries(ev)
+        if summary is not None:
+            for case in summary.cases:
+                for e in case.effects:
+                    if len(e.path) == 1 and e.what in ("release", "escape"):
+                        out.setdefault(e.path[0], e.what)
+            return out
+        if self.options.unknown_calls == "escape" and not self.policy.is_neutral(ev.style, ev.callee):
+            return {i: "escape" for i in range(len(ev.args))}
+        return out
 
     def _throw_edge(self, block: ir.Block, state: State, ev: Call) -> None:
         if block.handler is not None:
@@ -1321,6 +1353,11 @@ def _strip_value(e: Expr) -> Expr:
     return e
 
 
+def _owner_text(e: Expr) -> str:
+    """The owner object as text; any index counts as the same slot (`a[i]` and `a[j]`)."""
+    return re.sub(r"\[[^\[\]]*\]", "[]", ir.expr_text(e))
+
+
 def _is_drop(e: Expr) -> bool:
     return isinstance(e, Var) and e.name.startswith("$drop")
 
@@ -1390,9 +1427,4 @@ def _exit_phrase(exit_entry: tuple) -> str:
     return f"when returning at line {line}"
 
 
-def _case_note(callee: str, case: Case, summary: Summary) -> str:
-    if case.ret is not None and case.ret[0] == "k":
-        return f"assuming {callee}() returns {case.ret[1]}"
-    if case.ret is not None and case.ret[0] == "x":
-        return f"assuming {callee}() returns a value other than {', '.join(map(str, sorted(case.ret[1])))}"
-    return f"assuming the path through {callee}() where " + ("; ".join(summary.describe()[summary.cases.index(case)].split(": ", 1)[1:]) or "it returns")
+
