@@ -103,6 +103,7 @@ class Report:
     files: list[str] = field(default_factory=list)
     unknown_callees: dict[str, int] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
+    summaries: dict[tuple[str, str, int], object] = field(default_factory=dict)  # (path, name, line) -> Summary
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from . import ir
+import hashlib
+import os
+
+from .cache import Cache, FileRecord, FunctionRecord, content_hash, summary_digest
 from .discover import SourceFile, discover
+from .frontends.source import MAX_BYTES
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
 from .findings import Finding, Notice, Report
@@ -82,39 +87,73 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
     return ir.SourceUnit(source.path, source.language, [], [], 0)
 
 
-class Program:
-    """All functions of the analyzed files, with name resolution for plain calls."""
+@dataclass
+class FunctionInfo:
+    """A function of the program: its IR when parsed, or its cached record when not (yet)."""
 
-    def __init__(self, units: Iterable[ir.SourceUnit]):
-        self.units = list(units)
-        self.functions: dict[FunctionKey, ir.Function] = {}
+    key: FunctionKey
+    name: str
+    is_static: bool
+    callees: tuple[str, ...]
+    fn: ir.Function | None = None
+    record: FunctionRecord | None = None
+    context: bool = False  # known from the cache index only: used for summaries, not reported
+
+
+class Program:
+    """All functions of the analyzed files (plus cached context), with name resolution."""
+
+    def __init__(self, units: Iterable[ir.SourceUnit] = ()):
+        self.functions: dict[FunctionKey, FunctionInfo] = {}
         self.by_file_name: dict[tuple[str, str], FunctionKey] = {}
         self.global_by_name: dict[str, FunctionKey] = {}
-        for unit in self.units:
-            for fn in unit.functions:
-                key = (fn.path, fn.name, fn.loc.line)
-                self.functions[key] = fn
-                self.by_file_name.setdefault((fn.path, fn.name), key)
-                short = fn.name.rsplit("::", 1)[-1]
-                if short != fn.name:
-                    self.by_file_name.setdefault((fn.path, short), key)
-                if not fn.is_static:
-                    self.global_by_name.setdefault(fn.name, key)
-                    if short != fn.name:
-                        self.global_by_name.setdefault(short, key)
+        self.context_by_name: dict[str, FunctionKey] = {}
+        for unit in units:
+            self.add_unit(unit)
 
-    def resolve(self, caller: ir.Function, callee: str) -> FunctionKey | None:
-        key = self.by_file_name.get((caller.path, callee))
+    def add_unit(self, unit: ir.SourceUnit) -> None:
+        for fn in unit.functions:
+            key = (fn.path, fn.name, fn.loc.line)
+            info = self.functions.get(key)
+            if info is not None:
+                info.fn = fn
+                continue
+            self._add(FunctionInfo(key, fn.name, fn.is_static, tuple(sorted(fn.callees())), fn=fn))
+
+    def add_record(self, record: FileRecord, context: bool = False) -> None:
+        for fr in record.functions:
+            key = (record.path, fr.name, fr.line)
+            if key not in self.functions:
+                self._add(FunctionInfo(key, fr.name, fr.is_static, fr.callees, record=fr, context=context))
+
+    def _add(self, info: FunctionInfo) -> None:
+        path, name, _line = info.key
+        self.functions[info.key] = info
+        self.by_file_name.setdefault((path, name), info.key)
+        short = name.rsplit("::", 1)[-1]
+        if short != name:
+            self.by_file_name.setdefault((path, short), info.key)
+        if not info.is_static and not info.context:
+            self.global_by_name.setdefault(name, info.key)
+            if short != name:
+                self.global_by_name.setdefault(short, info.key)
+        elif not info.is_static:
+            self.context_by_name.setdefault(name, info.key)
+
+    def resolve(self, caller_path: str, callee: str) -> FunctionKey | None:
+        key = self.by_file_name.get((caller_path, callee))
         if key is None:
             key = self.global_by_name.get(callee)
+        if key is None:
+            key = self.context_by_name.get(callee)
         return key
 
     def call_graph(self) -> dict[FunctionKey, list[FunctionKey]]:
         graph: dict[FunctionKey, list[FunctionKey]] = {}
-        for key, fn in self.functions.items():
+        for key, info in self.functions.items():
             targets = []
-            for name in sorted(fn.callees()):
-                target = self.resolve(fn, name)
+            for name in info.callees:
+                target = self.resolve(key[0], name)
                 if target is not None:
                     targets.append(target)
             graph[key] = targets
@@ -170,46 +209,130 @@ def strongly_connected(graph: dict[FunctionKey, list[FunctionKey]]) -> list[list
 
 
 class Analysis:
-    """Analyzes a `Program`: summaries bottom-up over the call graph, then findings."""
+    """Analyzes a `Program`: summaries bottom-up over the call graph, then findings.
+
+    A function whose cached record was computed against the same callee summaries is not
+    analyzed again; the others get their IR from `load_ir` (the file is parsed once, lazily).
+    """
 
     MAX_SCC_ROUNDS = 3
 
     def __init__(self, program: Program, policy: Policy, options: Options,
-                 seed_summaries: dict[FunctionKey, Summary | None] | None = None):
+                 load_ir: Callable[[str], None] | None = None):
         self.program = program
         self.policy = policy
         self.options = options
-        self.summaries: dict[FunctionKey, Summary | None] = dict(seed_summaries or {})
+        self.load_ir = load_ir
+        self.summaries: dict[FunctionKey, Summary | None] = {}
         self.results: dict[FunctionKey, FunctionResult] = {}
+        self.deps: dict[FunctionKey, dict[str, str]] = {}
+        self.reused = 0
+        self.analyzed = 0
 
-    def lookup_for(self, fn: ir.Function) -> Callable[[ir.Call], Summary | None]:
+    def lookup_for(self, path: str) -> Callable[[ir.Call], Summary | None]:
         def lookup(call: ir.Call) -> Summary | None:
             if call.style != "plain":
                 return None
-            key = self.program.resolve(fn, call.callee)
+            key = self.program.resolve(path, call.callee)
             return self.summaries.get(key) if key is not None else None
         return lookup
 
+    def current_deps(self, info: FunctionInfo) -> dict[str, str]:
+        deps = {}
+        for name in info.callees:
+            target = self.program.resolve(info.key[0], name)
+            deps[name] = summary_digest(self.summaries.get(target)) if target is not None else "-"
+        return deps
+
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
-        fn = self.program.functions[key]
-        result = FunctionAnalyzer(fn, self.policy, self.lookup_for(fn), self.options).run()
+        info = self.program.functions[key]
+        if info.fn is None and self.load_ir is not None:
+            self.load_ir(key[0])
+        if info.fn is None:  # the file changed under us: keep what the record says
+            return self._from_record(info)
+        result = FunctionAnalyzer(info.fn, self.policy, self.lookup_for(key[0]), self.options).run()
         self.results[key] = result
+        self.deps[key] = self.current_deps(info)
+        self.analyzed += 1
         return result
+
+    def _from_record(self, info: FunctionInfo) -> FunctionResult:
+        rec = info.record
+        assert rec is not None
+        result = FunctionResult(list(rec.findings), rec.summary, dict(rec.unknown_callees), list(rec.notes))
+        self.results[info.key] = result
+        self.deps[info.key] = dict(rec.deps)
+        return result
+
+    def _reusable(self, info: FunctionInfo) -> bool:
+        return info.fn is None and info.record is not None and info.record.deps == self.current_deps(info)
 
     def run(self) -> None:
         graph = self.program.call_graph()
         for component in strongly_connected(graph):
+            infos = [self.program.functions[k] for k in component]
+            if all(i.context for i in infos):
+                for i in infos:
+                    self.summaries[i.key] = i.record.summary if i.record else None
+                continue
+            if all(i.context or self._reusable(i) for i in infos):
+                for i in infos:
+                    self.summaries[i.key] = self._from_record(i).summary
+                    self.reused += 0 if i.context else 1
+                continue
             recursive = len(component) > 1 or component[0] in graph.get(component[0], [])
             rounds = self.MAX_SCC_ROUNDS if recursive else 1
             for _ in range(rounds):
                 changed = False
-                for key in component:
-                    result = self.analyze_function(key)
-                    if self.summaries.get(key) != result.summary:
-                        self.summaries[key] = result.summary
+                for info in infos:
+                    if info.context:
+                        self.summaries[info.key] = info.record.summary if info.record else None
+                        continue
+                    result = self.analyze_function(info.key)
+                    if self.summaries.get(info.key) != result.summary:
+                        self.summaries[info.key] = result.summary
                         changed = True
                 if not changed:
                     break
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(MAX_BYTES + 1)
+    except OSError:
+        return None
+
+
+def policy_namespace(policy: Policy, options: Options) -> str:
+    """Cache namespace: changes whenever the policy files or the analysis options change."""
+    h = hashlib.blake2b(digest_size=8)
+    for path in policy.files:
+        h.update(path.encode())
+        h.update(_read(path) or b"")
+    h.update(repr(options).encode())
+    return h.hexdigest()
+
+
+class _Parser:
+    """Parses files on demand, each at most once, remembering the results for the cache."""
+
+    def __init__(self, config: RunConfig, program: Program, by_path: dict[str, SourceFile]):
+        self.config = config
+        self.program = program
+        self.by_path = by_path
+        self.units: dict[str, ir.SourceUnit] = {}
+        self.data: dict[str, bytes] = {}
+
+    def parse(self, path: str) -> ir.SourceUnit:
+        unit = self.units.get(path)
+        if unit is None:
+            source = self.by_path[path]
+            unit = parse_file(source, self.config.policy, self.data.pop(path, None),
+                              compile_commands=self.config.compile_commands)
+            self.units[path] = unit
+            self.program.add_unit(unit)
+        return unit
 
 
 def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
@@ -219,29 +342,158 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
     found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
-    units = []
+    cache = Cache(config.cache_dir, policy_namespace(config.policy, config.options)) if config.cache_dir else None
+    program = Program()
+    by_path = {s.path: s for s in found.files}
+    parser = _Parser(config, program, by_path)
+    records: dict[str, FileRecord] = {}
+    hashes: dict[str, str] = {}
+    to_parse: list[str] = []
     for source in found.files:
-        unit = parse_file(source, config.policy, compile_commands=config.compile_commands)
-        units.append(unit)
-        report.files.append(source.path)
-        for loc, message in unit.notes:
-            report.notices.append(Notice(source.path, loc.line, message))
+        data = _read(source.path)
+        digest = content_hash(data or b"")
+        hashes[source.path] = digest
+        record = cache.load(source.path, digest) if cache is not None and data is not None else None
+        if record is not None:
+            records[source.path] = record
+            program.add_record(record)
+        else:
+            if data is not None:
+                parser.data[source.path] = data
+            to_parse.append(source.path)
+    parse_many(to_parse, parser, config.jobs)
+    if cache is not None:
+        _add_context(cache, program, by_path)
     parsed = time.perf_counter()
-    program = Program(units)
-    analysis = Analysis(program, config.policy, config.options)
+    analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse)
     analysis.run()
-    for key, result in analysis.results.items():
-        fn = program.functions[key]
-        report.findings.extend(result.findings)
-        for line, message in result.notes:
-            report.notices.append(Notice(fn.path, line, message, "note"))
-        for loc, message in fn.notes:
-            report.notices.append(Notice(fn.path, loc.line, message, "note"))
-        for name, count in result.unknown_callees.items():
-            report.unknown_callees[name] = report.unknown_callees.get(name, 0) + count
+    analyzed = time.perf_counter()
+    for source in found.files:
+        record = _file_record(source.path, hashes[source.path], program, analysis, parser, records.get(source.path))
+        _collect(report, record)
+        report.files.append(source.path)
+        if cache is not None and (source.path in parser.units or record is not records.get(source.path)):
+            cache.store(record)
+    if cache is not None:
+        cache.flush()
     report.findings = list({(f.rule, f.path, f.line, f.col, f.anchor): f for f in report.findings}.values())
+    called = {target for targets in program.call_graph().values() for target in targets}
+    report.summaries = {k: v for k, v in analysis.summaries.items()
+                        if v is not None and k in called and not program.functions[k].context}
     report.sort()
-    report.stats = {"files": len(found.files), "functions": len(program.functions),
-                    "lines": sum(u.lines for u in units), "parse_seconds": parsed - started,
-                    "analysis_seconds": time.perf_counter() - parsed}
+    report.stats = {
+        "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
+        "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
+        "parse_seconds": parsed - started, "analysis_seconds": analyzed - parsed,
+        "parsed_files": len(parser.units), "analyzed_functions": analysis.analyzed,
+        "reused_functions": analysis.reused,
+        "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
+    }
     return report
+
+
+def _add_context(cache: Cache, program: Program, by_path: dict[str, SourceFile]) -> None:
+    """Summaries of unchanged files outside this run (pre-commit on a few files) that define
+    functions the analyzed files call."""
+    wanted = {name for info in program.functions.values() for name in info.callees
+              if program.resolve(info.key[0], name) is None}
+    if not wanted:
+        return
+    exclude = {os.path.abspath(p) for p in by_path}
+    for path, digest in cache.unchanged_context(exclude, wanted):
+        record = cache.load(path, digest)
+        if record is not None:
+            program.add_record(record, context=True)
+
+
+@dataclass
+class _Lines:
+    lines: int
+
+
+def _unit_lines(parser: _Parser, records: dict[str, FileRecord], path: str) -> _Lines | None:
+    if path in parser.units:
+        return _Lines(parser.units[path].lines)
+    if path in records:
+        return _Lines(records[path].lines)
+    return None
+
+
+def parse_many(paths: list[str], parser: _Parser, jobs: int) -> list[ir.SourceUnit]:
+    """Parse files (in worker processes when jobs > 1); results come back in input order."""
+    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+    if workers <= 1 or len(paths) < 8:
+        return [parser.parse(p) for p in paths]
+    from concurrent.futures import ProcessPoolExecutor
+    items = [(p, parser.by_path[p].language, parser.data.get(p), parser.config.compile_commands) for p in paths]
+    try:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                                 initargs=(parser.config.policy.files,)) as pool:
+            units = list(pool.map(_worker_parse, items, chunksize=max(1, len(items) // (workers * 8))))
+    except (OSError, RuntimeError):  # no process support here: do it serially
+        return [parser.parse(p) for p in paths]
+    for path, unit in zip(paths, units):
+        parser.data.pop(path, None)
+        parser.units[path] = unit
+        parser.program.add_unit(unit)
+    return units
+
+
+_worker_policy: Policy | None = None
+
+
+def _worker_init(policy_files: list[str]) -> None:
+    global _worker_policy
+    from .policy import load_policy
+    _worker_policy = load_policy(policy_files, include_defaults=False)
+
+
+def _worker_parse(item: tuple) -> ir.SourceUnit:
+    path, language, data, compile_commands = item
+    assert _worker_policy is not None
+    return parse_file(SourceFile(path, language), _worker_policy, data, compile_commands)
+
+
+def _file_record(path: str, digest: str, program: Program, analysis: Analysis, parser: _Parser,
+                 previous: FileRecord | None) -> FileRecord:
+    """What this run knows about one file, in the cache's terms."""
+    unit = parser.units.get(path)
+    notes: list[tuple[int, str, str]]
+    if unit is not None:
+        notes = [(loc.line, msg, "warning") for loc, msg in unit.notes]
+        for fn in unit.functions:
+            notes.extend((loc.line, msg, "note") for loc, msg in fn.notes)
+        keys = [(fn.path, fn.name, fn.loc.line) for fn in unit.functions]
+        lines = unit.lines
+    else:
+        assert previous is not None
+        notes = list(previous.notes)
+        keys = [(path, fr.name, fr.line) for fr in previous.functions]
+        lines = previous.lines
+    record = FileRecord(path, digest, lines, notes)
+    for key in keys:
+        info = program.functions.get(key)
+        result = analysis.results.get(key)
+        if info is None or result is None:
+            continue
+        record.functions.append(FunctionRecord(
+            key[1], key[2], info.is_static, info.callees, result.summary, list(result.findings),
+            list(result.notes), dict(result.unknown_callees), analysis.deps.get(key, {})))
+    if previous is not None and unit is None and _same_results(previous, record):
+        return previous
+    return record
+
+
+def _same_results(a: FileRecord, b: FileRecord) -> bool:
+    return [(f.name, f.line, f.deps) for f in a.functions] == [(f.name, f.line, f.deps) for f in b.functions]
+
+
+def _collect(report: Report, record: FileRecord) -> None:
+    for line, message, level in record.notes:
+        report.notices.append(Notice(record.path, line, message, level))
+    for fr in record.functions:
+        report.findings.extend(fr.findings)
+        for line, message in fr.notes:
+            report.notices.append(Notice(record.path, line, message, "note"))
+        for name, count in fr.unknown_callees.items():
+            report.unknown_callees[name] = report.unknown_callees.get(name, 0) + count

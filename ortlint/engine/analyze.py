@@ -22,7 +22,7 @@ from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import Acquire, CallSpec, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
                     is_nonnull_fact, is_null_fact)
-from .summaries import Case, Effect, Summary, simplify_cases, summary_from_status_check
+from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
 STATUS_KIND = "ort.Status"
 
@@ -31,7 +31,8 @@ STATUS_KIND = "ort.Status"
 class Budget:
     """Limits that keep every function's analysis bounded (see README, "Limits")."""
 
-    max_block_visits: int = 60000  # states processed per function
+    max_block_visits: int = 20000  # states processed per function
+    collapse_after: int = 8  # states per block before "NULL or released" parameters are merged
     widen_after: int = 24  # states per block before non-resource facts are forgotten
     max_states_per_block: int = 400
     max_conds: int = 6
@@ -172,6 +173,8 @@ class FunctionAnalyzer:
 
     def _admit(self, bid: int, state: State, visited: dict[int, set]) -> bool:
         seen = visited.setdefault(bid, set())
+        if len(seen) >= self.budget.collapse_after:
+            self._collapse_released_params(state)
         if len(seen) >= self.budget.widen_after:
             self._forget_facts(state)
         key = state.key()
@@ -187,6 +190,15 @@ class FunctionAnalyzer:
         if not self.incomplete:
             self.incomplete = True
             self.notes.append((self.fn.loc.line, message))
+
+    @staticmethod
+    def _collapse_released_params(state: State) -> None:
+        """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
+        value the caller owns, "known NULL here" and "released here" mean the same to the caller
+        (releasing NULL does nothing), so both become "released if not NULL"."""
+        for rid, res in list(state.r.items()):
+            if rid[0] == "p" and res.st == OPAQUE and is_null_fact(res.fact):
+                state.r[rid] = res._replace(st=RELEASED, fact=None)
 
     @staticmethod
     def _forget_facts(state: State) -> None:
@@ -897,7 +909,8 @@ class FunctionAnalyzer:
             return
         self._release_expr(state, ev, arg, rel, callee, helper)
 
-    def _release_expr(self, state: State, ev: Call, arg: Expr, rel: Release | None, callee: str, helper: str | None) -> None:
+    def _release_expr(self, state: State, ev: Call, arg: Expr, rel: Release | None, callee: str,
+                      helper: str | None, where: str = "") -> None:
         v = self._eval(state, arg)
         if v is not None and v[0] == "k" and v[1] == 0:
             return  # releasing NULL does nothing
@@ -907,7 +920,7 @@ class FunctionAnalyzer:
         if rid is None or res is None:
             return
         name = ir.expr_text(_strip_value(arg))
-        via = f" inside {helper}()" if helper else ""
+        via = f" inside {helper}()" + (f" at {_short_path(where)}" if where else "") if helper else ""
         kind = self.policy.kinds.get(res.kind) if res.kind else None
         label = kind.label if kind else "it"
         if res.st in (RELEASED, DANGLING):
@@ -947,8 +960,8 @@ class FunctionAnalyzer:
                     return
         if res.st == ESCAPED and res.kind is None:
             return
-        state.r[rid] = res._replace(st=RELEASED, relby=callee if res.relby is None else res.relby)
-        state.note(ev.loc.line, ev.loc.col, f"`{name}` released by {callee}(){via}", rid)
+        state.r[rid] = res._replace(st=RELEASED)
+        state.note(ev.loc.line, ev.loc.col, f"`{name}` released by {callee}(){via}", rid, release=callee)
         for other, ores in list(state.r.items()):
             if ores.parent == rid and ores.st == BORROWED:
                 state.r[other] = ores._replace(st=DANGLING)
@@ -1061,7 +1074,7 @@ class FunctionAnalyzer:
             if rel is not None:  # the owner object and mode arguments stay inside the helper
                 rel = dataclasses.replace(rel, owner=None, keep_if_arg=None)
             fake = Call(ev.id, ev.loc, effect.relby or ev.callee, ev.style, None, (e,), None, ev.text)
-            self._release_expr(state, fake, e, rel, effect.relby or ev.callee, helper)
+            self._release_expr(state, fake, e, rel, effect.relby or ev.callee, helper, effect.where)
         elif effect.what == "escape":
             self._escape_val(state, self._eval(state, e), None)
             self._escape_contents(state, e)
@@ -1277,7 +1290,11 @@ class FunctionAnalyzer:
 
     def _summary(self) -> Summary | None:
         cases: list[Case] = []
+        many = len(self.exits) > MAX_CASES
         for state, how, value in self.exits:
+            if many:  # the same merge as under path explosion, so the cases agree
+                state = state.copy()
+                self._collapse_released_params(state)
             cases.append(self._case_of(state, how, value))
         if not cases:
             return None
@@ -1297,7 +1314,8 @@ class FunctionAnalyzer:
                 elif is_nonnull_fact(res.fact):
                     pre.append((path, "nonnull"))
                 if res.st == RELEASED:
-                    effects.append(Effect(path, "release", res.relby))
+                    relby, where = self._release_site(state, rid)
+                    effects.append(Effect(path, "release", relby, where))
                 elif res.st == ESCAPED and res.esc != ("<return>",):
                     effects.append(Effect(path, "escape"))
                 elif res.st == CONSUMED:
@@ -1309,6 +1327,15 @@ class FunctionAnalyzer:
         ret = self._ret_spec(state, value) if how == "return" else None
         exit_kind = {"return": "return", "throw": "throw", "abort": "abort"}.get(how, "return")
         return Case(tuple(pre), tuple(effects), tuple(sorted(set(outs))), ret, exit_kind)
+
+    def _release_site(self, state: State, rid: str) -> tuple[str | None, str]:
+        """Which call released `rid` on this path, and where (from the path's trace)."""
+        node = state.trace
+        while node is not None:
+            if node.rid == rid and node.release is not None:
+                return node.release, f"{self.fn.path}:{node.line}"
+            node = node.prev
+        return None, ""
 
     def _ret_spec(self, state: State, value: Val | None) -> tuple | None:
         if value is None:
@@ -1351,6 +1378,11 @@ def _narrow(fact: Val | None, eq: bool, c: int):
 
 def _strip_value(e: Expr) -> Expr:
     return e
+
+
+def _short_path(where: str) -> str:
+    """`a/b/util.c:42` -> `util.c:42`: traces stay readable."""
+    return where.replace("\\", "/").rsplit("/", 1)[-1]
 
 
 def _owner_text(e: Expr) -> str:

@@ -38,7 +38,6 @@ class Res(NamedTuple):
     fact: Val | None = None  # value facts about an opaque pointer (NULL or not)
     parent: str | None = None  # the owner a borrowed pointer depends on
     esc: LocKey | None = None  # where it escaped to (summaries need out-parameters)
-    relby: str | None = None  # the call that released it
 
 
 class TraceNode(NamedTuple):
@@ -50,6 +49,7 @@ class TraceNode(NamedTuple):
     rid: str | None
     prev: "TraceNode | None"
     depth: int
+    release: str | None = None  # the call that released `rid` here (kept out of state keys)
 
 
 class State:
@@ -72,12 +72,12 @@ class State:
         """The part that decides findings: which locations hold which resources, and their states."""
         return (frozenset((k, v) for k, v in self.b.items() if v[0] == "r"), frozenset(self.r.items()))
 
-    def note(self, line: int, col: int, text: str, rid: str | None = None) -> None:
+    def note(self, line: int, col: int, text: str, rid: str | None = None, release: str | None = None) -> None:
         depth = self.trace.depth + 1 if self.trace is not None else 1
         if depth > 400:  # keep long paths cheap: the explanation shows the recent part
             depth = 1
             self.trace = None
-        self.trace = TraceNode(line, col, text, rid, self.trace, depth)
+        self.trace = TraceNode(line, col, text, rid, self.trace, depth, release)
 
     def refs(self, rid: str) -> int:
         target = ("r", rid)

@@ -25,6 +25,7 @@ class Effect:
     path: ParamPath
     what: str  # "release" | "escape" | "consume"
     relby: str | None = None  # the policy call that performs the release (for kind checks)
+    where: str = ""  # "file:line" of that release inside the callee, for traces
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +63,13 @@ class Summary:
         for i, case in enumerate(self.cases, 1):
             parts = []
             if case.pre:
-                parts.append("when " + " and ".join(f"{self.param_text(p)} is {v}" for p, v in case.pre))
+                parts.append("when " + " and ".join(f"{self.param_text(p)} {'==' if v == 'null' else '!='} NULL"
+                                                    for p, v in case.pre))
             for e in case.effects:
                 verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release"}[e.what]
-                parts.append(f"{verb} {self.param_text(e.path)}" + (f" (via {e.relby})" if e.relby and e.what == "release" else ""))
+                via = f" with {e.relby}()" if e.relby and e.what == "release" else ""
+                at = f" at {e.where}" if e.where else ""
+                parts.append(f"{verb} {self.param_text(e.path)}{via}{at}")
             for path, kind in case.outs:
                 parts.append(f"acquires {kind} into {self.param_text(path)}")
             if case.ret is not None:
