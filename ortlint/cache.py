@@ -45,6 +45,7 @@ class FileRecord:
     lines: int
     notes: list[tuple[int, str, str]]  # front-end notes (line, message, level), incl. per-function ones
     functions: list[FunctionRecord] = field(default_factory=list)
+    constants: dict[str, int] = field(default_factory=dict)
 
 
 def content_hash(data: bytes) -> str:

@@ -257,3 +257,4 @@ class SourceUnit:
     functions: list[Function]
     notes: list[tuple[Loc, str]] = field(default_factory=list)
     lines: int = 0
+    constants: dict[str, int] = field(default_factory=dict)  # enumerators, `#define NAME 42`

@@ -108,10 +108,26 @@ class Program:
         self.by_file_name: dict[tuple[str, str], FunctionKey] = {}
         self.global_by_name: dict[str, FunctionKey] = {}
         self.context_by_name: dict[str, FunctionKey] = {}
+        self.file_constants: dict[str, dict[str, int]] = {}
         for unit in units:
             self.add_unit(unit)
 
+    def constants(self) -> dict[str, int]:
+        """Integer constants declared anywhere in the analyzed tree (a name with two different
+        values is dropped: it cannot be trusted)."""
+        merged: dict[str, int] = {}
+        clashes: set[str] = set()
+        for _path, consts in sorted(self.file_constants.items()):
+            for name, value in consts.items():
+                if merged.get(name, value) != value:
+                    clashes.add(name)
+                merged[name] = value
+        for name in clashes:
+            del merged[name]
+        return merged
+
     def add_unit(self, unit: ir.SourceUnit) -> None:
+        self.file_constants[unit.path] = dict(unit.constants)
         for fn in unit.functions:
             key = (fn.path, fn.name, fn.loc.line)
             info = self.functions.get(key)
@@ -121,6 +137,7 @@ class Program:
             self._add(FunctionInfo(key, fn.name, fn.is_static, tuple(sorted(fn.callees())), fn=fn))
 
     def add_record(self, record: FileRecord, context: bool = False) -> None:
+        self.file_constants.setdefault(record.path, dict(getattr(record, "constants", {})))
         for fr in record.functions:
             key = (record.path, fr.name, fr.line)
             if key not in self.functions:
@@ -225,6 +242,8 @@ class Analysis:
         self.load_ir = load_ir
         self.summaries: dict[FunctionKey, Summary | None] = {}
         self.results: dict[FunctionKey, FunctionResult] = {}
+        self.constants = program.constants()
+        self.constants_digest = summary_digest(tuple(sorted(self.constants.items())))
         self.deps: dict[FunctionKey, dict[str, str]] = {}
         self.reused = 0
         self.analyzed = 0
@@ -238,8 +257,10 @@ class Analysis:
         return lookup
 
     def current_deps(self, info: FunctionInfo) -> dict[str, str]:
-        deps = {}
+        deps = {"$constants": self.constants_digest}
         for name in info.callees:
+            if self.policy.lookup("plain", name) is not None:
+                continue  # the policy describes it; the callee's own code does not matter
             target = self.program.resolve(info.key[0], name)
             deps[name] = summary_digest(self.summaries.get(target)) if target is not None else "-"
         return deps
@@ -250,7 +271,7 @@ class Analysis:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
             return self._from_record(info)
-        result = FunctionAnalyzer(info.fn, self.policy, self.lookup_for(key[0]), self.options).run()
+        result = FunctionAnalyzer(info.fn, self.policy, self.lookup_for(key[0]), self.options, self.constants).run()
         self.results[key] = result
         self.deps[key] = self.current_deps(info)
         self.analyzed += 1
@@ -470,7 +491,7 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
         notes = list(previous.notes)
         keys = [(path, fr.name, fr.line) for fr in previous.functions]
         lines = previous.lines
-    record = FileRecord(path, digest, lines, notes)
+    record = FileRecord(path, digest, lines, notes, constants=dict(program.file_constants.get(path, {})))
     for key in keys:
         info = program.functions.get(key)
         result = analysis.results.get(key)

@@ -28,11 +28,14 @@ BORROWED_DESPITE_TYPE = {
 OWNED_WITHOUT_TYPE = {
     "AllocatorAlloc": "ort.AllocatorMemory",
     "GetAvailableProviders": "ort.AvailableProviders",
+    # the array itself comes from the allocator; its elements (values the caller releases) are
+    # not tracked one by one
+    "GetBoundOutputValues": "ort.AllocatorMemory",
 }
 # Out-parameters that must not be tracked at all (not released by the OrtApi, or odd types).
 IGNORED_OUTS = {"RegisterCustomOpsLibrary", "GetExecutionProviderApi", "GetTensorRTProviderOptionsByName",
                 "GetCUDAProviderOptionsByName", "KernelContext_GetResource", "KernelContext_GetScratchBuffer",
-                "GetHardwareDevices", "GetBoundOutputValues"}
+                "GetHardwareDevices"}
 # OrtTrainingApi entries that return an OrtStatus* but acquire nothing, so the reference table
 # (which lists acquisitions and releases only) leaves them out; from onnxruntime_training_c_api.h.
 TRAINING_STATUS_ONLY = [

@@ -81,8 +81,10 @@ SummaryLookup = Callable[[Call], "Summary | None"]
 class FunctionAnalyzer:
     """Analyzes one `ir.Function` against a policy and the summaries of its callees."""
 
-    def __init__(self, fn: ir.Function, policy: Policy, summaries: SummaryLookup, options: Options | None = None):
+    def __init__(self, fn: ir.Function, policy: Policy, summaries: SummaryLookup, options: Options | None = None,
+                 constants: dict[str, int] | None = None):
         self.fn = fn
+        self.constants = constants or {}
         self.policy = policy
         self.summaries = summaries
         self.options = options or Options()
@@ -284,8 +286,11 @@ class FunctionAnalyzer:
             v = state.b.get((e.name,))
             if v is not None:
                 return v
-            if not self._is_known_var(e.name) and e.name in self.policy.constants:
-                return ("k", self.policy.constants[e.name])
+            if not self._is_known_var(e.name):
+                if e.name in self.policy.constants:
+                    return ("k", self.policy.constants[e.name])
+                if e.name in self.constants:
+                    return ("k", self.constants[e.name])
             return None
         if isinstance(e, (Field, Index, Deref)):
             loc = self._resolve(state, e, create=False)
@@ -1316,8 +1321,8 @@ class FunctionAnalyzer:
                 if res.st == RELEASED:
                     relby, where = self._release_site(state, rid)
                     effects.append(Effect(path, "release", relby, where))
-                elif res.st == ESCAPED and res.esc != ("<return>",):
-                    effects.append(Effect(path, "escape"))
+                elif res.st == ESCAPED and not (res.esc == ("<return>",) and value == ("r", rid)):
+                    effects.append(Effect(path, "escape"))  # stored somewhere, or into returned memory
                 elif res.st == CONSUMED:
                     effects.append(Effect(path, "consume"))
             elif res.st == ESCAPED and res.esc and res.kind and res.esc[0].startswith("@"):

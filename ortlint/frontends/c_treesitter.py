@@ -1047,7 +1047,59 @@ class CFrontEnd:
         functions: list[ir.Function] = []
         for node, name in self.function_nodes(root):
             functions.extend(self.lower_function(node, name))
-        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
+        self.note_unparsed(root, functions)
+        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
+                             self.collect_constants(root))
+
+    def note_unparsed(self, root: Node, functions: list[ir.Function]) -> None:
+        """Code with a body that tree-sitter could not turn into a function is reported, so a
+        user knows it was not checked (instead of silently seeing no findings)."""
+        if not root.has_error:
+            return
+        covered = [(f.loc.line, f.loc.end_line) for f in functions]
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "ERROR":
+                first, last = node.start_point[0] + 1, node.end_point[0] + 1
+                inside = any(a <= first and last <= b for a, b in covered)
+                if not inside and b"{" in self.src[node.start_byte:node.end_byte]:
+                    self.notes.append((Loc(first, node.start_point[1] + 1, last, node.end_point[1] + 1),
+                                       f"could not parse lines {first}-{last}; code there is not analyzed"))
+                    continue
+            if node.type in self.CONTAINERS:
+                stack.extend(reversed(node.named_children))
+
+    def collect_constants(self, root: Node) -> dict[str, int]:
+        """Enumerators and `#define NAME <integer>`: so `return OK;` and `!= OK` can be compared."""
+        out: dict[str, int] = {}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "enumerator_list":
+                self._enumerators(node, out)
+            elif node.type == "preproc_def":
+                name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+                if name is not None and value is not None:
+                    number = parse_int(self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip().strip("()"))
+                    if number is not None:
+                        out[self.src[name.start_byte:name.end_byte].decode()] = number
+            elif node.type not in ("function_definition", "compound_statement"):
+                stack.extend(node.named_children)
+        return out
+
+    def _enumerators(self, node: Node, out: dict[str, int]) -> None:
+        nxt: int | None = 0
+        for e in node.named_children:
+            if e.type != "enumerator":
+                continue
+            name, value = e.child_by_field_name("name"), e.child_by_field_name("value")
+            if value is not None:
+                text = self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip()
+                nxt = parse_int(text) if parse_int(text) is not None else out.get(text)
+            if name is not None and nxt is not None:
+                out[self.src[name.start_byte:name.end_byte].decode()] = nxt
+            nxt = nxt + 1 if nxt is not None else None
 
     def lower_function(self, node: Node, name: str) -> list[ir.Function]:
         lowering = self.lowering_class(self, node, name)

@@ -1,0 +1,89 @@
+"""The release-map policy: validation errors name file, line and key; the shipped files cover the
+reference tables completely."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from ortlint.api import default_policy
+from ortlint.policy import PolicyError, load_policy
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "mine.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
+    p = write(tmp_path, '[[kind]]\nid = "my.Thing"\nlabel = "thing"\n\n[[call]]\nname = "my_create"\n'
+                        'acquire = { kind = "my.Thing", into = "return" }\n\n[[call]]\nname = "my_destroy"\n'
+                        'release = { arg = 0, kinds = ["my.Thing"] }\n')
+    policy = load_policy([p])
+    assert policy.lookup("plain", "my_create").acquires[0].kind == "my.Thing"
+    assert policy.lookup("plain", "my_destroy").release.kinds == {"my.Thing"}
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('[[call]]\nname = "f"\nacquire = { kind = "nope", into = "return" }\n', "unknown kind 'nope'"),
+    ('[[call]]\nname = "f"\nstyle = "weird"\n', "style"),
+    ('[[call]]\nname = "f"\nreleas = { arg = 0 }\n', "unknown key"),
+    ('[[call]]\nname = "f"\nreturns = "code"\n', "success"),
+    ('[[kind]]\nlabel = "x"\n', "kind[0].id: missing"),
+    ('[[call]]\nname = "f"\nacquire = { kind = "libc.heap", into = "sideways" }\n', "into"),
+    ("this is = = not toml\n", "invalid TOML"),
+])
+def test_malformed_policy_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
+    p = write(tmp_path, "# a comment line\n" + text)
+    with pytest.raises(PolicyError) as err:
+        load_policy([p])
+    message = str(err.value)
+    assert str(p) in message and needle in message
+    if "TOML" not in needle:
+        assert f"{p}:" in message and message.split(f"{p}:")[1].split(":")[0].isdigit()
+
+
+def test_missing_policy_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(PolicyError, match="cannot read policy file"):
+        load_policy([tmp_path / "absent.toml"])
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="reference tables not present")
+def test_every_ort_acquisition_and_release_of_the_reference_is_covered() -> None:
+    policy = default_policy()
+    for table in ("ort_api_functions.tsv", "ort_training_api_functions.tsv"):
+        with (REFERENCE / table).open(newline="") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                name = row["name"]
+                spec = policy.lookup("table", name) or policy.is_neutral("table", name)
+                assert spec, f"{name} from {table} is not in rules/onnxruntime.toml"
+                if row["returns"] == "status" and name != "CreateStatus":  # returns the new status itself
+                    assert policy.lookup("table", name).returns == "status", name
+                if name.startswith("Release") and "_Frees_ptr" in row["params"]:
+                    assert policy.lookup("table", name).release is not None, name
+                if "caller-owns" in row["ownership_hint"] and row["out_params"] and not name.startswith("GetHardware"):
+                    s = policy.lookup("table", name)
+                    assert s.acquires, f"{name}: caller-owned out-parameter not acquired"
+
+
+@pytest.mark.skipif(not REFERENCE.is_dir(), reason="reference tables not present")
+def test_every_jni_pair_of_the_reference_is_covered() -> None:
+    policy = default_policy()
+    with (REFERENCE / "jni_pairs.tsv").open(newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            acquire = policy.lookup("table", row["acquire"])
+            release = policy.lookup("table", row["release"])
+            assert acquire is not None and acquire.acquires, row["acquire"]
+            assert release is not None and release.release is not None, row["release"]
+            assert release.release.kinds & {a.kind for a in acquire.acquires}, (row["acquire"], row["release"])
+
+
+def test_borrowed_results_are_not_owned() -> None:
+    policy = default_policy()
+    for name in ("CastTypeInfoToTensorInfo", "GetTensorMutableData", "GetAllocatorWithDefaultOptions", "GetErrorMessage"):
+        kinds = [policy.kinds[a.kind] for a in policy.lookup("table", name).acquires]
+        assert kinds and not any(k.owned for k in kinds), name
