@@ -37,6 +37,7 @@ class Kind:
     label: str
     owned: bool = True  # False: borrowed, the caller must never release it
     must_release: bool = True  # False: tracked for misuse only (JNI local references)
+    loop_leak: bool = False  # a leak when a loop iteration overwrites one never released
     token: bool = False  # no handle value: released by a call naming its owner (locks, frames)
     wrong_release_rule: str = "ORT003"
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001
@@ -70,6 +71,7 @@ class Release:
     keep_if_arg: int | None = None  # e.g. JNI mode argument ...
     keep_if_value: int | None = None  # ... equal to JNI_COMMIT: copy back, do not release
     receiver: bool = False  # Java `x.close()`: the receiver is released
+    elements: bool = False  # Java `OnnxValue.close(map)`: every element of the collection is released
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +100,9 @@ class CallSpec:
     moves: int | None = None  # realloc-like: on success this argument's block moves into the result
     status_check: StatusCheck | None = None
     origin: str = ""
+    type: str = ""  # Java: the static type of the result (`var s = env.createSession(p)` types s)
+    stores: str | None = None  # Java collections: "receiver" (`list.add(x)`) or "return" (`Map.of(k, x)`) keeps the arguments
+    view: bool = False  # Java: the result shows the receiver's elements (`map.values()`)
 
 
 @dataclass
@@ -189,11 +194,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
-_KIND_KEYS = {"id", "label", "owned", "must_release", "token", "wrong_release_rule", "language"}
-_CALL_KEYS = {"name", "names", "style", "returns", "success", "acquire", "borrow", "release",
+_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language"}
+_CALL_KEYS = {"type", "stores", "view",
+              "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
-_REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver"}
+_REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases"}
 
 
@@ -266,6 +272,7 @@ class _Loader:
                 label=self._str(raw, "label", key, "kind", i) or kid,
                 owned=self._bool(raw, "owned", key, "kind", i, True),
                 must_release=self._bool(raw, "must_release", key, "kind", i, True),
+                loop_leak=self._bool(raw, "loop_leak", key, "kind", i, False),
                 token=self._bool(raw, "token", key, "kind", i, False),
                 wrong_release_rule=rule,
                 language=self._str(raw, "language", key, "kind", i) or "c",
@@ -368,7 +375,8 @@ class _Loader:
                 escapes=frozenset(() if escapes_all else escapes_raw), escapes_all=escapes_all,
                 noreturn=noreturn or None, assume=assume, moves=moves,
                 status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
-                origin=origin,
+                origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
+                view=bool(raw.get("view", False)),
             ))
         return specs
 
@@ -419,7 +427,19 @@ class _Loader:
         if all(self.policy.kinds[k].token for k in kinds):
             arg = None  # tokens have no handle: the release names the owner, if anything
         return Release(kinds=kinds, arg=arg, owner=raw.get("owner"), keep_if_arg=keep_arg,
-                       keep_if_value=keep_val, receiver=receiver)
+                       keep_if_value=keep_val, receiver=receiver, elements=bool(raw.get("elements", False)))
+
+    def _java_type(self, raw: dict[str, Any], key: str, i: int) -> str:
+        value = raw.get("type", "")
+        if not isinstance(value, str):
+            self.fail(f"{key}.type", "must be a type name such as \"OrtSession.Result\"", "call", i)
+        return value
+
+    def _stores(self, raw: dict[str, Any], key: str, i: int) -> str | None:
+        value = raw.get("stores")
+        if value not in (None, "receiver", "return"):
+            self.fail(f"{key}.stores", "must be \"receiver\" or \"return\"", "call", i)
+        return value
 
     def _status_check(self, raw: Any, key: str, i: int) -> StatusCheck:
         if not isinstance(raw, dict):

@@ -51,7 +51,9 @@ def main() -> None:
         ("jni.StringCritical", "critical string region", ""),
         ("jni.GlobalRef", "JNI global reference", ""),
         ("jni.WeakGlobalRef", "JNI weak global reference", ""),
-        ("jni.LocalRef", "JNI local reference", "must_release = false\n"),
+        ("jni.LocalRef", "JNI local reference",
+         "must_release = false  # freed when the native method returns ...\n"
+         "loop_leak = true  # ... but they pile up when a loop makes one per iteration\n"),
         ("jni.LocalFrame", "JNI local frame", "token = true\n"),
         ("jni.Monitor", "JNI monitor", "token = true\n"),
         ("jni.AttachedThread", "attached JNI thread", "token = true\n"),
@@ -104,6 +106,15 @@ def main() -> None:
         w('style = "table"')
         w(f'release = {{ arg = 0, kinds = ["{kind}"] }}')
         w('')
+    local_ref_makers = [n for n in names if re.match(
+        r"^(FindClass|GetObjectClass|GetSuperclass|AllocObject|NewString|NewStringUTF|NewObjectArray|"
+        r"New(Boolean|Byte|Char|Short|Int|Long|Float|Double)Array|GetObjectArrayElement|GetObjectField|"
+        r"GetStaticObjectField|ExceptionOccurred|ToReflectedMethod|ToReflectedField|GetModule)$", n)]
+    w('# Calls that return a new JNI local reference.')
+    w('[[call]]')
+    w('names = [' + ", ".join(f'"{n}"' for n in local_ref_makers) + ']')
+    w('style = "table"')
+    w('acquire = { kind = "jni.LocalRef", into = "return" }\n')
     w('[[call]]\nname = "PushLocalFrame"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
     w('acquire = { kind = "jni.LocalFrame", into = "token" }\n')
     w('[[call]]\nname = "PopLocalFrame"\nstyle = "table"\nrelease = { arg = -1, kinds = ["jni.LocalFrame"] }\n')
@@ -118,10 +129,17 @@ def main() -> None:
     w('# Handing a value to Java transfers ownership: method and constructor arguments, fields,')
     w('# object array elements, and the contents of a buffer copied into a Java array')
     w('# (the ORT Java binding returns handles as jlong values this way).')
+    object_returning = [n for n in sinks_all if "Object" in n]
     w('[[call]]')
-    w('names = [' + ", ".join(f'"{n}"' for n in sinks_all) + ']')
+    w('names = [' + ", ".join(f'"{n}"' for n in sinks_all if n not in object_returning) + ']')
     w('style = "table"')
     w('escapes = "all"\n')
+    w('# ... and those of them that return an object return a new local reference too.')
+    w('[[call]]')
+    w('names = [' + ", ".join(f'"{n}"' for n in object_returning) + ']')
+    w('style = "table"')
+    w('escapes = "all"')
+    w('acquire = { kind = "jni.LocalRef", into = "return" }\n')
     region = [n for n in names if re.match(r"^Set\w+ArrayRegion$", n)]
     w('[[call]]')
     w('names = [' + ", ".join(f'"{n}"' for n in region) + ']')
@@ -141,6 +159,7 @@ def main() -> None:
     declared |= set(sinks_all) | set(region) | set(fields)
     declared |= {f"Get{t}ArrayElements" for t in TYPES} | {f"Release{t}ArrayElements" for t in TYPES}
     declared |= {a for a, _, _, _ in simple} | {b for _, b, _, _ in simple}
+    declared |= set(local_ref_makers)
     neutral = [n for n in names if n not in declared]
     w('[[neutral]]')
     w('style = "table"')

@@ -769,9 +769,49 @@ class FunctionAnalyzer:
         for s in states:
             out.extend(self._outcomes(s, ev, spec))
         for s in out:
+            if spec.stores:
+                self._keep_args(s, ev, spec.stores)
+            if spec.view and ev.dest is not None and ev.receiver is not None:
+                self._store(s, ev.dest, self._eval(s, ev.receiver), ev.loc)
             s.b.pop((f"$drop{ev.id}",), None)
             self._gc(s, ev.loc)
         return _dedupe(out)
+
+    def _keep_args(self, state: State, ev: Call, into: str) -> None:
+        """`list.add(t)`, `Map.of("x", t)`: the collection keeps its arguments, one slot per
+        resource (`@C [] #rid`). Keeping is not owning: a collection created here keeps them
+        this function's; any other collection (a field, a parameter's) takes them away."""
+        coll = ev.receiver if into == "receiver" else (ev.dest if ev.dest is not None else Var(f"$drop{ev.id}"))
+        if coll is None:
+            return
+        loc = self._resolve(state, Index(coll, Opaque("i")), create=True)
+        for arg in ev.args:
+            v = self._eval(state, arg)
+            if v is None or v[0] != "r" or v[1] not in state.r:
+                continue
+            if loc is None or not self._is_local_loc(state, loc):
+                self._escape_val(state, v, loc)
+            else:
+                state.b[loc + ("#" + v[1],)] = v
+
+    def _stored(self, state: State, elem: Expr) -> list[str]:
+        """Resources kept one-per-slot in the collection whose elements `elem` (`c[i]`) names."""
+        loc = self._resolve(state, elem, create=False)
+        if loc is None:
+            return []
+        n = len(loc)
+        return sorted({v[1] for k, v in state.b.items()
+                       if len(k) == n + 1 and k[:n] == loc and k[n].startswith("#") and v[0] == "r"})
+
+    def _release_stored(self, state: State, elem: Expr, kinds: frozenset | None, by: str, loc: ir.Loc) -> None:
+        """Closing every element of a collection (`OnnxValue.close(map)`, a closing loop)."""
+        for rid in self._stored(state, elem):
+            res = state.r.get(rid)
+            if res is None or res.st not in (HELD, OPAQUE) or (kinds and res.kind and res.kind not in kinds):
+                continue
+            state.r[rid] = res._replace(st=RELEASED)
+            state.note(loc.line, loc.col, f"released with the other elements of `{ir.expr_text(_strip_value(elem))}` by {by}",
+                       rid, release=by.rstrip("()") if by.endswith("()") else None)
 
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
         """Split into success and failure where the call can fail, then acquire on success."""
@@ -865,7 +905,7 @@ class FunctionAnalyzer:
             return
         st = HELD if kind.owned else BORROWED
         old = state.r.get(rid)
-        if old is not None and old.st == HELD and not old.coll and kind.owned:
+        if old is not None and old.st == HELD and not old.coll and kind.owned and (kind.must_release or kind.loop_leak):
             dest_loc = self._resolve(state, target, create=False)
             if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
                 self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
@@ -900,7 +940,7 @@ class FunctionAnalyzer:
     def _site(self, rid: str, ev: Call, target: Expr | None, kind: str | None, via_helper: str | None = None) -> None:
         if rid not in self.sites:
             self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
-                                   ir.expr_text(target) if target is not None and not _is_drop(target) else "",
+                                   ir.expr_text(target) if target is not None and not _is_temp(target) else "",
                                    kind, bool(via_helper))
 
     # ------------------------------------------------------------------ releases
@@ -912,10 +952,14 @@ class FunctionAnalyzer:
         arg = ev.receiver if rel.receiver else (ev.args[rel.arg] if rel.arg is not None and rel.arg < len(ev.args) else None)
         if arg is None:
             return
+        if rel.elements:  # OnnxValue.close(map): the elements, not the collection
+            arg = Index(arg, Opaque("i"))
         self._release_expr(state, ev, arg, rel, callee, helper)
 
     def _release_expr(self, state: State, ev: Call, arg: Expr, rel: Release | None, callee: str,
                       helper: str | None, where: str = "") -> None:
+        if isinstance(arg, Index):
+            self._release_stored(state, arg, rel.kinds if rel is not None else None, f"{callee}()", ev.loc)
         v = self._eval(state, arg)
         if v is not None and v[0] == "k" and v[1] == 0:
             return  # releasing NULL does nothing
@@ -1136,6 +1180,11 @@ class FunctionAnalyzer:
         do so for every element of `a`, including on the path that runs it zero times (then the
         loop that filled `a` ran zero times too)."""
         for arg, what in self._loop_releases(ev.loop_blocks):
+            if what == "release":
+                self._release_stored(state, arg, None, "the loop above", ev.loc)
+            else:
+                for rid in self._stored(state, arg):
+                    self._escape_val(state, ("r", rid), None)
             v = self._eval(state, arg)
             if v is None:
                 loc = self._resolve(state, arg, create=True)
@@ -1165,10 +1214,28 @@ class FunctionAnalyzer:
             for ev in block.events:
                 if isinstance(ev, Call):
                     for i, what in self._element_effects(ev).items():
-                        if i < len(ev.args) and isinstance(ev.args[i], Index):
-                            found.append((ev.args[i], what))
+                        elem = self._loop_element(ev.args[i], blocks) if i < len(ev.args) else None
+                        if elem is not None:
+                            found.append((elem, what))
+                    spec = self.policy.lookup(ev.style, ev.callee)
+                    if spec is not None and spec.release is not None and spec.release.receiver and ev.receiver is not None:
+                        elem = self._loop_element(ev.receiver, blocks)
+                        if elem is not None:
+                            found.append((elem, "release"))
         self._loop_release_cache[blocks] = found
         return found
+
+    def _loop_element(self, e: Expr, blocks: frozenset) -> Expr | None:
+        """`a[i]`, or a variable the loop loads from `a[i]` (`for (T v : a)`, `p = a[i]`)."""
+        if isinstance(e, Index):
+            return e
+        if not isinstance(e, Var):
+            return None
+        for bid in sorted(blocks):
+            for other in self.blocks[bid].events if bid in self.blocks else ():
+                if isinstance(other, ir.Assign) and other.dest == e and isinstance(other.value, Index):
+                    return other.value
+        return None
 
     def _element_effects(self, ev: Call) -> dict[int, str]:
         """Which arguments a call releases ("release") or takes ownership of ("escape")."""
@@ -1244,7 +1311,7 @@ class FunctionAnalyzer:
                 continue
             exits = sorted(record.exits)
             trace = record.trace[0] if record.trace else ()
-            first = exits[0]
+            first = next((e for e in exits if e[3] != "throw"), exits[0])
             where = _exit_phrase(first)
             more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
             target = f" into `{site.target}`" if site.target else ""
@@ -1256,6 +1323,12 @@ class FunctionAnalyzer:
             elif site.kind == STATUS_KIND and not record.bound:
                 rule = "ORT004"
                 msg = f"the OrtStatus* returned by {site.callee}() is tested or passed on but never released {where}{more}"
+            elif res_kind.loop_leak and not res_kind.must_release:
+                rule = "ORT001"
+                right = self.policy.releasers_of(res_kind.id)
+                msg = (f"{res_kind.label} created by {site.callee}(){target} inside a loop is never deleted: one more "
+                       f"piles up on every iteration until the native method returns"
+                       + (f"; delete it with {right[0]}() before the next iteration" if right else ""))
             else:
                 rule = "ORT001"
                 right = self.policy.releasers_of(res_kind.id)
@@ -1397,6 +1470,11 @@ def _owner_text(e: Expr) -> str:
 
 def _is_drop(e: Expr) -> bool:
     return isinstance(e, Var) and e.name.startswith("$drop")
+
+
+def _is_temp(e: Expr) -> bool:
+    """A front-end temporary (`$3`, `$drop7`): not a name to show the user."""
+    return isinstance(e, Var) and e.name.startswith("$")
 
 
 def _vars(e: Expr) -> set[str]:
