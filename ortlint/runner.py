@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import ir
 import hashlib
@@ -15,6 +15,9 @@ import os
 from .cache import Cache, FileRecord, FunctionRecord, content_hash, summary_digest
 from .discover import SourceFile, discover
 from .frontends.source import MAX_BYTES
+
+if TYPE_CHECKING:
+    from .parallel import UnitMeta, WorkerPool
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
 from .findings import Finding, Notice, Report
@@ -98,6 +101,7 @@ class FunctionInfo:
     fn: ir.Function | None = None
     record: FunctionRecord | None = None
     context: bool = False  # known from the cache index only: used for summaries, not reported
+    remote: bool = False  # its IR lives in a worker process (parallel runs)
 
 
 class Program:
@@ -135,6 +139,17 @@ class Program:
                 info.fn = fn
                 continue
             self._add(FunctionInfo(key, fn.name, fn.is_static, tuple(sorted(fn.callees())), fn=fn))
+
+    def add_meta(self, meta: "UnitMeta") -> None:
+        """A file parsed by a worker: names and callees here, the IR stays in the worker."""
+        self.file_constants[meta.path] = dict(meta.constants)
+        for name, line, is_static, callees, _notes in meta.functions:
+            key = (meta.path, name, line)
+            info = self.functions.get(key)
+            if info is not None:
+                info.remote = True
+                continue
+            self._add(FunctionInfo(key, name, is_static, callees, remote=True))
 
     def add_record(self, record: FileRecord, context: bool = False) -> None:
         self.file_constants.setdefault(record.path, dict(getattr(record, "constants", {})))
@@ -235,11 +250,14 @@ class Analysis:
     MAX_SCC_ROUNDS = 3
 
     def __init__(self, program: Program, policy: Policy, options: Options,
-                 load_ir: Callable[[str], None] | None = None):
+                 load_ir: Callable[[str], None] | None = None, pool: "WorkerPool | None" = None,
+                 remote_parse: Callable[[list[str]], None] | None = None):
         self.program = program
         self.policy = policy
         self.options = options
         self.load_ir = load_ir
+        self.pool = pool
+        self.remote_parse = remote_parse
         self.summaries: dict[FunctionKey, Summary | None] = {}
         self.results: dict[FunctionKey, FunctionResult] = {}
         self.constants = program.constants()
@@ -286,35 +304,100 @@ class Analysis:
         return result
 
     def _reusable(self, info: FunctionInfo) -> bool:
-        return info.fn is None and info.record is not None and info.record.deps == self.current_deps(info)
+        return (info.fn is None and not info.remote and info.record is not None
+                and info.record.deps == self.current_deps(info))
+
+    def _settled(self, infos: list[FunctionInfo]) -> bool:
+        """Context and reusable cached functions need no analysis: take their records."""
+        if all(i.context for i in infos):
+            for i in infos:
+                self.summaries[i.key] = i.record.summary if i.record else None
+            return True
+        if all(i.context or self._reusable(i) for i in infos):
+            for i in infos:
+                self.summaries[i.key] = self._from_record(i).summary
+                self.reused += 0 if i.context else 1
+            return True
+        return False
 
     def run(self) -> None:
         graph = self.program.call_graph()
-        for component in strongly_connected(graph):
+        components = strongly_connected(graph)
+        if self.pool is not None:
+            self._run_parallel(graph, components)
+            return
+        for component in components:
             infos = [self.program.functions[k] for k in component]
-            if all(i.context for i in infos):
-                for i in infos:
-                    self.summaries[i.key] = i.record.summary if i.record else None
+            if self._settled(infos):
                 continue
-            if all(i.context or self._reusable(i) for i in infos):
-                for i in infos:
-                    self.summaries[i.key] = self._from_record(i).summary
-                    self.reused += 0 if i.context else 1
-                continue
-            recursive = len(component) > 1 or component[0] in graph.get(component[0], [])
-            rounds = self.MAX_SCC_ROUNDS if recursive else 1
-            for _ in range(rounds):
-                changed = False
-                for info in infos:
-                    if info.context:
-                        self.summaries[info.key] = info.record.summary if info.record else None
-                        continue
-                    result = self.analyze_function(info.key)
-                    if self.summaries.get(info.key) != result.summary:
-                        self.summaries[info.key] = result.summary
-                        changed = True
-                if not changed:
-                    break
+            self._analyze_component(component, graph)
+
+    def _run_parallel(self, graph: dict[FunctionKey, list[FunctionKey]], components: list[list[FunctionKey]]) -> None:
+        """Level by level (callees first); each level's single functions go to the workers
+        that hold their IR, in one round trip per level."""
+        assert self.pool is not None
+        level_of: dict[FunctionKey, int] = {}
+        levels: dict[int, list[list[FunctionKey]]] = {}
+        for component in components:
+            members = set(component)
+            level = 1 + max((level_of[t] for k in component for t in graph.get(k, []) if t not in members), default=-1)
+            for k in component:
+                level_of[k] = level
+            levels.setdefault(level, []).append(component)
+        for level in sorted(levels):
+            pending = []
+            for component in levels[level]:
+                infos = [self.program.functions[k] for k in component]
+                if self._settled(infos):
+                    continue
+                recursive = len(component) > 1 or component[0] in graph.get(component[0], [])
+                needs_ir = [i for i in infos if i.fn is None and not i.remote and not i.context]
+                if needs_ir and self.remote_parse is not None:
+                    self.remote_parse(sorted({i.key[0] for i in needs_ir}))
+                if recursive or not all(i.remote for i in infos if not i.context):
+                    self._fetch_ir(infos)
+                    self._analyze_component(component, graph)
+                else:
+                    pending.append(infos[0])
+            if pending:
+                jobs = [(i.key, self._callee_summaries(i)) for i in pending]
+                for key, result in sorted(self.pool.analyze(jobs, self.constants).items()):
+                    info = self.program.functions[key]
+                    if result is None:
+                        result = self._from_record(info) if info.record else FunctionResult([], None, {}, [])
+                    self.results[key] = result
+                    self.summaries[key] = result.summary
+                    self.deps[key] = self.current_deps(info)
+                    self.analyzed += 1
+
+    def _callee_summaries(self, info: FunctionInfo) -> dict[str, Summary | None]:
+        out = {}
+        for name in info.callees:
+            target = self.program.resolve(info.key[0], name)
+            out[name] = self.summaries.get(target) if target is not None else None
+        return out
+
+    def _fetch_ir(self, infos: list[FunctionInfo]) -> None:
+        remote = [i for i in infos if i.fn is None and i.remote]
+        if remote and self.pool is not None:
+            for key, fn in self.pool.fetch_ir([i.key for i in remote]).items():
+                self.program.functions[key].fn = fn
+
+    def _analyze_component(self, component: list[FunctionKey], graph: dict[FunctionKey, list[FunctionKey]]) -> None:
+        infos = [self.program.functions[k] for k in component]
+        recursive = len(component) > 1 or component[0] in graph.get(component[0], [])
+        for _ in range(self.MAX_SCC_ROUNDS if recursive else 1):
+            changed = False
+            for info in infos:
+                if info.context:
+                    self.summaries[info.key] = info.record.summary if info.record else None
+                    continue
+                result = self.analyze_function(info.key)
+                if self.summaries.get(info.key) != result.summary:
+                    self.summaries[info.key] = result.summary
+                    changed = True
+            if not changed:
+                break
 
 
 def _read(path: str) -> bytes | None:
@@ -332,7 +415,27 @@ def policy_namespace(policy: Policy, options: Options) -> str:
         h.update(path.encode())
         h.update(_read(path) or b"")
     h.update(repr(options).encode())
+    h.update(_code_digest())
     return h.hexdigest()
+
+
+_CODE_DIGEST: bytes | None = None
+
+
+def _code_digest() -> bytes:
+    """ortlint's own source files: a changed engine or front end never reuses old results."""
+    global _CODE_DIGEST
+    if _CODE_DIGEST is None:
+        h = hashlib.blake2b(digest_size=8)
+        package = os.path.dirname(os.path.abspath(__file__))
+        for folder, dirs, names in sorted(os.walk(package)):
+            dirs.sort()
+            for name in sorted(n for n in names if n.endswith(".py")):
+                path = os.path.join(folder, name)
+                h.update(os.path.relpath(path, package).encode())
+                h.update(_read(path) or b"")
+        _CODE_DIGEST = h.digest()
+    return _CODE_DIGEST
 
 
 class _Parser:
@@ -343,6 +446,7 @@ class _Parser:
         self.program = program
         self.by_path = by_path
         self.units: dict[str, ir.SourceUnit] = {}
+        self.metas: dict[str, "UnitMeta"] = {}  # files parsed by worker processes
         self.data: dict[str, bytes] = {}
 
     def parse(self, path: str) -> ir.SourceUnit:
@@ -382,18 +486,34 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
             if data is not None:
                 parser.data[source.path] = data
             to_parse.append(source.path)
-    parse_many(to_parse, parser, config.jobs)
-    if cache is not None:
-        _add_context(cache, program, by_path)
-    parsed = time.perf_counter()
-    analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse)
-    analysis.run()
+    workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
+    total_bytes = sum(len(parser.data.get(p) or b"") for p in to_parse)
+    pool = None
+    if workers > 1 and len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES:
+        pool = _start_pool(workers, config)
+    try:
+        if pool is not None:
+            for meta in pool.parse([(p, by_path[p].language, parser.data.pop(p, None)) for p in to_parse]):
+                parser.metas[meta.path] = meta
+                program.add_meta(meta)
+        else:
+            parse_many(to_parse, parser, 1)
+        if cache is not None:
+            _add_context(cache, program, by_path)
+        parsed = time.perf_counter()
+        analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse, pool=pool,
+                            remote_parse=(lambda paths: _remote_parse(pool, parser, program, by_path, paths)) if pool else None)
+        analysis.run()
+    finally:
+        if pool is not None:
+            pool.close()
     analyzed = time.perf_counter()
     for source in found.files:
         record = _file_record(source.path, hashes[source.path], program, analysis, parser, records.get(source.path))
         _collect(report, record)
         report.files.append(source.path)
-        if cache is not None and (source.path in parser.units or record is not records.get(source.path)):
+        if cache is not None and (source.path in parser.units or source.path in parser.metas
+                                  or record is not records.get(source.path)):
             cache.store(record)
     if cache is not None:
         cache.flush()
@@ -406,7 +526,7 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
         "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
         "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
         "parse_seconds": parsed - started, "analysis_seconds": analyzed - parsed,
-        "parsed_files": len(parser.units), "analyzed_functions": analysis.analyzed,
+        "parsed_files": len(parser.units) + len(parser.metas), "workers": len(pool.conns) if pool else 1, "analyzed_functions": analysis.analyzed,
         "reused_functions": analysis.reused,
         "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
     }
@@ -435,9 +555,31 @@ class _Lines:
 def _unit_lines(parser: _Parser, records: dict[str, FileRecord], path: str) -> _Lines | None:
     if path in parser.units:
         return _Lines(parser.units[path].lines)
+    if path in parser.metas:
+        return _Lines(parser.metas[path].lines)
     if path in records:
         return _Lines(records[path].lines)
     return None
+
+
+PARALLEL_MIN_FILES = 16  # below this, starting workers costs more than it saves
+PARALLEL_MIN_BYTES = 256 * 1024
+
+
+def _start_pool(workers: int, config: RunConfig) -> "WorkerPool | None":
+    from .parallel import WorkerPool
+    try:
+        return WorkerPool(workers, config.policy, config.options, config.compile_commands)
+    except (OSError, ValueError):  # no process support here: stay serial
+        return None
+
+
+def _remote_parse(pool: "WorkerPool", parser: _Parser, program: Program, by_path: dict[str, SourceFile],
+                  paths: list[str]) -> None:
+    """A cached file must be analyzed again after all: a worker parses it."""
+    for meta in pool.parse([(p, by_path[p].language, _read(p)) for p in paths]):
+        parser.metas[meta.path] = meta
+        program.add_meta(meta)
 
 
 def parse_many(paths: list[str], parser: _Parser, jobs: int) -> list[ir.SourceUnit]:
@@ -479,6 +621,7 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
                  previous: FileRecord | None) -> FileRecord:
     """What this run knows about one file, in the cache's terms."""
     unit = parser.units.get(path)
+    meta = parser.metas.get(path)
     notes: list[tuple[int, str, str]]
     if unit is not None:
         notes = [(loc.line, msg, "warning") for loc, msg in unit.notes]
@@ -486,6 +629,12 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
             notes.extend((loc.line, msg, "note") for loc, msg in fn.notes)
         keys = [(fn.path, fn.name, fn.loc.line) for fn in unit.functions]
         lines = unit.lines
+    elif meta is not None:
+        notes = [(line, msg, "warning") for line, msg in meta.notes]
+        for _name, _line, _static, _callees, fn_notes in meta.functions:
+            notes.extend((line, msg, "note") for line, msg in fn_notes)
+        keys = [(path, name, line) for name, line, _s, _c, _n in meta.functions]
+        lines = meta.lines
     else:
         assert previous is not None
         notes = list(previous.notes)
@@ -500,7 +649,7 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
         record.functions.append(FunctionRecord(
             key[1], key[2], info.is_static, info.callees, result.summary, list(result.findings),
             list(result.notes), dict(result.unknown_callees), analysis.deps.get(key, {})))
-    if previous is not None and unit is None and _same_results(previous, record):
+    if previous is not None and unit is None and meta is None and _same_results(previous, record):
         return previous
     return record
 
