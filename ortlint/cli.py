@@ -1,38 +1,317 @@
-"""Command line: options -> RunConfig -> run -> formatter. No analysis here."""
+"""Command line: options -> settings -> `runner.run` -> post-processing -> formatter.
+
+No analysis happens here. The post-processing steps (suppression comments, rule selection,
+baseline) only filter a finished `Report`, so that the Python API, the CLI and every output
+format agree on what a run found.
+
+    ortlint [OPTIONS] [PATH]...      analyze files and folders (same as `ortlint check`)
+    ortlint rules                    the table of rules
+    ortlint explain ORT001           what a rule finds, why it matters, an example and the fix
+
+Exit codes: 0 no findings, 1 findings, 2 usage or configuration error, a path that does not
+exist, or an internal failure.
+"""
 from __future__ import annotations
 
+import json
+import os
 import sys
+import traceback
+from dataclasses import dataclass
 
 import click
 
 from . import __version__
+from .baseline import BaselineError, read_baseline, split_new, write_baseline
+from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, drop_excluded, load_settings,
+                     resolve_rules)
+from .docs import render_for_terminal, rule_markdown
 from .engine.analyze import Options
+from .findings import RULES, Notice, Report
 from .policy import PolicyError, load_policy
 from .report import get_formatter
 from .runner import RunConfig, run
+from .suppress import apply_suppressions
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["text", "sarif", "json", "github"]), default="text", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), help="Write the report to FILE.")
-@click.option("--rules", "rule_files", multiple=True, type=click.Path(), help="Extra policy file (repeatable).")
-@click.version_option(__version__, prog_name="ortlint")
-def main(paths: tuple[str, ...], fmt: str, output: str | None, rule_files: tuple[str, ...]) -> None:
-    """Check release pairing in C, C++, JNI and Java code that uses ONNX Runtime."""
+class UsageFailure(Exception):
+    """Bad options, configuration, policy or baseline: reported in one line, exit code 2."""
+
+
+class _DefaultCommandGroup(click.Group):
+    """`ortlint PATH...` means `ortlint check PATH...`: linting is what people run 99% of the time.
+
+    A first argument that names a subcommand (`rules`, `explain`, `check`) selects it; to lint a
+    folder called `rules`, write `ortlint ./rules` or `ortlint check rules`.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or args[0] not in self.commands:
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultCommandGroup, context_settings=CONTEXT)
+def main() -> None:
+    """Release-pairing checks for ONNX Runtime C API, JNI, C++ and Java code."""
+
+
+# ----------------------------------------------------------------------------- check
+
+
+@dataclass
+class Presentation:
+    """How to show the results; none of this changes what is found."""
+
+    output: str | None = None
+    color: str = "auto"
+    quiet: bool = False
+    verbose: bool = False
+    exit_zero: bool = False
+    write_baseline: str | None = None
+    list_unknown_calls: bool = False
+
+
+_EPILOG = """\b
+Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file, found by walking up
+from the current directory (or --config FILE); command-line options win.
+Suppress a finding with `// ortlint: ignore[ORT001]` on its line or the line above.
+Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule).
+Exit codes: 0 no findings, 1 findings, 2 usage/configuration error, missing path or internal failure.
+Documentation: docs/cli.md"""
+
+
+@main.command(context_settings=CONTEXT, epilog=_EPILOG)
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]...")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.  [default: text]")
+@click.option("--output", "-o", type=click.Path(dir_okay=False),
+              help="Write the report to FILE instead of stdout.")
+@click.option("--select", multiple=True, metavar="RULE",
+              help="Report only these rules (ids, names or prefixes; repeatable, comma lists).")
+@click.option("--ignore", multiple=True, metavar="RULE", help="Do not report these rules (repeatable, comma lists).")
+@click.option("--rules", "rule_files", multiple=True, type=click.Path(), metavar="FILE",
+              help="Extra policy file describing your own API (repeatable).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Read settings from FILE instead of looking for one.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB (repeatable).")
+@click.option("--force-exclude", is_flag=True, default=None,
+              help="Apply excludes to files named on the command line too (for pre-commit).")
+@click.option("--no-default-excludes", is_flag=True, default=None,
+              help="Also walk .git, build, vendor, third_party and similar folders.")
+@click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
+              help="Analyze SUFFIX as c, cpp or java, e.g. .cu=cpp (repeatable).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.  [default: 0]")
+@click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Report only findings that are not in this baseline.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Record the current findings as the baseline and exit 0.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Text format: also list notes about code that could not be fully analyzed.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Color text output.")
+@click.option("--unknown-calls", type=click.Choice(UNKNOWN_CALLS),
+              help="A resource passed to an unknown function: `escape` (it takes ownership) or `keep`.  "
+                   "[default: escape]")
+@click.option("--list-unknown-calls", is_flag=True,
+              help="List unknown functions that received a resource (to complete your policy) instead of findings.")
+@click.option("--compile-commands", type=click.Path(), metavar="PATH",
+              help="compile_commands.json (or its folder): parse C/C++ with libclang.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Per-file result cache.  [default: .ortlint_cache]")
+@click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache (also: ORTLINT_NO_CACHE=1).")
+@click.version_option(__version__, "--version", prog_name="ortlint", message="%(prog)s %(version)s")
+def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
+          rule_files: tuple[str, ...], config_file: str | None, isolated: bool, exclude: tuple[str, ...],
+          force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],
+          jobs: int | None, baseline: str | None,
+          write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
+          unknown_calls: str | None, list_unknown_calls: bool, compile_commands: str | None,
+          cache_dir: str | None, no_cache: bool | None) -> None:
+    """Check C, C++, JNI and Java files and folders (default: the current folder)."""
+    overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
+                          exclude=list(exclude), default_excludes=False if no_default_excludes else None,
+                          extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
+                          unknown_calls=unknown_calls, compile_commands=compile_commands,
+                          cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude)
+    view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls)
     try:
-        policy = load_policy(rule_files)
-    except PolicyError as exc:
-        click.echo(f"ortlint: {exc}", err=True)
-        sys.exit(2)
-    report = run(RunConfig(list(paths) or ["."], policy, Options()))
-    text = get_formatter(fmt)(report)
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        settings = load_settings(overrides, config_file, isolated)
+        code = execute(settings, view)
+    except (ConfigError, PolicyError, BaselineError, UsageFailure) as exc:
+        click.echo(f"ortlint: error: {exc}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("ortlint: interrupted", err=True)
+        code = 130  # the shell convention for SIGINT; never mistaken for "findings"
+    sys.exit(code)
+
+
+def build_run_config(settings: Settings) -> RunConfig:
+    """Settings -> the runner's configuration (loads and validates the policy)."""
+    if settings.compile_commands and not os.path.exists(settings.compile_commands):
+        raise UsageFailure(f"--compile-commands: {settings.compile_commands}: no such file or directory")
+    policy = load_policy(settings.rules)
+    paths = settings.paths or ["."]
+    if settings.force_exclude:
+        paths = drop_excluded(paths, settings.exclude_patterns())
+    return RunConfig(paths=paths, policy=policy,
+                     options=Options(unknown_calls=settings.unknown_calls),
+                     excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
+                     jobs=settings.jobs, compile_commands=settings.compile_commands,
+                     cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None)
+
+
+def analyze(settings: Settings, config: RunConfig) -> Report:
+    """Run the analysis, then apply suppressions, rule selection and the baseline (in that order)."""
+    report = run(config)
+    report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
+    report.stats["suppressed"] = apply_suppressions(report)
+    enabled = settings.enabled_rules()
+    report.findings = [f for f in report.findings if f.rule in enabled]
+    return report
+
+
+def execute(settings: Settings, view: Presentation) -> int:
+    """One `ortlint check`; returns the exit code. Raises the usage errors `check` reports."""
+    if settings.baseline and not view.write_baseline:
+        read_baseline(settings.baseline)  # fail fast, before a long run, on a bad baseline
+    config = build_run_config(settings)
+    try:
+        report = analyze(settings, config)
+    except Exception as exc:  # noqa: BLE001 - an analyzer bug must end with a clear message and exit 2
+        _internal_error(exc)
+        return EXIT_ERROR
+    _apply_baseline(report, settings, view)
+    if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
+        click.echo(f"ortlint: warning: no C, C++ or Java source files found in {', '.join(config.paths)}", err=True)
+    if view.list_unknown_calls:
+        _emit(_unknown_calls_table(report), view.output, color=False)
     else:
-        click.echo(text, nl=False)
-    sys.exit(1 if report.findings else 0)
+        _emit(_format(report, settings.format, view), view.output, color=_use_color(view))
+        _echo_errors(report, settings.format, view)
+    return _exit_code(report, view)
+
+
+def _apply_baseline(report: Report, settings: Settings, view: Presentation) -> None:
+    """Record the findings (--write-baseline), or keep only those the baseline does not know."""
+    if view.write_baseline:
+        write_baseline(view.write_baseline, report.findings)
+        click.echo(f"ortlint: wrote {len(report.findings)} finding(s) to baseline {view.write_baseline}", err=True)
+    elif settings.baseline:
+        report.findings, known = split_new(settings.baseline, report.findings)
+        report.stats["baselined"] = len(known)
+
+
+def _internal_error(exc: BaseException) -> None:
+    click.echo(f"ortlint: internal error: {type(exc).__name__}: {exc}", err=True)
+    if os.environ.get("ORTLINT_DEBUG"):
+        click.echo("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), err=True)
+    else:
+        click.echo("ortlint: this is a bug in ortlint; rerun with ORTLINT_DEBUG=1 for the traceback and please report it",
+                   err=True)
+
+
+def _format(report: Report, fmt: str, view: Presentation) -> str:
+    formatter = get_formatter(fmt)
+    return formatter(report, color=_use_color(view), quiet=view.quiet, verbose=view.verbose)
+
+
+def _use_color(view: Presentation) -> bool:
+    """`auto` means: writing to a terminal, and the user did not ask for no color (NO_COLOR)."""
+    if view.color != "auto":
+        return view.color == "always"
+    if view.output or os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
+
+
+def _emit(text: str, output: str | None, color: bool) -> None:
+    if not output:
+        click.echo(text, nl=False, color=color)
+        return
+    try:
+        with open(output, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise UsageFailure(f"--output: {output}: cannot write: {exc.strerror or exc}") from None
+
+
+def _echo_errors(report: Report, fmt: str, view: Presentation) -> None:
+    """Errors about the run (a missing path) also go to stderr when stdout is not the text report."""
+    if fmt == "text" and not view.output:
+        return
+    for n in report.notices:
+        if n.level == "error":
+            click.echo(f"ortlint: error: {n.path}: {n.message}", err=True)
+
+
+def _unknown_calls_table(report: Report) -> str:
+    rows = sorted(report.unknown_callees.items(), key=lambda kv: (-kv[1], kv[0]))
+    if not rows:
+        return "No unknown call received a tracked resource.\n"
+    width = max(len(name) for name, _ in rows)
+    lines = [f"{'CALL':<{width}}  RESOURCES PASSED"] + [f"{name:<{width}}  {count}" for name, count in rows]
+    lines.append("")
+    lines.append("Describe these in a policy file (--rules FILE): [[call]] entries for functions that release or")
+    lines.append("take ownership, [[neutral]] names for functions that only look at what they are given.")
+    return "\n".join(lines) + "\n"
+
+
+def _is_failure(n: Notice) -> bool:
+    return n.level == "error" or n.message.startswith("internal error")
+
+
+def _exit_code(report: Report, view: Presentation) -> int:
+    if any(_is_failure(n) for n in report.notices):
+        return EXIT_ERROR
+    if view.write_baseline or view.list_unknown_calls or view.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+# ----------------------------------------------------------------------------- rules / explain
+
+
+@main.command(context_settings=CONTEXT)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(fmt: str) -> None:
+    """List every rule: id, name, default level and what it finds."""
+    if fmt == "json":
+        data = [{"id": r.id, "name": r.name, "level": r.level, "summary": r.summary,
+                 "docs": f"docs/rules/{r.id}.md"} for r in RULES.values()]
+        click.echo(json.dumps(data, indent=2))
+        return
+    width = max(len(r.name) for r in RULES.values())
+    click.echo(f"{'ID':<7} {'NAME':<{width}}  {'LEVEL':<7} DESCRIPTION")
+    for r in RULES.values():
+        click.echo(f"{r.id:<7} {r.name:<{width}}  {r.level:<7} {r.summary}")
+    click.echo("\n`ortlint explain ID` shows what a rule finds, why it matters, an example and the fix.")
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("rule")
+def explain(rule: str) -> None:
+    """Explain RULE (an id such as ORT001 or a name such as leak)."""
+    try:
+        ids = resolve_rules([rule], "explain")
+    except ConfigError as exc:
+        click.echo(f"ortlint: error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    for rule_id in ids:
+        page = rule_markdown(rule_id)
+        if not page:
+            r = RULES[rule_id]
+            page = f"# {r.id}: {r.name}\n\n{r.summary}\n"
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        click.echo(render_for_terminal(page, "\033[1m" if color else "", "\033[0m" if color else ""), nl=False, color=color)
 
 
 if __name__ == "__main__":

@@ -33,3 +33,50 @@ def rule_help(rule_id: str) -> tuple[str, str]:
     text = re.sub(r"```\w*\n?", "", text)
     text = text.replace("`", "")
     return text.strip(), markdown.strip()
+
+
+def rule_sections(rule_id: str) -> dict[str, str]:
+    """The `## Heading` sections of a rule page, keyed by heading ("What it does", "Example")."""
+    sections: dict[str, str] = {}
+    current: str | None = None
+    lines: list[str] = []
+    fence = False
+    for line in rule_markdown(rule_id).splitlines():
+        if line.startswith("```"):
+            fence = not fence
+        if not fence and line.startswith("## "):
+            if current is not None:
+                sections[current] = "\n".join(lines).strip()
+            current, lines = line[3:].strip(), []
+        elif current is not None:
+            lines.append(line)
+    if current is not None:
+        sections[current] = "\n".join(lines).strip()
+    return sections
+
+
+def rule_description(rule_id: str) -> str:
+    """First paragraph of "What it does", as plain text: SARIF's fullDescription."""
+    what = rule_sections(rule_id).get("What it does", "")
+    first = what.split("\n\n")[0]
+    return " ".join(first.replace("`", "").split())
+
+
+def render_for_terminal(markdown: str, bold: str = "", reset: str = "") -> str:
+    """Markdown page -> terminal text: headings emphasized, code blocks indented, no fences."""
+    out: list[str] = []
+    fence = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            out.append("    " + line if line else "")
+        elif line.startswith("#"):
+            title = line.lstrip("#").strip()
+            out.append(f"{bold}{title}{reset}")
+            if line.startswith("# "):
+                out.append("=" * len(title))
+        else:
+            out.append(line)
+    return "\n".join(out).strip() + "\n"

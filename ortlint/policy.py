@@ -22,6 +22,7 @@ STYLES = ("plain", "table", "method", "new", "any")
 RETURNS = ("none", "status", "code")
 ON_FAILURE = ("continue", "abort", "throw", "return")
 RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT010")
+RECEIVER = -1  # Acquire.owner: the receiver of a method call rather than an argument
 _INTO = re.compile(r"^(return|token|\*(\d+)|(\d+)\[\]|(receiver))$")
 
 
@@ -41,6 +42,7 @@ class Kind:
     token: bool = False  # no handle value: released by a call naming its owner (locks, frames)
     wrong_release_rule: str = "ORT003"
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001
+    contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +196,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
-_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language"}
+_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language", "contains"}
 _CALL_KEYS = {"type", "stores", "view",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note"}
@@ -276,6 +278,7 @@ class _Loader:
                 token=self._bool(raw, "token", key, "kind", i, False),
                 wrong_release_rule=rule,
                 language=self._str(raw, "language", key, "kind", i) or "c",
+                contains=self._str(raw, "contains", key, "kind", i) or None,
             )
             self.policy.kinds[kid] = kind
         self._load_constants()
@@ -401,6 +404,8 @@ class _Loader:
         if borrowed and self.policy.kinds[kind].owned:
             self.fail(f"{key}.kind", f"kind {kind!r} is owned; a borrow needs a kind with owned = false", "call", i)
         owner = raw.get("from" if borrowed else "owner", raw.get("owner"))
+        if owner == "receiver":  # Java `result.get(i)`: borrowed from the object the method is called on
+            owner = RECEIVER
         if owner is not None and not isinstance(owner, int):
             self.fail(f"{key}.owner", "must be an argument index", "call", i)
         return Acquire(kind=kind, into=into, owner=owner, nullable=bool(raw.get("nullable", into == "return")))

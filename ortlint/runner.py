@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import ir
+import dataclasses
 import hashlib
 import os
 
@@ -56,7 +57,8 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
                 unit = parse_with_clang(source.path, policy, compile_commands)
             except Exception as exc:  # noqa: BLE001 - fall back, and say so
                 unit = None
-                fallback_note = f"libclang failed on this file ({type(exc).__name__}: {exc}); analyzed with tree-sitter instead"
+                fallback_note = str(exc) if type(exc).__name__ == "ClangFallback" else \
+                    f"libclang failed on this file ({type(exc).__name__}: {exc}); analyzed with tree-sitter instead"
             else:
                 fallback_note = None
             if unit is not None:
@@ -467,7 +469,9 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
     found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
-    cache = Cache(config.cache_dir, policy_namespace(config.policy, config.options)) if config.cache_dir else None
+    config = _with_compile_database(config, found.files, report)
+    namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands)
+    cache = Cache(config.cache_dir, namespace) if config.cache_dir else None
     program = Program()
     by_path = {s.path: s for s in found.files}
     parser = _Parser(config, program, by_path)
@@ -531,6 +535,26 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
         "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
     }
     return report
+
+
+def _with_compile_database(config: RunConfig, files: list[SourceFile], report: Report) -> RunConfig:
+    """Precise mode: the compile database given (a file or its folder), or one discovered in
+    the analyzed tree or its build/ folder when C/C++ files are analyzed (an empty string turns it off)."""
+    if not any(f.language in ("c", "cpp") for f in files) and config.compile_commands is None:
+        return config
+    from .frontends.clang_frontend import resolve_compile_commands  # cheap: libclang loads lazily
+    resolved = resolve_compile_commands(config.compile_commands, config.paths)
+    if resolved and resolved != config.compile_commands:
+        report.notices.append(Notice(resolved, 0, "using this compile database: C/C++ files listed in it are "
+                                     "parsed with libclang (precise mode)", "note"))
+    return dataclasses.replace(config, compile_commands=resolved)
+
+
+def _compile_database_digest(path: str | None) -> str:
+    """Results in precise mode depend on the compile flags too."""
+    if not path:
+        return ""
+    return "-" + hashlib.blake2b(path.encode() + (_read(path) or b""), digest_size=4).hexdigest()
 
 
 def _add_context(cache: Cache, program: Program, by_path: dict[str, SourceFile]) -> None:

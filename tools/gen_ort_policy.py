@@ -164,7 +164,7 @@ def main() -> None:
     w('status_check = { arg = 2, success_returns = "ORT_OK", on_failure = "continue" }')
     w("")
     w("[[call]]")
-    w('names = ["ORT_ABORT_ON_ERROR", "ABORT_ON_ERROR", "CheckStatus"]')
+    w('name = "ORT_ABORT_ON_ERROR"')
     w('note = "ONNX Runtime C samples: print the message, release the status, abort()."')
     w('status_check = { arg = 0, on_failure = "abort" }')
     w("")

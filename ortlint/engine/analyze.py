@@ -19,7 +19,7 @@ from typing import Callable
 from .. import ir
 from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
-from ..policy import Acquire, CallSpec, Policy, Release
+from ..policy import RECEIVER, Acquire, CallSpec, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
                     is_nonnull_fact, is_null_fact)
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
@@ -102,6 +102,7 @@ class FunctionAnalyzer:
         self._cond_vars: dict[Expr, frozenset[str]] = {}
         self._status_summaries: dict[str, Summary] = {}
         self._extra: list[tuple[State, int]] = []
+        self._released_at: dict[int, set[str]] = {}
         self.order = self._reverse_postorder()
 
     # ================================================================== driver
@@ -175,8 +176,10 @@ class FunctionAnalyzer:
 
     def _admit(self, bid: int, state: State, visited: dict[int, set]) -> bool:
         seen = visited.setdefault(bid, set())
+        released = self._released_at.setdefault(bid, set())
+        released.update(rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED)
         if len(seen) >= self.budget.collapse_after:
-            self._collapse_released_params(state)
+            self._collapse_released_params(state, released)
         if len(seen) >= self.budget.widen_after:
             self._forget_facts(state)
         key = state.key()
@@ -194,20 +197,22 @@ class FunctionAnalyzer:
             self.notes.append((self.fn.loc.line, message))
 
     @staticmethod
-    def _collapse_released_params(state: State) -> None:
+    def _collapse_released_params(state: State, released_elsewhere: set[str]) -> None:
         """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
-        value the caller owns, "known NULL here" and "released here" mean the same to the caller
-        (releasing NULL does nothing), so both become "released if not NULL"."""
+        value the caller owns, "known NULL here" and "released on the other path here" mean the
+        same to the caller (releasing NULL does nothing): both become "released if not NULL"."""
         for rid, res in list(state.r.items()):
-            if rid[0] == "p" and res.st == OPAQUE and is_null_fact(res.fact):
+            if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
                 state.r[rid] = res._replace(st=RELEASED, fact=None)
 
     @staticmethod
     def _forget_facts(state: State) -> None:
-        """Widening: keep which locations hold which resources, drop integer and NULL facts."""
+        """Widening: keep which locations hold which resources, drop integer and NULL facts,
+        and forget unknown values that carry no information any more."""
         state.b = {k: v for k, v in state.b.items() if v[0] == "r"}
         state.conds = frozenset()
         state.r = {rid: (res._replace(fact=None) if res.st == OPAQUE else res) for rid, res in state.r.items()}
+        _drop_blank_opaques(state)
 
     # ================================================================== blocks and events
 
@@ -294,10 +299,26 @@ class FunctionAnalyzer:
             return None
         if isinstance(e, (Field, Index, Deref)):
             loc = self._resolve(state, e, create=False)
+            if loc is not None and loc not in state.b and isinstance(e, Index):
+                return self._contained(state, loc)
             return state.b.get(loc) if loc is not None else None
         if isinstance(e, Op):
             return self._eval_op(state, e)
         return None
+
+    def _contained(self, state: State, loc: LocKey) -> Val | None:
+        """An element of a resource whose kind `contains` values it owns (a Java Result's
+        outputs): one borrowed value per container, created when first read."""
+        if len(loc) != 2 or loc[1] != "[]" or not loc[0].startswith("@"):
+            return None
+        owner = state.r.get(loc[0][1:])
+        kind = self.policy.kinds.get(owner.kind or "") if owner is not None else None
+        if kind is None or kind.contains not in self.policy.kinds or owner.st != HELD:
+            return None
+        rid = loc[0][1:] + "/[]"
+        state.r[rid] = Res(kind.contains, BORROWED, parent=loc[0][1:])
+        state.b[loc] = ("r", rid)
+        return ("r", rid)
 
     def _is_known_var(self, name: str) -> bool:
         return name in self.fn.locals or name in self.params or name.startswith("$")
@@ -388,7 +409,7 @@ class FunctionAnalyzer:
             v = state.b.get(base)
             if v is not None and v[0] == "r":
                 return ("@" + v[1], op)
-            if not create or (v is not None and v[0] == "k" and v[1] == 0):
+            if not create or (v is not None and v[0] == "k" and v[1] == 0) or _too_deep(base):
                 return None
             rid = self._new_opaque(state, base)
             return ("@" + rid, op)
@@ -414,7 +435,7 @@ class FunctionAnalyzer:
         if v is not None or not create:
             return None, None
         loc = self._resolve(state, _strip_value(e), create=True)
-        if loc is None:
+        if loc is None or _too_deep(loc):
             return None, None
         rid = self._new_opaque(state, loc)
         return rid, state.r[rid]
@@ -482,12 +503,20 @@ class FunctionAnalyzer:
             return
         if res.st in (HELD, BORROWED, OPAQUE):
             state.r[rid] = res._replace(st=ESCAPED, esc=where)
+            if res.st == BORROWED and res.parent and self._is_java(res.kind):
+                # a Result's output handed to another owner: whoever takes the values out of
+                # a Result takes over closing them (the Result has nothing else to close)
+                self._escape_val(state, ("r", res.parent), where, depth + 1)
         elif res.st == ESCAPED and res.esc is None and where is not None:
             state.r[rid] = res._replace(esc=where)
         prefix = "@" + rid
         for k, v in list(state.b.items()):
             if k[0] == prefix and v[0] == "r" and v[1] != rid:
                 self._escape_val(state, v, where, depth + 1)
+
+    def _is_java(self, kind_id: str | None) -> bool:
+        kind = self.policy.kinds.get(kind_id or "")
+        return kind is not None and kind.language == "java"
 
     def _escape_contents(self, state: State, e: Expr, where: LocKey | None = None) -> None:
         """`&x` or an array `a` handed away: everything stored inside x / a escapes too."""
@@ -595,7 +624,7 @@ class FunctionAnalyzer:
         loc = self._resolve(state, e, create=True)
         if loc is None or fact is None:
             return state
-        if v is None and c == 0 and (loc[0].startswith("@") or not self._is_known_var(loc[0])):
+        if v is None and c == 0 and (loc[0].startswith("@") or not self._is_known_var(loc[0])) and not _too_deep(loc):
             # memory reached through a parameter or a global: give it an identity, so the
             # NULL test shows up in this function's summary as a precondition
             rid = self._new_opaque(state, loc)
@@ -784,15 +813,17 @@ class FunctionAnalyzer:
         coll = ev.receiver if into == "receiver" else (ev.dest if ev.dest is not None else Var(f"$drop{ev.id}"))
         if coll is None:
             return
-        loc = self._resolve(state, Index(coll, Opaque("i")), create=True)
         for arg in ev.args:
-            v = self._eval(state, arg)
-            if v is None or v[0] != "r" or v[1] not in state.r:
-                continue
-            if loc is None or not self._is_local_loc(state, loc):
-                self._escape_val(state, v, loc)
-            else:
-                state.b[loc + ("#" + v[1],)] = v
+            self._keep_value(state, coll, self._eval(state, arg))
+
+    def _keep_value(self, state: State, coll: Expr, v: Val | None) -> None:
+        if v is None or v[0] != "r" or v[1] not in state.r:
+            return
+        loc = self._resolve(state, Index(coll, Opaque("i")), create=True)
+        if loc is None or not self._is_local_loc(state, loc):
+            self._escape_val(state, v, loc)
+        else:
+            state.b[loc + ("#" + v[1],)] = v
 
     def _stored(self, state: State, elem: Expr) -> list[str]:
         """Resources kept one-per-slot in the collection whose elements `elem` (`c[i]`) names."""
@@ -888,8 +919,8 @@ class FunctionAnalyzer:
         rid = f"{ev.id}:{role}"
         owner_text = None
         parent = None
-        if acq.owner is not None and acq.owner < len(ev.args):
-            owner_expr = ev.args[acq.owner]
+        if acq.owner is not None and (acq.owner < len(ev.args) or acq.owner == RECEIVER and ev.receiver is not None):
+            owner_expr = ev.receiver if acq.owner == RECEIVER else ev.args[acq.owner]
             if kind.owned:
                 owner_text = _owner_text(owner_expr)
             else:
@@ -981,6 +1012,10 @@ class FunctionAnalyzer:
             state.r[rid] = res._replace(st=CONSUMED)
             return
         if res.st == CONSUMED:
+            return
+        if res.st == BORROWED and self._is_java(res.kind):  # Java: closing a Result's output early is allowed
+            state.r[rid] = res._replace(st=RELEASED)
+            state.note(ev.loc.line, ev.loc.col, f"`{name}` closed by {callee}(){via}", rid, release=callee)
             return
         if res.st == BORROWED:
             site = self.sites.get(rid)
@@ -1200,6 +1235,26 @@ class FunctionAnalyzer:
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
+        for elem, keeper in self._loop_keeps(ev.loop_blocks):
+            # `for (e : result) out.add(e.getValue())`: what the loop keeps elsewhere is kept
+            # there on every path, the one that runs the loop zero times included
+            self._keep_value(state, keeper, self._eval(state, elem))
+
+    def _loop_keeps(self, blocks: frozenset) -> list[tuple[Expr, Expr]]:
+        """(element `a[i]`, collection) pairs: a `stores` call in the loop keeps an element."""
+        out: list[tuple[Expr, Expr]] = []
+        for bid in sorted(blocks):
+            for ev in self.blocks[bid].events if bid in self.blocks else ():
+                if not isinstance(ev, Call) or ev.receiver is None:
+                    continue
+                spec = self.policy.lookup(ev.style, ev.callee)
+                if spec is None or spec.stores != "receiver":
+                    continue
+                for arg in ev.args:
+                    elem = self._loop_element(arg, blocks)
+                    if elem is not None:
+                        out.append((elem, ev.receiver))
+        return out
 
     def _loop_releases(self, blocks: frozenset) -> list[tuple[Expr, str]]:
         """Array elements `a[i]` that calls in the loop body release or take ownership of."""
@@ -1225,16 +1280,21 @@ class FunctionAnalyzer:
         self._loop_release_cache[blocks] = found
         return found
 
-    def _loop_element(self, e: Expr, blocks: frozenset) -> Expr | None:
-        """`a[i]`, or a variable the loop loads from `a[i]` (`for (T v : a)`, `p = a[i]`)."""
+    def _loop_element(self, e: Expr, blocks: frozenset, depth: int = 0) -> Expr | None:
+        """`a[i]`, or a variable the loop loads from `a[i]` (`for (T v : a)`, `p = a[i]`), also
+        through views of it (`v.getValue()` of a map entry `v`)."""
         if isinstance(e, Index):
             return e
-        if not isinstance(e, Var):
+        if not isinstance(e, Var) or depth > 3:
             return None
         for bid in sorted(blocks):
             for other in self.blocks[bid].events if bid in self.blocks else ():
                 if isinstance(other, ir.Assign) and other.dest == e and isinstance(other.value, Index):
                     return other.value
+                if isinstance(other, Call) and other.dest == e and other.receiver is not None:
+                    spec = self.policy.lookup(other.style, other.callee)
+                    if spec is not None and spec.view:
+                        return self._loop_element(other.receiver, blocks, depth + 1)
         return None
 
     def _element_effects(self, ev: Call) -> dict[int, str]:
@@ -1369,10 +1429,12 @@ class FunctionAnalyzer:
     def _summary(self) -> Summary | None:
         cases: list[Case] = []
         many = len(self.exits) > MAX_CASES
+        released = {rid for state, _how, _v in self.exits for rid, res in state.r.items()
+                    if rid[0] == "p" and res.st == RELEASED}
         for state, how, value in self.exits:
             if many:  # the same merge as under path explosion, so the cases agree
                 state = state.copy()
-                self._collapse_released_params(state)
+                self._collapse_released_params(state, released)
             cases.append(self._case_of(state, how, value))
         if not cases:
             return None
@@ -1431,6 +1493,35 @@ class FunctionAnalyzer:
 
 
 # ---------------------------------------------------------------------- module helpers
+
+MAX_ACCESS_DEPTH = 6  # identities for unknown memory stop here (k-limiting: `p->next->next->...`)
+
+
+def _too_deep(loc: LocKey) -> bool:
+    depth = len(loc) - 1
+    if loc[0].startswith("@"):
+        depth += loc[0].count("/")
+    return depth > MAX_ACCESS_DEPTH
+
+
+def _drop_blank_opaques(state: State) -> None:
+    """An unknown pointer we know nothing about (not released, no NULL fact) and that only one
+    location refers to is the same as no entry at all: it is recreated on demand with the same
+    name. Dropping it lets paths that merely touched different pointers merge."""
+    counts: dict[str, int] = {}
+    for v in state.b.values():
+        if v[0] == "r":
+            counts[v[1]] = counts.get(v[1], 0) + 1
+    blank = {rid for rid, res in state.r.items()
+             if res.st == OPAQUE and res.fact is None and counts.get(rid, 0) <= 1 and not _TOP_PARAM.match(rid)}
+    if not blank:
+        return
+    for rid in blank:
+        del state.r[rid]
+    prefixes = tuple("@" + rid for rid in blank)
+    state.b = {k: v for k, v in state.b.items()
+               if not (v[0] == "r" and v[1] in blank) and not k[0].startswith(prefixes)}
+
 
 def _dedupe(states: list[State]) -> list[State]:
     if len(states) < 2:
@@ -1497,6 +1588,7 @@ def _vars(e: Expr) -> set[str]:
     return set()
 
 
+_TOP_PARAM = re.compile(r"^p\d+$")
 _PARAM_RID = re.compile(r"^p(\d+)((?:/[^/#]+)*)")
 
 

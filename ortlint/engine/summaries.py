@@ -105,9 +105,12 @@ def ret_text(ret: tuple, summary: Summary) -> str:
     return "?"
 
 
+MAX_DISTINCT_CODES = 2
+
+
 def simplify_cases(cases: list[Case]) -> tuple[Case, ...]:
     """Deduplicate, then coarsen until there are at most MAX_CASES cases."""
-    unique = list(dict.fromkeys(cases))
+    unique = _merge_error_codes(list(dict.fromkeys(cases)))
     if len(unique) <= MAX_CASES:
         return tuple(unique)
     without_pre = list(dict.fromkeys(Case((), c.effects, c.outs, c.ret, c.exit) for c in unique))
@@ -119,6 +122,25 @@ def simplify_cases(cases: list[Case]) -> tuple[Case, ...]:
         if group:
             merged.append(merge_cases(group, exit_kind))
     return tuple(merged)
+
+
+def _merge_error_codes(cases: list[Case]) -> list[Case]:
+    """`return 83;`, `return 9;`, ...: a helper returning many distinct error codes would split
+    every caller's path once per code. Callers test success (0) against failure, so cases that
+    differ only in a non-zero constant become one case returning "non-zero"."""
+    groups: dict[tuple, list[Case]] = {}
+    for case in cases:
+        groups.setdefault((case.pre, case.effects, case.outs, case.exit), []).append(case)
+    out: list[Case] = []
+    for group in groups.values():
+        codes = [c for c in group if c.ret is not None and c.ret[0] == "k" and c.ret[1] != 0]
+        if len(codes) <= MAX_DISTINCT_CODES:
+            out.extend(group)
+            continue
+        first = codes[0]
+        out.extend(c for c in group if c not in codes)
+        out.append(Case(first.pre, first.effects, first.outs, ("x", frozenset({0})), first.exit))
+    return list(dict.fromkeys(out))
 
 
 def merge_cases(group: list[Case], exit_kind: str) -> Case:

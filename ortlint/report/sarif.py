@@ -2,17 +2,23 @@
 
 Paths inside the working directory are written relative to `%SRCROOT%` (declared in
 `originalUriBaseIds`), which is what code scanning expects; paths outside it become file:// URIs.
+
+`partialFingerprints` carry no line numbers (see `Finding.fingerprint`), so code scanning keeps
+an alert's identity when lines are inserted above it; findings that share a fingerprint get an
+occurrence number in file order. The output holds no timestamps or timings, so the same tree
+gives byte-identical SARIF on every run.
 """
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
-from ..docs import rule_help
-from ..findings import RULES, Finding, Notice, Report, Step
+from ..docs import rule_description, rule_help
+from ..findings import RULES, Finding, Notice, Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/ortlint/ortlint"
@@ -47,7 +53,7 @@ def _rule_descriptor(rule_id: str) -> dict:
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.summary},
-        "fullDescription": {"text": text.split("\n\n")[0] if text else rule.summary},
+        "fullDescription": {"text": rule_description(rule_id) or rule.summary},
         "help": {"text": text or rule.summary, "markdown": markdown or rule.summary},
         "helpUri": f"{INFO_URI}/blob/main/docs/rules/{rule.id}.md",
         "defaultConfiguration": {"level": rule.level},
@@ -55,14 +61,26 @@ def _rule_descriptor(rule_id: str) -> dict:
     }
 
 
-def _result(f: Finding, rule_index: dict[str, int], root: str) -> dict:
+def _fingerprints(findings: list[Finding], root: str) -> list[str]:
+    """One line-number-free fingerprint per finding; repeats are numbered in order (`hash:2`)."""
+    seen: dict[str, int] = {}
+    out = []
+    for f in findings:
+        rel = _artifact(f.path, root)["uri"]
+        base = replace(f, path=rel).fingerprint()
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}:{seen[base]}")
+    return out
+
+
+def _result(f: Finding, rule_index: dict[str, int], root: str, fingerprint: str) -> dict:
     result: dict = {
         "ruleId": f.rule,
         "ruleIndex": rule_index[f.rule],
         "level": f.effective_level,
         "message": {"text": f.message},
         "locations": [_location(f.path, f.line, f.col, root, f.end_line, f.end_col)],
-        "partialFingerprints": {"ortlintFingerprint/v1": f.fingerprint()},
+        "partialFingerprints": {"ortlintFingerprint/v1": fingerprint},
         "properties": {"function": f.function},
     }
     if f.trace:
@@ -84,10 +102,12 @@ def _notification(n: Notice, root: str) -> dict:
 
 
 def format_sarif(report: Report, root: str | None = None, **_: object) -> str:
+    """The whole report as one SARIF log; `root` (default: the current directory) is %SRCROOT%."""
     root = os.path.abspath(root or os.getcwd())
     rule_ids = sorted(RULES)
     rule_index = {rid: i for i, rid in enumerate(rule_ids)}
-    failed = any(n.level == "error" and "internal error" in n.message for n in report.notices)
+    failed = any(n.message.startswith("internal error") for n in report.notices)
+    fingerprints = _fingerprints(report.findings, root)
     run = {
         "tool": {"driver": {
             "name": "ortlint",
@@ -101,7 +121,7 @@ def format_sarif(report: Report, root: str | None = None, **_: object) -> str:
             "executionSuccessful": not failed,
             "toolExecutionNotifications": [_notification(n, root) for n in report.notices],
         }],
-        "results": [_result(f, rule_index, root) for f in report.findings],
+        "results": [_result(f, rule_index, root, fp) for f, fp in zip(report.findings, fingerprints)],
         "columnKind": "unicodeCodePoints",
     }
     doc = {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}

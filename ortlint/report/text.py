@@ -1,34 +1,96 @@
-"""Plain text: `path:line:col: ORT001 leak: message`, the trace indented below, one summary line."""
+"""Plain text for terminals and logs, in the `path:line:col: message` form that editors and CI
+log viewers turn into links:
+
+    src/a.c:13:19: ORT001 leak: OrtSessionOptions acquired by CreateSessionOptions() ...
+        src/a.c:13: OrtSessionOptions acquired by CreateSessionOptions() into `opts`
+        src/a.c:15: assuming `st != NULL` is true
+    src/b.c: warning: binary file (contains NUL bytes); skipped
+    Found 1 problem in 2 files (1 warning).
+
+Colors are added only when the caller asks (the CLI decides from `--color` and the terminal).
+Notes (code the front end could not parse, analysis budgets) are listed with `verbose` only and
+counted in the summary otherwise, so that they never drown the findings.
+"""
 from __future__ import annotations
 
-from ..findings import Report
+from ..findings import Finding, Notice, Report
 
-_COLORS = {"error": "\033[31m", "warning": "\033[33m", "note": "\033[36m", "bold": "\033[1m", "dim": "\033[2m",
-           "reset": "\033[0m"}
+_COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "note": "\033[1;36m", "bold": "\033[1m",
+           "dim": "\033[2m", "reset": "\033[0m"}
 
 
-def format_text(report: Report, color: bool = False, show_trace: bool = True, quiet: bool = False, **_: object) -> str:
-    def c(name: str, text: str) -> str:
-        return f"{_COLORS[name]}{text}{_COLORS['reset']}" if color else text
+class _Painter:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
 
+    def __call__(self, style: str, text: str) -> str:
+        return f"{_COLORS[style]}{text}{_COLORS['reset']}" if self.enabled else text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _finding_lines(f: Finding, paint: _Painter, with_trace: bool) -> list[str]:
+    head = (f"{paint('bold', f'{f.path}:{f.line}:{f.col}:')} {paint(f.effective_level, f.rule)} "
+            f"{paint('bold', f.rule_name)}: {f.message}")
+    lines = [head]
+    if not with_trace:
+        return lines
+    steps = list(f.trace)
+    if steps and steps[-1].message == f.message:
+        steps.pop()  # the last step repeats the headline
+    for step in steps:
+        lines.append(paint("dim", f"    {step.path}:{step.line}: {step.message}"))
+    if len(f.related) > 1:
+        for step in f.related:
+            text = step.message
+            text = "leaks " + text[0].lower() + text[1:] if text.startswith("When ") else text
+            lines.append(paint("dim", f"    {step.path}:{step.line}: {text}"))
+    return lines
+
+
+def _notice_line(n: Notice, paint: _Painter) -> str:
+    where = f"{n.path}:{n.line}:" if n.line else f"{n.path}:"
+    level = n.level if n.level in ("error", "warning", "note") else "warning"
+    return f"{paint('bold', where)} {paint(level, level)}: {n.message}"
+
+
+def _summary(report: Report, shown_notes: bool) -> str:
+    count = len(report.findings)
+    files = _plural(len(report.files), "file")
+    head = f"Found {_plural(count, 'problem')} in {files}" if count else f"No problems found in {files}"
+    extra = []
+    stats = report.stats
+    if stats.get("suppressed"):
+        extra.append(f"{int(stats['suppressed'])} suppressed")
+    if stats.get("baselined"):
+        extra.append(f"{int(stats['baselined'])} in baseline")
+    errors = sum(1 for n in report.notices if n.level == "error")
+    warnings = sum(1 for n in report.notices if n.level == "warning")
+    notes = sum(1 for n in report.notices if n.level == "note")
+    if errors:
+        extra.append(_plural(errors, "error"))
+    if warnings:
+        extra.append(_plural(warnings, "warning"))
+    if notes:
+        extra.append(_plural(notes, "note") + ("" if shown_notes else ", shown with --verbose"))
+    return head + (f" ({', '.join(extra)})." if extra else ".")
+
+
+def format_text(report: Report, color: bool = False, quiet: bool = False, verbose: bool = False,
+                show_trace: bool = True, **_: object) -> str:
+    """Findings with their traces, then tool messages, then one summary line.
+
+    `quiet` keeps only the one-line findings (for scripts and pre-commit logs).
+    """
+    paint = _Painter(color)
     out: list[str] = []
     for f in report.findings:
-        head = f"{f.path}:{f.line}:{f.col}: {c(f.effective_level, f.rule)} {c('bold', f.rule_name)}: {f.message}"
-        out.append(head)
-        if show_trace and not quiet:
-            for step in f.trace[:-1] if len(f.trace) > 1 else ():
-                out.append(c("dim", f"    {step.path}:{step.line}: {step.message}"))
-            if len(f.related) > 1:
-                for step in f.related:
-                    out.append(c("dim", f"    {step.path}:{step.line}: leaks here: {step.message}"))
+        out.extend(_finding_lines(f, paint, show_trace and not quiet))
     if not quiet:
         for n in report.notices:
-            where = f"{n.path}:{n.line}" if n.line else n.path
-            out.append(f"{where}: {c('note', 'note')}: {n.message}")
-    count = len(report.findings)
-    files = len(report.files)
-    summary = f"Found {count} problem{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}."
-    if count == 0:
-        summary = f"No problems found in {files} file{'s' if files != 1 else ''}."
-    out.append(c("bold", summary))
-    return "\n".join(out) + "\n"
+            if n.level != "note" or verbose:
+                out.append(_notice_line(n, paint))
+        out.append(paint("bold", _summary(report, verbose)))
+    return "\n".join(out) + "\n" if out else ""

@@ -1,0 +1,412 @@
+"""Project configuration: `[tool.ortlint]` in pyproject.toml, or a `.ortlint.toml` file.
+
+A team writes its settings once so that every developer, CI job and pre-commit hook runs
+ortlint the same way. Precedence, highest first:
+
+1. command-line options;
+2. the configuration file: `--config FILE`, else the first `.ortlint.toml` or `pyproject.toml`
+   with a `[tool.ortlint]` table found walking up from the current directory (in one folder,
+   `.ortlint.toml` wins); `--isolated` ignores configuration files;
+3. built-in defaults.
+
+For lists, `--select` replaces the file's list; `--ignore`, `--rules`, `--exclude` and
+`--extension` add to it. Relative paths in a file are relative to the folder holding it.
+Every mistake is a `ConfigError` naming the file, the line and the key, because a setting that
+is silently ignored is worse than one that fails.
+"""
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import os
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .findings import RULES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+FORMATS = ("text", "sarif", "json", "github")
+UNKNOWN_CALLS = ("escape", "keep")
+LANGUAGES = ("c", "cpp", "java")
+CONFIG_NAMES = (".ortlint.toml", "pyproject.toml")
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; the message names file, line and key."""
+
+
+@dataclass
+class Settings:
+    """Everything that decides one run, after merging file and command line."""
+
+    paths: list[str] = field(default_factory=list)
+    select: list[str] | None = None  # rule ids; None means every rule
+    ignore: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # extra policy files
+    exclude: list[str] = field(default_factory=list)
+    default_excludes: bool = True
+    extensions: dict[str, str] = field(default_factory=dict)
+    jobs: int = 0  # 0 = one worker per core
+    format: str = "text"
+    baseline: str | None = None
+    unknown_calls: str = "escape"
+    compile_commands: str | None = None
+    cache_dir: str | None = None  # None: .ortlint_cache next to the configuration file (or here)
+    cache: bool = True
+    force_exclude: bool = False  # apply excludes to paths named on the command line too
+    source: str | None = None  # the configuration file these settings came from
+
+    def exclude_patterns(self) -> tuple[str, ...]:
+        from .discover import DEFAULT_EXCLUDES
+        return tuple(self.exclude) + (DEFAULT_EXCLUDES if self.default_excludes else ())
+
+    def effective_cache_dir(self) -> str | None:
+        """Where the per-file cache lives, or None when caching is off (--no-cache, ORTLINT_NO_CACHE)."""
+        if not self.cache or os.environ.get("ORTLINT_NO_CACHE", "") not in ("", "0"):
+            return None
+        if self.cache_dir:
+            return self.cache_dir
+        root = os.path.dirname(self.source) if self.source else os.getcwd()
+        return os.path.join(root, ".ortlint_cache")
+
+    def enabled_rules(self) -> set[str]:
+        """Rule ids whose findings are reported."""
+        chosen = set(RULES) if self.select is None else set(self.select)
+        return chosen - set(self.ignore)
+
+
+# ----------------------------------------------------------------------------- rule selectors
+
+
+def resolve_rules(tokens: Iterable[str], where: str) -> list[str]:
+    """Turn selectors into rule ids: an id (ORT001), a name (leak), an id prefix (ORT00) or ALL.
+
+    Accepts comma-separated lists so that `--select ORT001,leak` and a TOML list both work.
+    """
+    out: list[str] = []
+    for raw in tokens:
+        for token in (t.strip() for t in str(raw).split(",")):
+            if not token:
+                continue
+            ids = _match_rule(token)
+            if not ids:
+                raise ConfigError(f"{where}: unknown rule {token!r}{_suggest_rule(token)}")
+            out.extend(i for i in ids if i not in out)
+    return out
+
+
+def _match_rule(token: str) -> list[str]:
+    upper = token.upper()
+    if upper == "ALL":
+        return sorted(RULES)
+    if upper in RULES:
+        return [upper]
+    by_name = [r.id for r in RULES.values() if r.name == token.lower()]
+    if by_name:
+        return by_name
+    if re.fullmatch(r"ORT\d{0,2}", upper):
+        return sorted(r for r in RULES if r.startswith(upper))
+    return []
+
+
+def _suggest_rule(token: str) -> str:
+    names = sorted(RULES) + sorted(r.name for r in RULES.values())
+    close = difflib.get_close_matches(token, names, n=1) or difflib.get_close_matches(token.upper(), names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{hint} (known: {', '.join(f'{r.id} {r.name}' for r in RULES.values())})"
+
+
+def parse_extension(spec: str, where: str) -> tuple[str, str]:
+    """`.cu=cpp` -> (".cu", "cpp")."""
+    suffix, sep, language = spec.partition("=")
+    suffix, language = suffix.strip(), language.strip().lower()
+    if not sep or not suffix:
+        raise ConfigError(f"{where}: expected SUFFIX=LANGUAGE such as .cu=cpp, got {spec!r}")
+    return _check_extension(suffix, language, where)
+
+
+def _check_extension(suffix: str, language: str, where: str) -> tuple[str, str]:
+    if language not in LANGUAGES:
+        raise ConfigError(f"{where}: unknown language {language!r} for {suffix!r} (expected one of: {', '.join(LANGUAGES)})")
+    suffix = suffix if suffix.startswith(".") else "." + suffix
+    return suffix.lower(), language
+
+
+# ----------------------------------------------------------------------------- finding the file
+
+
+def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest configuration file at or above `start` (default: the current directory)."""
+    folder = Path(start or os.getcwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        dot = candidate / ".ortlint.toml"
+        if dot.is_file():
+            return dot
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file() and _has_tool_table(pyproject):
+            return pyproject
+    return None
+
+
+def _has_tool_table(path: Path) -> bool:
+    """Cheap pre-check so an unrelated broken pyproject.toml above us is not an error."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"^\s*\[\s*tool\.ortlint\s*[\].]", text, re.M) is not None
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+@dataclass
+class _Table:
+    """The `[tool.ortlint]` (or top-level) table of one file, with what is needed for messages."""
+
+    path: Path
+    data: dict[str, Any]
+    text: str
+    header: str | None  # "tool.ortlint" when the keys live in that table
+
+    def where(self, key: str) -> str:
+        """`file:line: [tool.ortlint] key` for error messages."""
+        line = _line_of(self.text, self.header, key)
+        loc = f"{self.path}:{line}" if line else str(self.path)
+        table = f"[{self.header}] " if self.header else ""
+        return f"{loc}: {table}{key}"
+
+
+def _line_of(text: str, header: str | None, key: str) -> int | None:
+    """Best-effort line of `key = ...` inside the table `header` (or at the top level)."""
+    lines = text.splitlines()
+    inside = header is None
+    head_re = re.compile(rf"^\s*\[\s*{re.escape(header)}\s*\]") if header else None
+    key_re = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=")
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = bool(head_re and head_re.match(line))
+            continue
+        if inside and key_re.match(line):
+            return number
+    return None
+
+
+def read_table(path: str | os.PathLike[str]) -> _Table:
+    """Parse a configuration file and return its ortlint table."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read configuration file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: configuration file is not UTF-8 text") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+    tool = doc.get("tool", {}).get("ortlint") if isinstance(doc.get("tool"), dict) else None
+    if tool is not None or p.name == "pyproject.toml":
+        if not isinstance(tool, dict):
+            raise ConfigError(f"{p}: no [tool.ortlint] table")
+        return _Table(p, tool, text, "tool.ortlint")
+    return _Table(p, doc, text, None)
+
+
+def load_file(path: str | os.PathLike[str]) -> Settings:
+    """Read and validate one configuration file."""
+    table = read_table(path)
+    settings = Settings(source=str(table.path))
+    base = table.path.parent
+    for key, value in table.data.items():
+        handler = _KEYS.get(key)
+        if handler is None:
+            close = difflib.get_close_matches(key, list(_KEYS), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"{table.where(key)}: unknown key{hint} (known keys: {', '.join(sorted(_KEYS))})")
+        handler(settings, value, table.where(key), base)
+    return settings
+
+
+def _str_list(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return list(value)
+
+
+def _string(value: Any, where: str, choices: tuple[str, ...] | None = None) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: expected a string, got {value!r}")
+    if choices and value not in choices:
+        raise ConfigError(f"{where}: expected one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def _path(value: Any, where: str, base: Path) -> str:
+    return str((base / _string(value, where)).resolve())
+
+
+def _set_paths(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.paths = [_display_path(base / p) for p in _str_list(v, where)]
+
+
+def _display_path(path: Path) -> str:
+    """A path as users want to read it: relative to the current directory when inside it."""
+    absolute = os.path.abspath(path)
+    rel = os.path.relpath(absolute, os.getcwd())
+    return absolute if rel.startswith("..") else rel
+
+
+def _set_select(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.select = resolve_rules(_str_list(v, where), where)
+
+
+def _set_ignore(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.ignore = resolve_rules(_str_list(v, where), where)
+
+
+def _set_rules(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.rules = [str((base / p).resolve()) for p in _str_list(v, where)]
+
+
+def _set_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.exclude = _str_list(v, where)
+
+
+def _set_default_excludes(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{where}: expected true or false, got {v!r}")
+    s.default_excludes = v
+
+
+def _set_extensions(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, dict):
+        raise ConfigError(f'{where}: expected a table such as {{ ".cu" = "cpp" }}, got {v!r}')
+    s.extensions = dict(_check_extension(k, _string(lang, f"{where}.{k}"), where) for k, lang in v.items())
+
+
+def _set_jobs(s: Settings, v: Any, where: str, base: Path) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ConfigError(f"{where}: expected a whole number >= 0 (0 = all cores), got {v!r}")
+    s.jobs = v
+
+
+def _set_format(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.format = _string(v, where, FORMATS)
+
+
+def _set_baseline(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.baseline = _path(v, where, base)
+
+
+def _set_unknown_calls(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.unknown_calls = _string(v, where, UNKNOWN_CALLS)
+
+
+def _set_compile_commands(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.compile_commands = "" if v == "" else _path(v, where, base)  # "": no libclang, no auto-discovery
+
+
+def _set_cache_dir(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.cache_dir = _path(v, where, base)
+
+
+def _set_force_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{where}: expected true or false, got {v!r}")
+    s.force_exclude = v
+
+
+_KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
+    "paths": _set_paths,
+    "select": _set_select,
+    "ignore": _set_ignore,
+    "rules": _set_rules,
+    "exclude": _set_exclude,
+    "default-excludes": _set_default_excludes,
+    "extensions": _set_extensions,
+    "jobs": _set_jobs,
+    "format": _set_format,
+    "baseline": _set_baseline,
+    "unknown-calls": _set_unknown_calls,
+    "compile-commands": _set_compile_commands,
+    "cache-dir": _set_cache_dir,
+    "force-exclude": _set_force_exclude,
+}
+
+
+# ----------------------------------------------------------------------------- merging
+
+
+@dataclass
+class Overrides:
+    """What the command line said; None (or empty) means "not given"."""
+
+    paths: list[str] = field(default_factory=list)
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    default_excludes: bool | None = None
+    extensions: list[str] = field(default_factory=list)
+    jobs: int | None = None
+    format: str | None = None
+    baseline: str | None = None
+    unknown_calls: str | None = None
+    compile_commands: str | None = None
+    cache_dir: str | None = None
+    cache: bool | None = None
+    force_exclude: bool | None = None
+
+
+def merge(base: Settings, cli: Overrides) -> Settings:
+    """Apply command-line options over file settings (see the module docstring)."""
+    out = replace(base, ignore=list(base.ignore), rules=list(base.rules), exclude=list(base.exclude),
+                  extensions=dict(base.extensions))
+    if cli.paths:
+        out.paths = list(cli.paths)
+    if cli.select:
+        out.select = resolve_rules(cli.select, "--select")
+    for rule in resolve_rules(cli.ignore, "--ignore"):
+        if rule not in out.ignore:
+            out.ignore.append(rule)
+    out.rules.extend(cli.rules)
+    out.exclude.extend(cli.exclude)
+    for spec in cli.extensions:
+        suffix, language = parse_extension(spec, "--extension")
+        out.extensions[suffix] = language
+    for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
+                 "cache_dir", "cache", "force_exclude"):
+        value = getattr(cli, name)
+        if value is not None:
+            setattr(out, name, value)
+    return out
+
+
+def drop_excluded(paths: list[str], patterns: tuple[str, ...]) -> list[str]:
+    """`--force-exclude`: paths named explicitly (by pre-commit, say) that an exclude pattern
+    matches, on their own name, any folder above them, or their whole relative path."""
+    kept = []
+    for path in paths:
+        norm = os.path.normpath(path)
+        parts = [p for p in Path(norm).parts if p not in (os.sep, ".", "..")]
+        if not any(fnmatch.fnmatch(part, pat) or fnmatch.fnmatch(norm, pat) for part in parts for pat in patterns):
+            kept.append(path)
+    return kept
+
+
+def load_settings(cli: Overrides, config: str | None = None, isolated: bool = False) -> Settings:
+    """File settings (explicit, discovered, or none) with the command line applied on top."""
+    path = config if config else (None if isolated else find_config())
+    base = load_file(path) if path else Settings()
+    return merge(base, cli)

@@ -1,0 +1,601 @@
+"""What the C++ front end knows about a file before it lowers any function.
+
+Lowering one C++ function needs facts declared elsewhere in the file: the members and
+destructor of a class, what `using SessionPtr = ...` stands for, the type of a global, the
+return type of a helper. `FileModel` gathers them in one walk over the syntax tree, and
+`FileModel.ownership` answers the question the lowering asks of every declared object: *does
+this type release what it holds when it goes out of scope, and how?*
+
+Types are handled as text (`parse_type`), so the same code serves tree-sitter declarations and
+the canonical type spellings libclang reports in precise mode.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from tree_sitter import Node
+
+from ..policy import Policy
+
+# Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
+TABLE_TYPES = frozenset({
+    "OrtApi", "OrtTrainingApi", "OrtModelEditorApi", "OrtCompileApi", "OrtEpApi", "OrtInteropApi",
+    "OrtApiBase", "JNIEnv", "JNIEnv_", "JNINativeInterface_", "JavaVM", "JavaVM_", "JNIInvokeInterface_",
+})
+SMART_POINTERS = frozenset({"std::unique_ptr", "std::shared_ptr", "unique_ptr", "shared_ptr"})
+CONTAINERS = frozenset({"std::vector", "std::array", "std::deque", "std::list", "vector", "array",
+                        "std::basic_string", "std::span", "gsl::span"})
+_QUALIFIER_WORDS = re.compile(r"\b(?:const|volatile|struct|class|union|enum|typename|mutable|constexpr|"
+                              r"static|inline|register|thread_local|extern|__restrict|restrict)\b")
+
+
+# ----------------------------------------------------------------------------- types as text
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A parsed type spelling: `const std::unique_ptr<OrtValue, D> &` has name `std::unique_ptr`,
+    args `('OrtValue', 'D')`, no pointers."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    pointers: int = 0
+    array: bool = False
+    text: str = ""
+
+    def deref(self) -> "TypeRef":
+        """The type `*p` has."""
+        return TypeRef(self.name, self.args, max(0, self.pointers - 1), False, self.text)
+
+
+def _angle_events(text: str) -> list[tuple[int, int]]:
+    """Positions of `<` (+1) and `>` (-1) that bracket template arguments: not `->`, not
+    inside parentheses (`decltype(api->F)`, `(a < b)`)."""
+    out, parens = [], 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            parens += 1
+        elif ch in ")]}":
+            parens -= 1
+        elif parens == 0 and ch == "<":
+            out.append((i, 1))
+        elif parens == 0 and ch == ">" and (i == 0 or text[i - 1] != "-"):
+            out.append((i, -1))
+    return out
+
+
+def split_template_args(text: str) -> list[str]:
+    """'A, B<C, D>, void (*)(E *)' -> ['A', 'B<C, D>', 'void (*)(E *)']."""
+    angles = dict(_angle_events(text))
+    out, depth, cur = [], 0, []
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        depth += angles.get(i, 0) if ch in "<>" else 0
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def clean_name(name: str) -> str:
+    """Drop spaces, a leading `::`, `(anonymous namespace)::` and inline namespaces like `__1`."""
+    name = name.replace("(anonymous namespace)::", "").replace(" ", "")
+    name = re.sub(r"^::", "", name)
+    return re.sub(r"\bstd::__(?:1|cxx11)::", "std::", name)
+
+
+def parse_type(text: str) -> TypeRef:
+    """Parse a declared type spelling (never raises; unknown shapes give an empty name)."""
+    raw = text
+    text = _QUALIFIER_WORDS.sub(" ", text or "").strip()
+    if text.startswith("decltype"):
+        return TypeRef("decltype", (), 0, False, raw)
+    events = _angle_events(text)
+    start = events[0][0] if events and events[0][1] > 0 else -1
+    args: tuple[str, ...] = ()
+    rest = text
+    if start >= 0:
+        depth, end = 0, -1
+        for i, step in events:
+            depth += step
+            if depth == 0:
+                end = i
+                break
+        if end < 0:
+            return TypeRef("", (), 0, False, raw)
+        args = tuple(split_template_args(text[start + 1:end]))
+        rest = text[:start] + text[end + 1:]
+    if re.search(r"\(\s*\*\s*\w*\s*\)\s*\(", rest):  # a function pointer type
+        return TypeRef("<function pointer>", (), 1, False, raw)
+    pointers = rest.count("*")
+    array = "[" in rest
+    words = re.sub(r"\[[^\]]*\]|[*&]", " ", rest).split()
+    name = clean_name(words[0]) if words else ""
+    return TypeRef(name, args, pointers, array, raw)
+
+
+def decltype_target(text: str) -> tuple[str, str] | None:
+    """`decltype(&ReleaseX)` -> ('ReleaseX', 'plain'); `decltype(api->ReleaseX)` and
+    `decltype(&OrtApi::ReleaseX)` -> ('ReleaseX', 'table')."""
+    m = re.match(r"\s*decltype\s*\((.*)\)\s*[*&]?\s*$", text, re.S)
+    if m is None:
+        return None
+    inner = m.group(1).strip().lstrip("&").strip()
+    fm = re.search(r"(->|\.|::)?\s*([A-Za-z_]\w*)\s*$", inner)
+    if fm is None:
+        return None
+    name = fm.group(2)
+    prefix = inner[:fm.start()].strip()
+    if fm.group(1) in ("->", ".") or parse_type(prefix).name in TABLE_TYPES:
+        return name, "table"
+    return (clean_name(inner) if fm.group(1) == "::" else name), "plain"
+
+
+# ----------------------------------------------------------------------------- classes
+
+
+@dataclass
+class ClassInfo:
+    """A class or struct defined in the file."""
+
+    name: str
+    qualname: str
+    methods: dict[str, list[Node]] = field(default_factory=dict)  # name -> definitions with bodies
+    declared_methods: set[str] = field(default_factory=set)
+    fields: dict[str, str] = field(default_factory=dict)  # member -> declared type text
+    field_order: list[str] = field(default_factory=list)
+    field_defaults: dict[str, Node] = field(default_factory=dict)
+    ctors: list[Node] = field(default_factory=list)
+    dtor: Node | None = None
+    has_dtor_decl: bool = False
+
+    def has_method(self, name: str) -> bool:
+        return name in self.methods or name in self.declared_methods
+
+    def call_operator(self) -> Node | None:
+        defs = self.methods.get("operator()")
+        return defs[0] if defs else None
+
+
+@dataclass(frozen=True)
+class ReleaseFn:
+    """How a guard gives its pointer back: the call and its style (`table` for OrtApi entries)."""
+
+    callee: str
+    style: str
+
+
+@dataclass
+class Ownership:
+    """What a declared object does with what it holds when its scope ends.
+
+    `what` is "smart" (std::unique_ptr / shared_ptr: `release` is the deleter, or the deleter
+    is the second constructor argument), "class" (a class of this file with a destructor or
+    owning members), "ort" (an `Ort::` C++ API object: RAII, never a finding), "container"
+    (std::vector / std::array of handles: an array the function owns), "lambda" or "none".
+    """
+
+    what: str
+    release: ReleaseFn | None = None
+    deleter_from_arg: bool = False
+    shared: bool = False
+    cls: ClassInfo | None = None
+    pointee: TypeRef | None = None
+    deleter_lambda: Node | None = None  # a lambda given to the constructor as the deleter
+
+    def releases(self) -> bool:
+        return self.release is not None or self.deleter_lambda is not None
+
+
+NONE = Ownership("none")
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+def node_text(src: bytes, node: Node | None) -> str:
+    if node is None:
+        return ""
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def declarator_pointers(node: Node | None) -> int:
+    """How many `*` a declarator adds to its type (`**out` -> 2)."""
+    count, depth = 0, 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type in ("pointer_declarator", "abstract_pointer_declarator"):
+            count += 1
+        if node.type in ("function_declarator",):
+            return count
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
+        node = inner
+    return count
+
+
+def declared_type_text(src: bytes, type_node: Node | None, declarator: Node | None) -> str:
+    """The type of one declarator of a declaration, as text: `OrtValue *` for `OrtValue *v`."""
+    base = node_text(src, type_node)
+    pointers = declarator_pointers(declarator)
+    if declarator is not None and _is_array(declarator):
+        return f"{base}{'*' * pointers}[]"
+    return base + "*" * pointers
+
+
+def _is_array(node: Node) -> bool:
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type == "array_declarator":
+            return True
+        node = node.child_by_field_name("declarator")
+    return False
+
+
+def innermost_name(src: bytes, node: Node | None) -> tuple[str, Node] | None:
+    """The declared name of a (possibly nested) declarator, with its node."""
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type in ("identifier", "field_identifier", "operator_name", "destructor_name",
+                         "qualified_identifier", "type_identifier"):
+            return clean_name(node_text(src, node)), node
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children
+                          if c.type.endswith("declarator") or c.type in ("identifier", "field_identifier")), None)
+        node = inner
+    return None
+
+
+class FileModel:
+    """Classes, aliases, global types and function return types of one C++ file."""
+
+    def __init__(self, src: bytes, policy: Policy):
+        self.src = src
+        self.policy = policy
+        self.classes: dict[str, ClassInfo] = {}  # both short and qualified names
+        self.aliases: dict[str, str] = {}
+        self.globals: dict[str, str] = {}
+        self.returns: dict[str, str] = {}  # function name (short and qualified) -> return type text
+        self.namespaces_used: set[str] = set()
+        self.internal: set[int] = set()  # start bytes of function definitions with internal linkage
+        self._releaser = _releasers_by_label(policy)
+        self._owners: dict[str, Ownership] = {}
+
+    # -- collection ---------------------------------------------------------------------
+
+    def collect(self, root: Node) -> None:
+        """Two passes: classes and declarations first, then out-of-class member definitions."""
+        for node, ns, cls, internal in walk(root, self.src):
+            self._collect_one(node, ns, cls, internal)
+        for node, ns, cls_name, _internal in walk(root, self.src):
+            if node.type == "function_definition" and cls_name is None:
+                self._attach_out_of_class(node, ns)
+
+    def _collect_one(self, node: Node, ns: tuple[str, ...], cls_name: str | None, internal: bool) -> None:
+        cls = self.classes.get(cls_name) if cls_name else None
+        kind = node.type
+        if kind in ("class_specifier", "struct_specifier", "union_specifier"):
+            self._collect_class(node, ns, cls)
+        elif kind == "alias_declaration":
+            name = node_text(self.src, node.child_by_field_name("name"))
+            self.aliases[name] = node_text(self.src, node.child_by_field_name("type"))
+        elif kind == "type_definition":
+            type_node = node.child_by_field_name("type")
+            for decl in node.children_by_field_name("declarator"):
+                found = innermost_name(self.src, decl)
+                if found:
+                    self.aliases[found[0]] = declared_type_text(self.src, type_node, decl)
+        elif kind == "using_declaration" and b"namespace" in self.src[node.start_byte:node.end_byte]:
+            target = node.named_children[-1] if node.named_children else None
+            self.namespaces_used.add(clean_name(node_text(self.src, target)))
+        elif kind == "field_declaration" and cls is not None:
+            self._collect_field(node, cls)
+        elif kind == "declaration":
+            self._collect_declaration(node, ns, cls)
+        elif kind == "function_definition":
+            self._collect_function(node, ns, cls, internal)
+
+    def _collect_class(self, node: Node, ns: tuple[str, ...], outer: ClassInfo | None) -> None:
+        name = node_text(self.src, node.child_by_field_name("name"))
+        if not name or node.child_by_field_name("body") is None:
+            return
+        qual = class_qualname(clean_name(name), ns, outer.qualname if outer else None)
+        info = self.classes.get(qual) or ClassInfo(clean_name(name), qual)
+        self.classes[qual] = info
+        self.classes.setdefault(info.name, info)
+
+    def _collect_field(self, node: Node, cls: ClassInfo) -> None:
+        type_node = node.child_by_field_name("type")
+        is_static = any(c.type == "storage_class_specifier" and node_text(self.src, c) == "static" for c in node.children)
+        for decl in node.children_by_field_name("declarator"):
+            found = innermost_name(self.src, decl)
+            if found is None:
+                continue
+            if _function_declarator(decl) is not None:  # a method declaration
+                cls.declared_methods.add(found[0])
+                if found[0].startswith("~"):
+                    cls.has_dtor_decl = True
+                continue
+            cls.fields[found[0]] = declared_type_text(self.src, type_node, decl)
+            if not is_static:
+                cls.field_order.append(found[0])
+        default = node.child_by_field_name("default_value")
+        if default is not None and cls.field_order:
+            cls.field_defaults[cls.field_order[-1]] = default
+
+    def _collect_declaration(self, node: Node, ns: tuple[str, ...], cls: ClassInfo | None) -> None:
+        type_node = node.child_by_field_name("type")
+        for decl in node.children_by_field_name("declarator"):
+            target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+            found = innermost_name(self.src, target)
+            if found is None:
+                continue
+            name, _ = found
+            if _function_declarator(target) is not None:
+                if cls is not None:
+                    cls.declared_methods.add(name)
+                    if name.startswith("~"):
+                        cls.has_dtor_decl = True
+                else:
+                    self._record_return(name, ns, declared_type_text(self.src, type_node, target))
+                continue
+            if cls is None:
+                text = declared_type_text(self.src, type_node, target)
+                self.globals[name] = text
+                if ns:
+                    self.globals["::".join(ns + (name,))] = text
+
+    def _collect_function(self, node: Node, ns: tuple[str, ...], cls: ClassInfo | None, internal: bool) -> None:
+        declarator = node.child_by_field_name("declarator")
+        found = innermost_name(self.src, declarator)
+        if found is None:
+            return
+        name = found[0]
+        if internal:
+            self.internal.add(node.start_byte)
+        ret = self._return_text(node)
+        if cls is not None:
+            self._add_method(cls, name, node)
+            self._record_return(f"{cls.qualname}::{name}", (), ret)
+        else:
+            self._record_return(name, ns, ret)
+
+    def _return_text(self, node: Node) -> str:
+        declarator = node.child_by_field_name("declarator")
+        func = _function_declarator(declarator)
+        trailing = next((c for c in func.named_children if c.type == "trailing_return_type"), None) if func else None
+        if trailing is not None:
+            return node_text(self.src, trailing.named_children[0] if trailing.named_children else None)
+        text = node_text(self.src, node.child_by_field_name("type"))
+        return text + "*" * declarator_pointers(declarator)
+
+    def _record_return(self, name: str, ns: tuple[str, ...], text: str) -> None:
+        if not text:
+            return
+        self.returns.setdefault(name, text)
+        self.returns.setdefault(name.rsplit("::", 1)[-1], text)
+        if ns:
+            self.returns.setdefault("::".join(ns + (name,)), text)
+
+    def _add_method(self, cls: ClassInfo, name: str, node: Node) -> None:
+        if node.child_by_field_name("body") is None:  # = default / = delete
+            if name.startswith("~"):
+                cls.has_dtor_decl = True
+            cls.declared_methods.add(name)
+            return
+        if name.startswith("~"):
+            cls.dtor = node
+        elif name == cls.name:
+            cls.ctors.append(node)
+        else:
+            cls.methods.setdefault(name, []).append(node)
+
+    def _attach_out_of_class(self, node: Node, ns: tuple[str, ...]) -> None:
+        """`void Model::fail(...) {...}` belongs to class Model for inlining and name lookup."""
+        found = innermost_name(self.src, node.child_by_field_name("declarator"))
+        if found is None or "::" not in found[0]:
+            return
+        owner, member = found[0].rsplit("::", 1)
+        cls = self.find_class(owner, ns)
+        if cls is not None and node not in cls.ctors and node is not cls.dtor:
+            self._add_method(cls, member, node)
+
+    # -- queries ------------------------------------------------------------------------
+
+    def find_class(self, name: str, ns: tuple[str, ...] = ()) -> ClassInfo | None:
+        name = clean_name(name)
+        for i in range(len(ns), -1, -1):
+            cls = self.classes.get("::".join(ns[:i] + (name,)))
+            if cls is not None:
+                return cls
+        return None
+
+    def resolve_alias(self, t: TypeRef, depth: int = 0) -> TypeRef:
+        """Follow `using X = ...` / `typedef ... X` (keeping the pointers written at the use)."""
+        while depth < 8 and not t.args and t.name in self.aliases:
+            inner = parse_type(self.aliases[t.name])
+            t = TypeRef(inner.name, inner.args, inner.pointers + t.pointers, inner.array or t.array, inner.text)
+            depth += 1
+        return t
+
+    def qualify_ort(self, name: str) -> str:
+        """`Value` after `using namespace Ort;` is `Ort::Value`."""
+        if "Ort" in self.namespaces_used and "::" not in name and name not in self.classes and \
+                re.match(r"^(?:Value|Session|SessionOptions|Env|MemoryInfo|RunOptions|Status|TypeInfo|"
+                         r"TensorTypeAndShapeInfo|Allocator|AllocatorWithDefaultOptions|IoBinding|"
+                         r"ModelMetadata|ArenaCfg|CustomOpDomain|ThreadingOptions|KeyValuePairs|"
+                         r"LoraAdapter|Exception|RunOptions)$", name):
+            return "Ort::" + name
+        return name
+
+    def ownership(self, type_text: str) -> Ownership:
+        """How an object of this declared type owns what it holds (see `Ownership`)."""
+        cached = self._owners.get(type_text)
+        if cached is None:
+            cached = self._ownership(type_text)
+            self._owners[type_text] = cached
+        return cached
+
+    def _ownership(self, type_text: str) -> Ownership:
+        t = self.resolve_alias(parse_type(type_text))
+        if t.pointers or not t.name:
+            return NONE
+        name = self.qualify_ort(t.name)
+        if name in SMART_POINTERS:
+            return self._smart(t, shared="shared" in name)
+        if name.startswith("Ort::"):
+            return Ownership("ort")
+        if name in CONTAINERS:
+            return Ownership("container", pointee=parse_type(t.args[0]) if t.args else None)
+        if name in ("std::function", "function"):
+            return Ownership("lambda")
+        cls = self.find_class(name)
+        if cls is not None and self.class_cleans_up(cls):
+            return Ownership("class", cls=cls)
+        return NONE
+
+    def class_cleans_up(self, cls: ClassInfo, depth: int = 0) -> bool:
+        """A destructor with a body, or a member that releases what it holds."""
+        if cls.dtor is not None:
+            return True
+        if depth > 4:
+            return False
+        for member in cls.field_order:
+            own = self.ownership(cls.fields.get(member, "")) if depth < 4 else NONE
+            if own.what == "smart" or (own.what == "class" and own.cls is not cls):
+                return True
+        return False
+
+    def _smart(self, t: TypeRef, shared: bool) -> Ownership:
+        pointee = parse_type(t.args[0]) if t.args else TypeRef("")
+        array = pointee.array or (t.args[0].rstrip().endswith("[]") if t.args else False)
+        if len(t.args) < 2 or shared:
+            if shared:
+                return Ownership("smart", self._pointee_release(pointee, array), True, True, pointee=pointee)
+            return Ownership("smart", ReleaseFn("delete[]" if array else "delete", "plain"), pointee=pointee)
+        deleter = t.args[1]
+        release = self.deleter_release(deleter, pointee)
+        from_arg = release is None or parse_type(deleter).name in ("<function pointer>", "std::function", "function")
+        return Ownership("smart", release, from_arg, pointee=pointee)
+
+    def deleter_release(self, deleter_text: str, pointee: TypeRef) -> ReleaseFn | None:
+        """The call a deleter type stands for, or None when only its value can tell."""
+        target = decltype_target(deleter_text)
+        if target is not None:
+            return ReleaseFn(*target)
+        d = parse_type(deleter_text)
+        if d.name in ("std::default_delete", "default_delete"):
+            return ReleaseFn("delete[]" if pointee.array else "delete", "plain")
+        if d.name in ("<function pointer>", "std::function", "function", "decltype"):
+            return None
+        cls = self.find_class(d.name)
+        if cls is not None and cls.call_operator() is not None:
+            return ReleaseFn(f"{cls.qualname}::operator()", "plain")
+        return self._pointee_release(pointee, False) or ReleaseFn(f"{clean_name(d.name)}::operator()", "plain")
+
+    def _pointee_release(self, pointee: TypeRef, array: bool) -> ReleaseFn | None:
+        """Fallback: the policy's release call for the pointee's kind (OrtSession -> ReleaseSession)."""
+        found = self._releaser.get(pointee.name)
+        if found is not None:
+            return found
+        if pointee.name in ("void", ""):
+            return None
+        return ReleaseFn("delete[]" if array else "delete", "plain")
+
+
+def _releasers_by_label(policy: Policy) -> dict[str, ReleaseFn]:
+    cached = getattr(policy, "_cpp_releasers", None)
+    if cached is None:
+        cached = {}
+        for kind in policy.kinds.values():
+            if not kind.owned or kind.token:
+                continue
+            names = policy.releasers_of(kind.id)
+            specs = [s for s in policy.calls.values() if s.name in names and s.release is not None]
+            if specs and re.match(r"^[A-Za-z_]\w*$", kind.label):
+                cached.setdefault(kind.label, ReleaseFn(specs[0].name, "table" if specs[0].style == "table" else "plain"))
+        policy._cpp_releasers = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _function_declarator(node: Node | None) -> Node | None:
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type == "function_declarator":
+            return node
+        if node.type in ("pointer_declarator", "reference_declarator", "parenthesized_declarator",
+                         "attributed_declarator"):
+            inner = node.child_by_field_name("declarator")
+            if inner is None:
+                inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
+            node = inner
+            continue
+        return None
+    return None
+
+
+# ----------------------------------------------------------------------------- walking declarations
+
+_PASS_THROUGH = ("translation_unit", "declaration_list", "linkage_specification", "preproc_if", "preproc_ifdef",
+                 "preproc_else", "preproc_elif", "preproc_elifdef", "template_declaration", "friend_declaration",
+                 "ERROR", "export_declaration")
+
+
+def class_qualname(name: str, ns: tuple[str, ...], outer: str | None) -> str:
+    """`ns::Outer::Name` for a class declared in namespace `ns`, maybe nested in `Outer`."""
+    if outer:
+        return f"{outer}::{name}"
+    return "::".join(ns + (name,))
+
+
+def walk(root: Node, src: bytes) -> Iterator[tuple[Node, tuple[str, ...], str | None, bool]]:
+    """Yield every file-level or class-level declaration with its namespace path, the qualified
+    name of the class it is declared in, and whether it has internal linkage (anonymous
+    namespace). `#if 0` blocks are skipped; a class is yielded before its members."""
+    stack: list[tuple[Node, tuple[str, ...], str | None, bool]] = [(root, (), None, False)]
+    while stack:
+        node, ns, cls, internal = stack.pop()
+        kind = node.type
+        children: list[Node] = []
+        child_ns, child_cls, child_internal = ns, cls, internal
+        if kind in _PASS_THROUGH:
+            children = node.named_children
+            if kind == "preproc_if" and node_text(src, node.child_by_field_name("condition")).strip() in ("0", "(0)"):
+                alt = node.child_by_field_name("alternative")
+                children = [alt] if alt is not None else []
+        elif kind == "namespace_definition":
+            name = node.child_by_field_name("name")
+            child_ns = ns + tuple(clean_name(node_text(src, name)).split("::")) if name is not None else ns
+            child_internal = internal or name is None
+            body = node.child_by_field_name("body")
+            children = [body] if body is not None else []
+        elif kind in ("class_specifier", "struct_specifier", "union_specifier"):
+            yield node, ns, cls, internal
+            body = node.child_by_field_name("body")
+            name = node.child_by_field_name("name")
+            if body is not None and name is not None:
+                child_cls = class_qualname(clean_name(node_text(src, name)), ns, cls)
+                children = body.named_children
+        elif kind in ("declaration", "field_declaration", "type_definition"):
+            yield node, ns, cls, internal
+            type_node = node.child_by_field_name("type")
+            if type_node is not None and type_node.type in ("class_specifier", "struct_specifier", "union_specifier"):
+                children = [type_node]
+        elif kind in ("function_definition", "alias_declaration", "using_declaration"):
+            yield node, ns, cls, internal
+        for child in reversed(children):
+            stack.append((child, child_ns, child_cls, child_internal))

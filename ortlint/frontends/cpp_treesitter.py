@@ -1,0 +1,1584 @@
+"""C++ front end: tree-sitter-cpp syntax trees -> the same IR as C.
+
+`CppLowering` extends the C lowering with what decides findings in C++:
+
+* methods, constructors, destructors, operators, lambdas and functions in namespaces are each
+  analyzed as a function with a qualified name (`ns::Model::fail`); calls to same-class
+  methods (`fail(st)`, `this->fail(st)`) name the method the same way so summaries apply;
+* destructors run at every scope exit. A `std::unique_ptr` / `shared_ptr` releases its pointer
+  with its deleter (a `Release` call, `delete`, a deleter struct's `operator()`, a lambda); an
+  object of a class of this file with a destructor has the destructor's body lowered in place
+  with the members bound to the object; `Ort::` objects are RAII and are not tracked at all;
+* exceptions: `throw` leaves through the enclosing `catch` or out of the function, running the
+  destructors of the scopes it leaves; calls that may throw (summaries with a throwing case,
+  `Ort::ThrowOnError`) reach the same places through `Block.handler` landing pads;
+* `new`/`new[]`/`delete`/`delete[]`, range-for, `std::move`, casts, `x.get()` / `x.release()` /
+  `x.reset()` on smart pointers, `vec.data()` / `push_back` on vectors of handles.
+
+Member calls are classified by the receiver's declared type: through an `OrtApi` / `JNIEnv`
+(a `table` call, as in C), on an `Ort::X` object (`method` call `Ort::X::f`), on a class of this
+file (`plain` call `Class::f`), or unknown (C rules). In precise mode the types and macros come
+from libclang (`oracle`); the lowering is the same, so both front ends produce the same IR.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Protocol
+
+import tree_sitter_cpp
+from tree_sitter import Language, Node, Parser, Range
+
+from .. import ir
+from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
+from ..policy import Policy
+from .c_treesitter import (CFrontEnd, FunctionLowering, Macro, TooDeep, _short, declarator_name,
+                           find_function_declarator, is_array_declarator)
+from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
+                        declared_type_text, node_text, parse_type, walk)
+from .source import SourceText, read_source
+
+CPP_LANGUAGE = Language(tree_sitter_cpp.language())
+
+MAX_INLINE_DEPTH = 4
+_CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "std::static_pointer_cast",
+          "std::dynamic_pointer_cast", "std::const_pointer_cast", "std::reinterpret_pointer_cast",
+          "gsl::narrow_cast", "gsl::narrow", "narrow_cast", "std::launder", "std::as_const"}
+_MOVES = {"std::move", "move", "std::forward", "forward", "std::exchange"}
+_MAKERS = {"std::make_unique": "std::unique_ptr", "make_unique": "std::unique_ptr",
+           "std::make_shared": "std::shared_ptr", "make_shared": "std::shared_ptr"}
+_API_GETTERS = {"Ort::GetApi": "const OrtApi&", "GetApi": "const OrtApi*", "OrtGetApiBase": "const OrtApiBase*",
+                "GetTrainingApi": "const OrtTrainingApi*", "GetModelEditorApi": "const OrtModelEditorApi*",
+                "GetCompileApi": "const OrtCompileApi*", "GetEpApi": "const OrtEpApi*",
+                "Ort::GetTrainingApi": "const OrtTrainingApi&", "Ort::GetModelEditorApi": "const OrtModelEditorApi&",
+                "Ort::GetCompileApi": "const OrtCompileApi&", "Ort::GetEpApi": "const OrtEpApi&"}
+_ORT_RETURNS = {"Ort::Session::Run": "std::vector<Ort::Value>", "Ort::Value::GetTensorTypeAndShapeInfo":
+                "Ort::TensorTypeAndShapeInfo", "Ort::Session::GetInputTypeInfo": "Ort::TypeInfo",
+                "Ort::Session::GetOutputTypeInfo": "Ort::TypeInfo"}
+_UNKNOWN_TYPE = re.compile(r"\bauto\b|\bdecltype\b|^<lambda>$")
+_CONTAINER_STORE = {"push_back", "emplace_back", "push_front", "emplace_front", "insert", "emplace"}
+_CONTAINER_SELF = {"data", "begin", "end", "cbegin", "cend", "rbegin", "rend"}
+
+
+class Oracle(Protocol):
+    """What libclang knows that syntax alone does not (see clang_frontend.ClangOracle)."""
+
+    macros: dict[str, Macro]
+
+    def member_call(self, line: int, col: int) -> tuple[str, str | None] | None:
+        """('table', None) for a function-table entry, ('method', receiver type) otherwise."""
+
+    def decl_type(self, line: int, col: int) -> str | None:
+        """The type of the variable declared at this position."""
+
+    def ref_type(self, line: int, col: int) -> str | None:
+        """The type of the variable named at this position."""
+
+
+# ----------------------------------------------------------------------------- per-function state
+
+
+@dataclass
+class Scope:
+    """A `{...}` block: destructors to run when it ends, and the handler in force outside it."""
+
+    cleanups: list[tuple[str, Callable[[Loc], None]]] = field(default_factory=list)
+    handler: int | None = None
+
+
+@dataclass
+class Frame:
+    """Names declared by one function body (the analyzed one, or one lowered in place)."""
+
+    types: dict[str, str] = field(default_factory=dict)
+    owners: dict[str, Ownership] = field(default_factory=dict)
+    lambdas: dict[str, Node] = field(default_factory=dict)
+
+
+@dataclass
+class TryContext:
+    dispatch: int
+    depth: int
+
+
+@dataclass
+class InlineTarget:
+    """Where a `return` inside a body lowered in place goes."""
+
+    exit: int
+    result: ir.Expr | None
+    depth: int
+
+
+class CppLowering(FunctionLowering):
+    """Builds the control-flow graph of one C++ function, method or lambda."""
+
+    language = "cpp"
+    unit: "CppFrontEnd"
+
+    def __init__(self, unit: "CppFrontEnd", node: Node, name: str, cls: ClassInfo | None = None,
+                 ns: tuple[str, ...] = ()):
+        super().__init__(unit, node, name)
+        self.model = unit.model
+        self.cls = cls
+        self.ns = ns
+        self.this_obj: ir.Expr | None = None  # the object whose members are in scope (inlined methods)
+        self.rename: dict[str, ir.Expr] = {}
+        self.frames: list[Frame] = [Frame()]
+        self.scopes: list[Scope] = []
+        self.try_stack: list[TryContext] = []
+        self.break_depths: list[int] = []
+        self.continue_depths: list[int] = []
+        self.inline_target: InlineTarget | None = None
+        self.inline_depth = 0
+        self.fresh = 0
+        self.guard_lambdas: set[int] = set()  # lambdas that are scope guards (run at scope exit)
+        self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
+
+    # ================================================================== entry
+
+    def lower(self) -> ir.Function:
+        fn = super().lower()
+        fn.is_static = self.node.start_byte in self.model.internal or self.node.type == "lambda_expression"
+        return fn
+
+    def collect_params(self, declarator: Node | None) -> list[str]:
+        params_node = self._params_node(self.node)
+        names: list[str] = []
+        for p in params_node.named_children if params_node is not None else []:
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration"):
+                continue
+            decl = p.child_by_field_name("declarator")
+            name = declarator_name(decl, self.src) or f"$arg{len(names)}"
+            names.append(name)
+            self.frames[-1].types[name] = self.declared_type(p.child_by_field_name("type"), decl)
+        return names
+
+    def _params_node(self, fn_node: Node) -> Node | None:
+        declarator = fn_node.child_by_field_name("declarator")
+        if fn_node.type == "lambda_expression":
+            return declarator.child_by_field_name("parameters") if declarator is not None else None
+        func = find_function_declarator(declarator)
+        return func.child_by_field_name("parameters") if func is not None else None
+
+    def lower_function_body(self, body: Node) -> None:
+        self.push_scope()
+        for name in self.params:  # a guard passed by value is destroyed when the function ends
+            self.own_parameter(name)
+        self.lower_member_initializers(self.node)
+        self.lower_stmt(body)
+        self.pop_scope(self.node)
+
+    def own_parameter(self, name: str) -> None:
+        own = self.model.ownership(self.frames[-1].types.get(name, ""))
+        if own.what == "smart" and own.release is not None:
+            self.frames[-1].owners[name] = own
+            self.register_cleanup(name, lambda loc, v=Var(name), r=own.release: self.emit_release(v, r, loc), self.loc(self.node))
+
+    def lower_member_initializers(self, fn_node: Node) -> None:
+        """`Model(...) : api_(api), session_(nullptr)`: stores to members (escapes when the
+        method is analyzed alone, fields of the object when it is lowered in place)."""
+        init_list = next((c for c in fn_node.named_children if c.type == "field_initializer_list"), None)
+        if init_list is None:
+            return
+        for init in init_list.named_children:
+            if init.type != "field_initializer" or not init.named_children:
+                continue
+            member = clean_name(self.text(init.named_children[0]))
+            args = [a for a in init.named_children[1].named_children if a.type != "comment"] if len(init.named_children) > 1 else []
+            self.stmt_temps = []
+            target = self.member_expr(member)
+            if len(args) == 1:
+                self.assign_from(target, args[0], self.loc(init))
+            else:
+                for a in args:
+                    self.lower_expr(a)
+            self.finish_statement(init)
+
+    # ================================================================== names, types
+
+    def lookup(self, table: str, name: str):
+        for frame in reversed(self.frames):
+            found = getattr(frame, table).get(name)
+            if found is not None:
+                return found
+        return None
+
+    def type_of_name(self, name: str) -> str | None:
+        found = self.lookup("types", name)
+        if found is not None:
+            return None if _UNKNOWN_TYPE.search(found) else found
+        if self.cls is not None and name in self.cls.fields:
+            return self.cls.fields[name]
+        return self.model.globals.get(name)
+
+    def owner_of(self, name: str) -> Ownership | None:
+        return self.lookup("owners", name)
+
+    def member_expr(self, member: str) -> ir.Expr:
+        if self.this_obj is not None:
+            return Field(self.this_obj, member)
+        return Var(member)
+
+    def declared_type(self, type_node: Node | None, declarator: Node | None) -> str:
+        """The declared type, from libclang when it knows (aliases from headers, `auto`)."""
+        oracle = self.unit.oracle
+        if oracle is not None and declarator is not None and self.macro_depth == 0:
+            found = declarator_name_node(declarator)
+            if found is not None:
+                t = oracle.decl_type(found.start_point[0] + 1, found.start_point[1] + 1)
+                if t:
+                    return t
+        return declared_type_text(self.src, type_node, declarator)
+
+    def expr_type(self, node: Node | None, depth: int = 0) -> str | None:
+        """The static type of an expression, as far as declarations in the file tell."""
+        if node is None or depth > 12:
+            return None
+        node = self.strip_casts(node)
+        t = node.type
+        if t == "identifier":
+            return self._identifier_type(node)
+        if t == "qualified_identifier":
+            return self.model.globals.get(clean_name(self.text(node)))
+        if t == "this":
+            return f"{self.cls.qualname}*" if self.cls is not None else None
+        if t == "field_expression":
+            return self._field_type(node, depth)
+        if t == "call_expression":
+            return self.call_type(node, depth)
+        if t == "subscript_expression":
+            return self._element_type(self.expr_type(node.child_by_field_name("argument"), depth + 1))
+        if t == "pointer_expression":
+            inner = self.expr_type(node.child_by_field_name("argument"), depth + 1)
+            op = self.text(node.child_by_field_name("operator")).strip()
+            if inner is None:
+                return None
+            return inner + "*" if op == "&" else _deref_text(inner)
+        if t == "new_expression":
+            return self.text(node.child_by_field_name("type")) + "*"
+        if t == "compound_literal_expression":
+            return self.text(node.child_by_field_name("type"))
+        return None
+
+    def _identifier_type(self, node: Node) -> str | None:
+        name = self.text(node)
+        oracle = self.unit.oracle
+        if oracle is not None and self.macro_depth == 0:
+            found = oracle.ref_type(node.start_point[0] + 1, node.start_point[1] + 1)
+            if found:
+                return found
+        return self.type_of_name(name)
+
+    def _field_type(self, node: Node, depth: int) -> str | None:
+        base = self.strip_casts(node.child_by_field_name("argument"))
+        member = clean_name(self.text(node.child_by_field_name("field")))
+        if base.type == "this":
+            return self.cls.fields.get(member) if self.cls is not None else None
+        base_type = self.expr_type(base, depth + 1)
+        if base_type is None:
+            return None
+        ref = self.model.resolve_alias(parse_type(base_type))
+        cls = self.model.find_class(ref.name)
+        return cls.fields.get(member) if cls is not None else None
+
+    def _element_type(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        ref = self.model.resolve_alias(parse_type(text))
+        if ref.pointers or ref.array:
+            return _deref_text(text)
+        if ref.args and self.model.ownership(text).what == "container":
+            return ref.args[0]
+        return None
+
+    def call_type(self, node: Node, depth: int = 0) -> str | None:
+        """The type a call returns: file functions, API getters, factories, smart pointer ops."""
+        fn = self.unparen(node.child_by_field_name("function"))
+        if fn is None:
+            return None
+        if fn.type == "field_expression":
+            return self._member_call_type(fn, depth)
+        name = strip_template_args(clean_name(self.text(fn)))
+        if name in _API_GETTERS:
+            return _API_GETTERS[name]
+        if name in _MAKERS:
+            return f"{_MAKERS[name]}<{self.template_arg_text(fn)}>"
+        if name in _MOVES:
+            args = self.call_args(node)
+            return self.expr_type(args[0], depth + 1) if args else None
+        if self.cls is not None and name in self.cls.methods:
+            return self.model.returns.get(f"{self.cls.qualname}::{name}")
+        found = self.model.returns.get(name)
+        if found is not None:
+            return found
+        m = re.match(r"^(Ort::\w+)::Create\w*$", self.model.qualify_ort(name))
+        if m:
+            return m.group(1)
+        if self.is_type_name(name):
+            return name
+        return None
+
+    def _member_call_type(self, fn: Node, depth: int) -> str | None:
+        name = strip_template_args(clean_name(self.text(fn.child_by_field_name("field"))))
+        if name in _API_GETTERS and name != "Ort::GetApi":
+            return _API_GETTERS[name]
+        base_type = self.receiver_type(fn, depth)
+        if base_type is None:
+            return None
+        ref = self.model.resolve_alias(parse_type(base_type))
+        own = self.model.ownership(base_type)
+        if own.what == "smart" and name in ("get", "release") and own.pointee is not None:
+            return own.pointee.text + "*"
+        qualified = f"{self.model.qualify_ort(ref.name)}::{name}"
+        if qualified in _ORT_RETURNS:
+            return _ORT_RETURNS[qualified]
+        return self.model.returns.get(qualified)
+
+    def receiver_type(self, fn: Node, depth: int = 0) -> str | None:
+        """The type of the object a member call is made on (pointer stripped for `->`)."""
+        base = fn.child_by_field_name("argument")
+        op = self.text(fn.child_by_field_name("operator")).strip() if fn.child_by_field_name("operator") else "."
+        oracle = self.unit.oracle
+        field_node = fn.child_by_field_name("field")
+        if oracle is not None and self.macro_depth == 0 and field_node is not None:
+            found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
+            if found is not None and found[0] == "method" and found[1]:
+                return found[1]
+        text = self.expr_type(base, depth + 1)
+        if text is None or op != "->":
+            return text
+        own = self.model.ownership(text)
+        if own.what == "smart" and own.pointee is not None:
+            return own.pointee.text
+        return _deref_text(text)
+
+    def template_arg_text(self, fn: Node) -> str:
+        text = self.text(fn)
+        start = text.find("<")
+        return text[start + 1:text.rfind(">")].strip() if start >= 0 else ""
+
+    def is_type_name(self, name: str) -> bool:
+        """A name used as `T(args)` / `T{args}` that denotes a type, not a function."""
+        if name in self.model.aliases or self.model.find_class(name, self.ns) is not None:
+            return True
+        ref = parse_type(name)
+        return ref.name in ("std::unique_ptr", "std::shared_ptr", "unique_ptr", "shared_ptr")
+
+    # ================================================================== scopes and destructors
+
+    def push_scope(self) -> None:
+        self.scopes.append(Scope([], self.handler))
+
+    def pop_scope(self, node: Node) -> None:
+        scope = self.scopes.pop()
+        if self.cur is not None and scope.cleanups:
+            self.run_cleanups([scope], end_loc(self.loc(node)))
+        if self.handler != scope.handler:
+            self.handler = scope.handler
+            self.split()
+
+    def split(self) -> None:
+        """Start a new block so that a changed handler applies from here on."""
+        if self.cur is None:
+            return
+        block = self.new_block()
+        self.jump(block)
+        self.start(block)
+
+    def register_cleanup(self, name: str, emit: Callable[[Loc], None], loc: Loc) -> None:
+        """A destructor to run when the current scope ends, on every path out of it: normal exit,
+        return/break/continue/throw (emitted there), and exceptions from calls (a landing pad)."""
+        if not self.scopes:
+            self.push_scope()
+        self.scopes[-1].cleanups.append((name, emit))
+        pad = self.new_block()
+        saved = (self.cur, self.stmt_temps, self.loc_override)
+        self.stmt_temps = []
+        self.start(pad)
+        self.loc_override = loc
+        emit(loc)
+        if self.handler is not None:
+            self.terminate(Jump(self.handler))
+        else:
+            self.terminate(Halt(loc, "throw"))
+        self.cur, self.stmt_temps, self.loc_override = saved
+        self.handler = pad.id
+        self.split()
+
+    def run_cleanups(self, scopes: list[Scope], loc: Loc, skip: frozenset[str] = frozenset()) -> None:
+        saved = self.loc_override
+        self.loc_override = loc
+        try:
+            for scope in reversed(scopes):
+                for name, emit in reversed(scope.cleanups):
+                    if name not in skip and self.cur is not None:
+                        emit(loc)
+        finally:
+            self.loc_override = saved
+
+    def emit_release(self, target: ir.Expr, release: ReleaseFn, loc: Loc) -> None:
+        """The release a destructor performs: `ReleaseX(p)`, `delete p`, `Deleter::operator()(p)`."""
+        self.call_counter += 1
+        text = f"{release.callee}({ir.expr_text(target)}) at scope exit"
+        self.emit(ir.Call(self.call_counter, loc, release.callee, release.style, None, (target,), None, _short(text)))
+
+    # ================================================================== statements
+
+    def stmt_compound_statement(self, node: Node) -> None:
+        self.push_scope()
+        for child in node.named_children:
+            self.lower_stmt(child)
+        self.pop_scope(node)
+
+    def stmt_declaration_list(self, node: Node) -> None:
+        for child in node.named_children:
+            self.lower_stmt(child)
+
+    def stmt_return_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        value_node = next((c for c in node.named_children if c.type != "comment"), None)
+        skip: frozenset[str] = frozenset()
+        value = None
+        if value_node is not None:
+            moved = self.returned_object(value_node)
+            if moved is not None:
+                skip = frozenset({moved})
+            value = self.lower_expr(value_node)
+        self.leave_by_return(value, self.loc(node), skip)
+        self.stmt_temps = []
+
+    stmt_co_return_statement = stmt_return_statement
+
+    def returned_object(self, node: Node) -> str | None:
+        """`return p;` / `return std::move(p);` of a local guard moves it out: no destructor."""
+        node = self.unparen(node)
+        if node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+            if fn is not None and clean_name(self.text(fn)) in _MOVES:
+                args = self.call_args(node)
+                node = self.unparen(args[0]) if args else node
+        if node.type == "identifier" and self.owner_of(self.text(node)) is not None:
+            return self.text(node)
+        return None
+
+    def leave_by_return(self, value: ir.Expr | None, loc: Loc, skip: frozenset[str] = frozenset()) -> None:
+        target = self.inline_target
+        if target is not None:
+            if target.result is not None and value is not None:
+                self.emit(ir.Assign(loc, target.result, value))
+            self.run_cleanups(self.scopes[target.depth:], loc, skip)
+            self.terminate(Jump(target.exit))
+            return
+        self.run_cleanups(self.scopes, loc, skip)
+        self.terminate(Return(value, loc))
+
+    def stmt_throw_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        for child in node.named_children:
+            if child.type != "comment":
+                self.lower_expr(child, discard=True)
+        self.leave_by_throw(self.loc(node))
+
+    def leave_by_throw(self, loc: Loc) -> None:
+        """Run the destructors of the scopes the exception leaves, then go to the `catch`."""
+        depth = self.try_stack[-1].depth if self.try_stack else 0
+        self.run_cleanups(self.scopes[depth:], loc)
+        if self.try_stack:
+            self.terminate(Jump(self.try_stack[-1].dispatch))
+        else:
+            self.terminate(Halt(loc, "throw"))
+        self.stmt_temps = []
+
+    def stmt_try_statement(self, node: Node) -> None:
+        body = node.child_by_field_name("body")
+        catches = [c for c in node.named_children if c.type == "catch_clause"]
+        if not catches:
+            if body is not None:
+                self.lower_stmt(body)
+            return
+        dispatch, join = self.new_block(), self.new_block()
+        outer = self.handler
+        self.try_stack.append(TryContext(dispatch.id, len(self.scopes)))
+        self.handler = dispatch.id
+        self.split()
+        try:
+            if body is not None:
+                self.lower_stmt(body)
+            self.jump(join)
+        finally:
+            self.try_stack.pop()
+            self.handler = outer
+        self.start(dispatch)
+        self.lower_catch_clauses(catches, join)
+        self.start(join)
+
+    def lower_catch_clauses(self, catches: list[Node], join: ir.Block) -> None:
+        """Any exception that reaches a `try` is taken to be caught by one of its clauses."""
+        for i, clause in enumerate(catches):
+            block = self.new_block()
+            if i < len(catches) - 1:
+                nxt = self.new_block()
+                params = clause.child_by_field_name("parameters")
+                text = "catch " + (self.text(params) if params is not None else "(...)")
+                self.terminate(ir.Branch(Opaque(text), block.id, nxt.id, self.loc(clause), _short(text), "case"))
+            else:
+                self.jump(block)
+            self.start(block)
+            body = clause.child_by_field_name("body")
+            if body is not None:
+                self.lower_stmt(body)
+            self.jump(join)
+            if i < len(catches) - 1:
+                self.start(nxt)
+
+    def stmt_break_statement(self, node: Node) -> None:
+        if self.break_depths:
+            self.run_cleanups(self.scopes[self.break_depths[-1]:], self.loc(node))
+        super().stmt_break_statement(node)
+
+    def stmt_continue_statement(self, node: Node) -> None:
+        if self.continue_depths:
+            self.run_cleanups(self.scopes[self.continue_depths[-1]:], self.loc(node))
+        super().stmt_continue_statement(node)
+
+    def lower_loop_body(self, body: Node | None, break_to: ir.Block, continue_to: ir.Block) -> None:
+        self.break_depths.append(len(self.scopes))
+        self.continue_depths.append(len(self.scopes))
+        try:
+            super().lower_loop_body(body, break_to, continue_to)
+        finally:
+            self.break_depths.pop()
+            self.continue_depths.pop()
+
+    def stmt_switch_statement(self, node: Node) -> None:
+        self.break_depths.append(len(self.scopes))
+        try:
+            super().stmt_switch_statement(node)
+        finally:
+            self.break_depths.pop()
+
+    def stmt_for_range_loop(self, node: Node) -> None:
+        """`for (T v : range) body`: `v` stands for `range[i]`, so a body that releases `v`
+        releases every element (the engine's release-loop rule)."""
+        self.push_scope()
+        self.stmt_temps = []
+        right = node.child_by_field_name("right")
+        range_expr = self.lower_expr(right) if right is not None else Opaque("?")
+        if not isinstance(range_expr, (Var, Field, Deref, Index)):
+            tmp = Var(self.fresh_name("range"))
+            self.locals[tmp.name] = True
+            self.emit(ir.Assign(self.loc(node), tmp, range_expr))
+            range_expr = tmp
+        self.finish_statement(node)
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        self.terminate(ir.Branch(Opaque("range-for"), body_b.id, exit_b.id, self.loc(node), "range-for", "loop"))
+        first = len(self.blocks)
+        self.start(body_b)
+        saved = dict(self.rename)
+        self.bind_range_variable(node, range_expr, right)
+        self.lower_loop_body(node.child_by_field_name("body"), exit_b, header)
+        self.rename = saved
+        self.jump(header)
+        self.close_loop(exit_b, {body_b.id, header.id} | set(range(first, len(self.blocks))), (), None, node)
+        self.pop_scope(node)
+
+    def bind_range_variable(self, node: Node, range_expr: ir.Expr, right: Node | None) -> None:
+        decl = node.child_by_field_name("declarator")
+        element = Index(range_expr, Opaque("i"))
+        if decl is not None and decl.type == "structured_binding_declarator":
+            for ident in decl.named_children:
+                self.rename[self.text(ident)] = Opaque("element")
+            return
+        name = declarator_name(decl, self.src) if decl is not None else None
+        if not name:
+            return
+        self.rename[name] = element
+        declared = self.declared_type(node.child_by_field_name("type"), decl)
+        if "auto" in declared:
+            declared = self._element_type(self.expr_type(right)) or declared
+        self.frames[-1].types[name] = declared
+
+    def stmt_alias_declaration(self, node: Node) -> None:
+        name = self.text(node.child_by_field_name("name"))
+        self.model.aliases.setdefault(name, self.text(node.child_by_field_name("type")))
+
+    def stmt_using_declaration(self, node: Node) -> None:
+        """`using namespace X;` / `using X::y;` inside a body: nothing runs."""
+
+    stmt_namespace_alias_definition = stmt_static_assert_declaration = stmt_using_declaration
+    stmt_template_declaration = stmt_class_specifier = stmt_struct_specifier = stmt_using_declaration
+
+    def lower_condition_clause(self, node: Node, t: ir.Block, f: ir.Block, kind: str) -> None:
+        for child in node.named_children:
+            if child.type == "init_statement":
+                for stmt in child.named_children:
+                    self.lower_stmt(stmt)
+        super().lower_condition_clause(_WithoutInit(node), t, f, kind)
+
+    # ================================================================== declarations
+
+    def stmt_declaration(self, node: Node) -> None:
+        self.stmt_temps = []
+        type_node = node.child_by_field_name("type")
+        static = any(c.type == "storage_class_specifier" and self.text(c) in ("static", "thread_local") for c in node.children)
+        for child in node.children_by_field_name("declarator"):
+            self.lower_cpp_declarator(child, type_node, static)
+        self.finish_statement(node)
+
+    def lower_cpp_declarator(self, decl: Node, type_node: Node | None, static: bool) -> None:
+        target, value = (decl.child_by_field_name("declarator"), decl.child_by_field_name("value")) \
+            if decl.type == "init_declarator" else (decl, None)
+        args: list[Node] | None = None
+        if find_function_declarator(target) is not None:
+            decl = self.reparse_as_construction(decl, target)
+            if decl is None:
+                return  # a local function prototype
+            target, value = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
+        if value is not None and value.type in ("argument_list", "initializer_list"):
+            args = [a for a in value.named_children if a.type != "comment"]
+        if target is not None and target.type == "structured_binding_declarator":
+            self.declare_structured_binding(target, value)
+            return
+        name = declarator_name(target, self.src)
+        if not name:
+            return
+        type_text = self.declared_type(type_node, target)
+        if re.search(r"\bauto\b", type_text) and value is not None and args is None:
+            type_text = self.infer_auto(type_text, value)
+        var = self.declare_local(name, type_text, target, static)
+        self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl))
+
+    def reparse_as_construction(self, decl: Node, target: Node) -> Node | None:
+        """`OptionsPtr opts(raw);` and `Ptr p(static_cast<T *>(malloc(n)));` parse as function
+        declarations. Inside a body they construct an object, unless every parameter looks like
+        one (`int count`, a type): the declaration is parsed again with braces for parentheses
+        (same offsets, so locations stay right) and the init-declarator is returned."""
+        func = find_function_declarator(target)
+        params = func.child_by_field_name("parameters") if func is not None else None
+        stmt = decl.parent
+        if params is None or stmt is None or not params.named_children or self.looks_like_prototype(params):
+            return None
+        data = bytearray(self.src)
+        data[params.start_byte] = ord("{")
+        data[params.end_byte - 1] = ord("}")
+        tree = self.unit.parse_range(bytes(data), stmt)
+        for node in tree.root_node.named_children:
+            for child in node.children_by_field_name("declarator"):
+                if child.start_byte == decl.start_byte and child.type == "init_declarator":
+                    return child
+        return None
+
+    def looks_like_prototype(self, params: Node) -> bool:
+        for p in params.named_children:
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration"):
+                return False
+            decl = p.child_by_field_name("declarator")
+            if decl is not None and declarator_name(decl, self.src):
+                continue
+            if decl is not None and decl.type == "abstract_function_declarator":
+                return False  # `g(x)`: a call
+            type_node = p.child_by_field_name("type")
+            name = clean_name(self.text(type_node)) if type_node is not None else ""
+            base = strip_template_args(name)
+            if base in _CASTS or base in _MOVES or base in _MAKERS:
+                return False
+            if type_node is not None and type_node.type in ("type_identifier", "qualified_identifier") and \
+                    (name in self.locals or name in self.params or name in self.rename or self.type_of_name(name)):
+                return False
+        return True
+
+    def declare_structured_binding(self, target: Node, value: Node | None) -> None:
+        if value is not None:
+            self.lower_expr(value)
+        for ident in target.named_children:
+            name = self.text(ident)
+            var = self.bind_local(name, False)
+            self.emit(ir.Assign(self.loc(ident), var, Opaque("structured binding")))
+
+    def fresh_name(self, base: str) -> str:
+        self.fresh += 1
+        return f"{base}@{self.fresh}"
+
+    def bind_local(self, name: str, aggregate: bool, static: bool = False) -> Var:
+        """Declare a local; inside a body lowered in place it gets a fresh name when it would
+        clash with a name of the function (names stay readable in messages otherwise)."""
+        if self.inline_depth > 0 and (name in self.locals or name in self.params):
+            new = self.fresh_name(name)
+            self.rename[name] = Var(new)
+            name = new
+        elif name in self.rename:
+            del self.rename[name]
+        if not static:
+            self.locals[name] = aggregate
+        return Var(name)
+
+    def declare_local(self, name: str, type_text: str, target: Node | None, static: bool) -> Var:
+        own = self.model.ownership(type_text)
+        aggregate = is_array_declarator(target) or own.what in ("container", "class")
+        var = self.bind_local(name, aggregate, static)
+        frame = self.frames[-1]
+        frame.types[name] = type_text
+        frame.lambdas.pop(name, None)
+        frame.owners.pop(name, None)
+        return var
+
+    def infer_auto(self, declared: str, value: Node) -> str:
+        inner = self.strip_casts(value)
+        if inner.type == "lambda_expression":
+            return "<lambda>"
+        found = self.expr_type(inner)
+        if found is None:
+            return declared
+        pointers = declared.count("*")
+        return found + ("*" * pointers if pointers and "*" not in found else "")
+
+    def initialize(self, decl: Node, var: Var, name: str, type_text: str, args: list[Node] | None,
+                   value: Node | None, loc: Loc) -> None:
+        """Construct a declared object; register its destructor when it has one."""
+        own = self.model.ownership(type_text)
+        inner = self.strip_casts(value) if value is not None else None
+        if inner is not None and inner.type == "lambda_expression":
+            self.frames[-1].lambdas[name] = inner
+            self.register_lambda(inner)
+            self.emit(ir.Assign(loc, var, Opaque("lambda")))
+            return
+        guards = self.scope_guard_args(args, value) if own.what != "smart" else []
+        self.guard_lambdas.update(g.start_byte for g in guards)
+        if own.what == "smart":
+            self.init_smart_pointer(var, name, own, args, value, loc)
+        elif own.what == "class" and own.cls is not None:
+            self.init_class_object(var, name, own.cls, args, value, loc)
+        elif own.what == "ort" and args:
+            self.emit_call_node(decl, strip_template_args(self.model.qualify_ort(parse_type(type_text).name)),
+                                "plain", None, tuple(self.lower_expr(a) for a in args), True, None, loc)
+        elif own.what == "container" and args is not None:
+            for a in args:
+                self.lower_expr(a, discard=True)
+        elif args is not None:
+            self.init_from_args(decl, var, type_text, args, loc)
+        elif value is not None and self.converts_on_copy(type_text, value):
+            self.init_from_args(decl, var, type_text, [value], loc)
+        elif value is not None:
+            if value.type == "initializer_list":
+                self.lower_initializer(var, value)
+            else:
+                self.assign_from(var, value, loc)
+        elif not self.locals.get(var.name, True):
+            self.emit(ir.Assign(loc, var, Opaque("uninitialized")))
+        if guards:
+            self.scope_guard_lambdas(name, guards, loc)
+
+    def converts_on_copy(self, type_text: str, value: Node) -> bool:
+        """`std::string msg = api->GetErrorMessage(st);` copies the characters: the object does
+        not hold the pointer. True for object types initialized from a value of another type."""
+        ref = self.model.resolve_alias(parse_type(type_text))
+        if ref.pointers or ref.array or not ref.name or ref.name in _SCALARS or re.search(r"\bauto\b", type_text):
+            return False
+        if ref.name.startswith(("Ort", "j")) and not ref.args and "::" not in ref.name:
+            return False
+        if value.type == "initializer_list":
+            return False
+        source = self.expr_type(value)
+        return source is None or self.model.resolve_alias(parse_type(source)).name != ref.name
+
+    def init_from_args(self, decl: Node, var: Var, type_text: str, args: list[Node], loc: Loc) -> None:
+        """`T x(a, b)` of a type with no known destructor: a pointer or number copies its single
+        argument; an object of an unknown class is an unknown constructor call."""
+        ref = self.model.resolve_alias(parse_type(type_text))
+        scalar = ref.pointers > 0 or ref.name in _SCALARS or ref.name.startswith(("Ort", "j")) and not ref.args
+        if scalar and len(args) == 1:
+            self.assign_from(var, args[0], loc)
+            return
+        if scalar and not args:
+            self.emit(ir.Assign(loc, var, Const(0, "{}")))
+            return
+        lowered = tuple(self.lower_expr(a) for a in args)
+        self.emit_call_node(decl, clean_name(ref.name) or "<constructor>", "plain", None, lowered, True, None, loc)
+
+    def scope_guard_args(self, args: list[Node] | None, value: Node | None) -> list[Node]:
+        """A local object built from a lambda is a scope guard: `ScopeGuard g([&] {...});`,
+        `auto g = gsl::finally([&] {...});` (any non-std function). The lambda runs when the
+        scope ends."""
+        if args is None and value is not None:
+            inner = self.strip_casts(value)
+            if inner.type != "call_expression":
+                return []
+            fn = inner.child_by_field_name("function")
+            if fn is None or fn.type == "field_expression" or clean_name(self.text(fn)).startswith("std::"):
+                return []
+            args = self.call_args(inner)
+        return [a for a in args or [] if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
+
+    def scope_guard_lambdas(self, name: str, lambdas: list[Node], loc: Loc) -> None:
+        for lam in lambdas:
+            node = self.lambda_var(lam) or self.strip_casts(lam)
+            self.register_cleanup(name, lambda at, n=node: self.inline_lambda(n, [], at), loc)
+
+    def lambda_var(self, node: Node) -> Node | None:
+        node = self.strip_casts(node)
+        if node.type == "identifier":
+            return self.lookup("lambdas", self.text(node))
+        return None
+
+    def init_smart_pointer(self, var: Var, name: str, own: Ownership, args: list[Node] | None,
+                           value: Node | None, loc: Loc) -> None:
+        """`std::unique_ptr<T, D> p(raw, deleter)`: p holds raw; the deleter runs at scope exit."""
+        release: ReleaseFn | None = own.release
+        deleter_lambda: Node | None = None
+        if args and len(args) >= 2:
+            release, deleter_lambda = self.deleter_from_arg(args[1], own)
+        self.guard_init = var
+        try:
+            if args:
+                self.assign_from(var, args[0], loc)
+            elif value is not None and value.type != "initializer_list":
+                value = self.unwrap_guard_construction(value)
+                if self.is_shared_copy(own, value):
+                    self.assign_from(var, value, loc)
+                    return
+                self.assign_from(var, value, loc)
+            else:
+                self.emit(ir.Assign(loc, var, Const(0, "nullptr")))
+        finally:
+            self.guard_init = None
+        own = dataclasses.replace(own, release=release, deleter_lambda=deleter_lambda)
+        self.frames[-1].owners[name] = own
+        if own.releases():
+            self.register_cleanup(name, lambda at: self.release_smart(var, own, at), loc)
+        else:
+            self.emit(ir.Havoc(loc, (var.name,), "a smart pointer with a deleter ortlint cannot see"))
+
+    def release_smart(self, target: ir.Expr, own: Ownership, loc: Loc) -> None:
+        """What a smart pointer's deleter does to the pointer it holds."""
+        if own.deleter_lambda is not None:
+            self.inline_lambda(own.deleter_lambda, [target], loc)
+        elif own.release is not None:
+            self.emit_release(target, own.release, loc)
+
+    def unwrap_guard_construction(self, value: Node) -> Node:
+        """`auto p = SessionPtr(raw)` / `= std::unique_ptr<T, D>(raw, d)`: the raw pointer."""
+        inner = self.strip_casts(value)
+        if inner.type == "call_expression":
+            fn = inner.child_by_field_name("function")
+            args = self.call_args(inner)
+            if fn is not None and fn.type != "field_expression" and args and \
+                    self.model.ownership(clean_name(self.text(fn))).what == "smart":
+                return args[0]
+        return value
+
+    def is_shared_copy(self, own: Ownership, value: Node) -> bool:
+        """A copy of a shared_ptr shares ownership: the original still releases."""
+        inner = self.strip_casts(value)
+        return own.shared and inner.type == "identifier" and self.owner_of(self.text(inner)) is not None
+
+    def deleter_from_arg(self, node: Node, own: Ownership) -> tuple[ReleaseFn | None, Node | None]:
+        """The deleter passed to a smart pointer's constructor: `g_api->ReleaseStatus`,
+        `&ReleaseX`, `free`, a lambda or a variable holding one."""
+        inner = self.strip_casts(node)
+        if inner.type == "pointer_expression":
+            inner = self.strip_casts(inner.child_by_field_name("argument"))
+        if inner.type == "lambda_expression":
+            self.register_lambda(inner)
+            return None, inner
+        if inner.type == "field_expression":
+            return ReleaseFn(strip_template_args(self.text(inner.child_by_field_name("field"))), "table"), None
+        if inner.type in ("identifier", "qualified_identifier"):
+            lam = self.lambda_var(inner)
+            if lam is not None:
+                return None, lam
+            name = clean_name(self.text(inner))
+            if "::" in name and parse_type(name.rsplit("::", 1)[0]).name in TABLE_TYPES:
+                return ReleaseFn(name.rsplit("::", 1)[1], "table"), None
+            return ReleaseFn(name, "plain"), None
+        return own.release, None
+
+    def init_class_object(self, var: Var, name: str, cls: ClassInfo, args: list[Node] | None,
+                          value: Node | None, loc: Loc) -> None:
+        """An object of a class of this file with a destructor: its constructor and destructor
+        bodies are lowered in place, with the members as fields of the object."""
+        if args is None and value is not None:
+            inner = self.strip_casts(value)
+            fn = inner.child_by_field_name("function") if inner.type == "call_expression" else None
+            if fn is not None and clean_name(self.text(fn)) in (cls.name, cls.qualname):
+                args = self.call_args(inner)
+            elif inner.type == "compound_literal_expression":
+                body = inner.child_by_field_name("value")
+                args = [a for a in body.named_children if a.type != "comment"] if body is not None else []
+            else:
+                self.lower_expr(value, discard=True)
+        arg_exprs = [self.lower_expr(a) for a in args or []]
+        self.construct(cls, var, arg_exprs, loc)
+        self.frames[-1].owners[name] = Ownership("class", cls=cls)
+        self.register_cleanup(name, lambda at: self.destroy(cls, var, at), loc)
+
+    def construct(self, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc) -> None:
+        for member, default in cls.field_defaults.items():
+            with self.object_context(cls, obj), self.file_source(loc):
+                self.assign_from(Field(obj, member), default, loc)
+        ctor = pick_overload(cls.ctors, len(args), self.src)
+        if ctor is not None:
+            self.inline_method(ctor, cls, obj, args, loc)
+        elif args and not cls.ctors:
+            for member, value in zip(cls.field_order, args):  # aggregate initialization
+                self.emit(ir.Assign(loc, Field(obj, member), value))
+
+    def destroy(self, cls: ClassInfo, obj: ir.Expr, loc: Loc, depth: int = 0) -> None:
+        """The destructor body, then the members' destructors in reverse order."""
+        if cls.dtor is not None:
+            self.inline_method(cls.dtor, cls, obj, [], loc)
+        if depth > 3:
+            return
+        for member in reversed(cls.field_order):
+            own = self.model.ownership(cls.fields.get(member, ""))
+            if own.what == "smart" and own.release is not None and self.cur is not None:
+                self.emit_release(Field(obj, member), own.release, loc)
+            elif own.what == "class" and own.cls is not None and own.cls is not cls:
+                self.destroy(own.cls, Field(obj, member), loc, depth + 1)
+
+    # ================================================================== lowering bodies in place
+
+    @contextmanager
+    def object_context(self, cls: ClassInfo | None, obj: ir.Expr | None) -> Iterator[None]:
+        saved = (self.cls, self.this_obj)
+        self.cls, self.this_obj = cls, obj
+        try:
+            yield
+        finally:
+            self.cls, self.this_obj = saved
+
+    @contextmanager
+    def file_source(self, loc: Loc) -> Iterator[None]:
+        """Lower nodes of this file's tree (class bodies) from anywhere, at location `loc`."""
+        saved = (self.src, self.loc_override)
+        self.src, self.loc_override = self.unit.src, loc
+        try:
+            yield
+        finally:
+            self.src, self.loc_override = saved
+
+    @contextmanager
+    def inlining(self, cls: ClassInfo | None, obj: ir.Expr | None, binds: dict[str, ir.Expr], loc: Loc | None,
+                 result: ir.Expr | None, closure: bool) -> Iterator[None]:
+        """Lower another body at the current point: its `return` jumps to the end; a method's
+        events carry the location of the call or scope exit (`loc`), a lambda's keep their own
+        (it is written inside this function); clashing local names are renamed."""
+        exit_b = self.new_block()
+        saved = (self.rename, self.cls, self.this_obj, self.inline_target, self.loc_override, self.loop_stack,
+                 self.break_stack, self.break_depths, self.continue_depths, self.src, self.stmt_temps, self.try_stack)
+        self.rename = {**(self.rename if closure else {}), **binds}
+        self.cls, self.this_obj = cls, obj
+        self.inline_target = InlineTarget(exit_b.id, result, len(self.scopes))
+        self.loc_override = loc
+        self.loop_stack, self.break_stack, self.break_depths, self.continue_depths = [], [], [], []
+        self.src = self.unit.src
+        self.stmt_temps = []
+        self.frames.append(Frame())
+        self.inline_depth += 1
+        try:
+            yield
+            self.jump(exit_b)
+        finally:
+            self.inline_depth -= 1
+            self.frames.pop()
+            (self.rename, self.cls, self.this_obj, self.inline_target, self.loc_override, self.loop_stack,
+             self.break_stack, self.break_depths, self.continue_depths, self.src, self.stmt_temps,
+             self.try_stack) = saved
+            self.start(exit_b)
+
+    def bind_params(self, fn_node: Node, args: list[ir.Expr], loc: Loc) -> dict[str, ir.Expr]:
+        """Parameters of a body lowered in place become fresh locals holding the arguments."""
+        params = self._params_node(fn_node)
+        binds: dict[str, ir.Expr] = {}
+        for i, p in enumerate(params.named_children if params is not None else []):
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                continue
+            decl = p.child_by_field_name("declarator")
+            name = declarator_name(decl, self.src)
+            if not name:
+                continue
+            clash = name in self.locals or name in self.params or name in self.rename
+            var = Var(self.fresh_name(name) if clash else name)
+            self.locals[var.name] = False
+            self.emit(ir.Assign(loc, var, args[i] if i < len(args) else Opaque("default argument")))
+            binds[name] = var
+        return binds
+
+    def param_types(self, fn_node: Node) -> dict[str, str]:
+        params = self._params_node(fn_node)
+        out = {}
+        for p in params.named_children if params is not None else []:
+            decl = p.child_by_field_name("declarator")
+            name = declarator_name(decl, self.src)
+            if name:
+                out[name] = declared_type_text(self.src, p.child_by_field_name("type"), decl)
+        return out
+
+    def inline_method(self, fn_node: Node, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc,
+                      result: ir.Expr | None = None) -> bool:
+        body = fn_node.child_by_field_name("body")
+        if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
+            return False
+        saved_src = self.src
+        self.src = self.unit.src
+        binds = self.bind_params(fn_node, args, loc)
+        types = self.param_types(fn_node)
+        self.src = saved_src
+        with self.inlining(cls, obj, binds, loc, result, closure=False):
+            self.frames[-1].types.update(types)
+            self.lower_member_initializers(fn_node)
+            self.lower_stmt(body)
+        return True
+
+    def inline_lambda(self, lam: Node, args: list[ir.Expr], loc: Loc, result: ir.Expr | None = None) -> bool:
+        body = lam.child_by_field_name("body")
+        if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
+            return False
+        saved_src = self.src
+        self.src = self.unit.src
+        binds = self.bind_params(lam, args, loc)
+        types = self.param_types(lam)
+        self.src = saved_src
+        with self.inlining(self.cls, self.this_obj, binds, None, result, closure=True):
+            self.frames[-1].types.update(types)
+            self.lower_stmt(body)
+        return True
+
+    # ================================================================== expressions
+
+    def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        name = self.text(node)
+        if name in self.rename:
+            return self.rename[name]
+        if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
+            return Field(self.this_obj, name)
+        return super().expr_identifier(node, discard, dest)
+
+    expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
+
+    def expr_qualified_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Var(clean_name(self.text(node)))
+
+    def expr_this(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return AddrOf(self.this_obj) if self.this_obj is not None else Var("this")
+
+    def expr_field_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        base = node.child_by_field_name("argument")
+        if base is not None and self.strip_casts(base).type == "this":
+            return self.member_expr(strip_template_args(self.text(node.child_by_field_name("field"))))
+        return super().expr_field_expression(node, discard, dest)
+
+    def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.register_lambda(node)
+        return Opaque("lambda")
+
+    def register_lambda(self, node: Node) -> None:
+        """Analyze the lambda's body on its own too (not for lambdas inside macro expansions,
+        whose syntax tree belongs to the expansion text)."""
+        if self.src is self.unit.src:
+            self.unit.add_lambda(node, self.name, self.cls, self.ns)
+
+    def expr_new_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        declarator = node.child_by_field_name("declarator")
+        callee = "new[]" if declarator is not None and declarator.type == "new_declarator" else "new"
+        placement = node.child_by_field_name("placement")
+        if placement is not None:
+            callee = callee + "(nothrow)" if "nothrow" in self.text(placement) else "new(placement)"
+        if declarator is not None:
+            length = declarator.child_by_field_name("length")
+            if length is not None:
+                self.lower_expr(length, discard=True)
+        arguments = node.child_by_field_name("arguments")
+        args = tuple(self.lower_expr(a) for a in (arguments.named_children if arguments is not None else [])
+                     if a.type != "comment")
+        return self.emit_call_node(node, callee, "new", None, args, discard, dest)
+
+    def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
+        operand = next((c for c in node.named_children if c.type != "comment"), None)
+        arg = self.lower_expr(operand) if operand is not None else Opaque("?")
+        return self.emit_call_node(node, callee, "plain", None, (arg,), True, None)
+
+    def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`T{args}` in C++ constructs a T like `T(args)`."""
+        type_node = node.child_by_field_name("type")
+        value = node.child_by_field_name("value")
+        args = [a for a in value.named_children if a.type != "comment"] if value is not None else []
+        if type_node is None:
+            return super().expr_compound_literal_expression(node, discard, dest)
+        return self.lower_named_call(node, type_node, args, discard, dest)
+
+    def expr_throw_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.stmt_throw_statement(node)
+        return Opaque("throw")
+
+    def expr_condition_clause(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        value = node.child_by_field_name("value")
+        return self.lower_expr(value, discard, dest) if value is not None else Opaque("?")
+
+    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """Assigning to a smart pointer releases what it held first."""
+        left = self.unparen(node.child_by_field_name("left"))
+        op = self.text(node.child_by_field_name("operator")).strip()
+        if op == "=" and left.type == "identifier":
+            own = self.owner_of(self.text(left))
+            if own is not None and own.what == "smart" and own.releases() and not own.shared:
+                target = self.lower_expr(left)
+                value = self.lower_expr(self.unwrap_guard_construction(node.child_by_field_name("right")))
+                self.release_smart(target, own, self.loc(node))
+                self.emit(ir.Assign(self.loc(node), target, value))
+                return target
+        return super().expr_assignment_expression(node, discard, dest)
+
+    # ================================================================== calls
+
+    def call_args(self, node: Node) -> list[Node]:
+        arguments = node.child_by_field_name("arguments")
+        return [a for a in (arguments.named_children if arguments is not None else []) if a.type != "comment"]
+
+    def emit_call_node(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
+                       args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, loc: Loc | None = None) -> ir.Expr:
+        if loc is None:
+            return self.emit_call(node, callee, style, receiver, args, discard, dest)
+        saved = self.loc_override
+        self.loc_override = loc
+        try:
+            return self.emit_call(node, callee, style, receiver, args, discard, dest)
+        finally:
+            self.loc_override = saved
+
+    def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        function = node.child_by_field_name("function")
+        fn = self.unparen(function) if function is not None else None
+        arg_nodes = self.call_args(node)
+        if fn is not None and fn.type == "identifier":
+            macro = self.unit.macros.get(self.text(fn))
+            if macro is not None and self.macro_depth < 8 and self.text(fn) not in self.rename:
+                expanded = self.expand_macro(macro, node, node.child_by_field_name("arguments"), discard, dest)
+                if expanded is not None:
+                    return expanded
+        if fn is None:
+            return self.emit_call(node, "<indirect>", "indirect", None, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+        if fn.type == "field_expression":
+            return self.lower_member_call(node, fn, arg_nodes, discard, dest)
+        if fn.type in ("identifier", "qualified_identifier", "template_function", "scoped_identifier",
+                       "primitive_type", "type_identifier", "template_type"):
+            return self.lower_named_call(node, fn, arg_nodes, discard, dest)
+        if fn.type == "lambda_expression":  # immediately invoked
+            self.register_lambda(fn)
+            result = dest if dest is not None else (None if discard else self.temp())
+            self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
+            return result if result is not None else Opaque("void")
+        callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+        args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
+        return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
+                              args, discard, dest)
+
+    def lower_named_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        raw = clean_name(self.text(fn))
+        name = strip_template_args(raw)
+        short = name.rsplit("::", 1)[-1]
+        if name in _CASTS or short in _CASTS:
+            return self.lower_expr(arg_nodes[0], discard, dest) if arg_nodes else Opaque("cast")
+        if name in _MOVES:
+            return self.lower_move(arg_nodes[0], discard, dest) if arg_nodes else Opaque("move")
+        if name in _MAKERS:
+            return self.lower_maker(node, fn, name, arg_nodes, discard, dest)
+        if fn.type == "identifier" and name not in self.rename:
+            lam = self.lookup("lambdas", name)
+            if lam is not None:
+                result = dest if dest is not None else (None if discard else self.temp())
+                self.inline_lambda(lam, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
+                return result if result is not None else Opaque("void")
+        if self.is_type_name(name):
+            own = self.model.ownership(name)
+            if own.what == "smart" and arg_nodes:  # a temporary guard around a raw pointer
+                return self.lower_expr(arg_nodes[0], discard, dest)
+            cls = self.model.find_class(name, self.ns)
+            name = cls.qualname if cls is not None else name
+        elif self.cls is not None and "::" not in name and self.cls.has_method(name) and self.type_of_name(name) is None:
+            return self.call_own_method(node, name, arg_nodes, discard, dest)
+        name = self.unqualify_library_name(name)
+        return self.lower_plain_call(node, name, arg_nodes, discard, dest)
+
+    def unqualify_library_name(self, name: str) -> str:
+        """`std::free`, `::fopen` are the C library's `free` / `fopen`."""
+        policy = self.unit.policy
+        if policy.lookup("plain", name) is not None or policy.is_neutral("plain", name):
+            return name
+        bare = re.sub(r"^(?:std::|::)", "", name)
+        if bare != name and (policy.lookup("plain", bare) is not None or policy.is_neutral("plain", bare)):
+            return bare
+        return name
+
+    def lower_plain_call(self, node: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A call by name; lambdas passed to `std::` algorithms run in place, lambdas passed
+        elsewhere may run later, so what they touch is no longer checked."""
+        lambdas = [a for a in arg_nodes if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
+        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        result = self.emit_call(node, name, "plain", None, args, discard, dest)
+        for lam_node in lambdas:
+            lam = self.lambda_var(lam_node) or self.strip_casts(lam_node)
+            if lam.start_byte in self.guard_lambdas:
+                continue
+            if name.startswith("std::"):
+                count = len(self._params_node(lam).named_children) if self._params_node(lam) is not None else 0
+                self.inline_lambda(lam, [Opaque("element")] * count, self.loc(node))
+            else:
+                self.havoc_captures(lam)
+        return result
+
+    def havoc_captures(self, lam: Node) -> None:
+        body = lam.child_by_field_name("body")
+        if body is None:
+            return
+        names = sorted({self.rename_target(n) for n in re.findall(r"[A-Za-z_]\w*", self.text(body))})
+        self.emit(ir.Havoc(self.loc(lam), tuple(n for n in names if n), "captured by a lambda that may run later"))
+
+    def rename_target(self, name: str) -> str:
+        target = self.rename.get(name)
+        return target.name if isinstance(target, Var) else (name if target is None else "")
+
+    def call_own_method(self, node: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`fail(st)` / `this->fail(st)` inside class Model: the method `Model::fail`; lowered in
+        place when the object is known (inside a constructor/destructor lowered in place)."""
+        assert self.cls is not None
+        defs = self.cls.methods.get(name, [])
+        if self.this_obj is not None:
+            chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
+            if chosen is not None and self.inline_depth < MAX_INLINE_DEPTH:
+                args = [self.lower_expr(a) for a in arg_nodes]
+                result = dest if dest is not None else (None if discard else self.temp())
+                self.inline_method(chosen, self.cls, self.this_obj, args, self.loc(node), result)
+                return result if result is not None else Opaque("void")
+        return self.lower_plain_call(node, f"{self.cls.qualname}::{name}", arg_nodes, discard, dest)
+
+    def lower_move(self, arg: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`std::move(p)` of a smart pointer empties p: its destructor then releases nothing."""
+        inner = self.unparen(arg)
+        if inner.type == "identifier":
+            own = self.owner_of(self.text(inner))
+            if own is not None and own.what == "smart" and not own.shared:
+                source = self.lower_expr(inner)
+                target = dest if dest is not None else self.temp()
+                self.emit(ir.Assign(self.loc(arg), target, source))
+                self.emit(ir.Assign(self.loc(arg), source, Const(0, "nullptr")))
+                return target
+        return self.lower_expr(arg, discard, dest)
+
+    def lower_maker(self, node: Node, fn: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`std::make_unique<T>(args)` initializing a declared smart pointer is `new T(args)`
+        (released by that pointer's destructor). Anywhere else the temporary smart pointer
+        owns the object and hands it on: nothing for this function to release."""
+        if dest is None or dest != self.guard_init:
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            return Opaque(_short(self.text(node)))
+        array = self.template_arg_text(fn).rstrip().endswith("]")
+        if array:
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            return self.emit_call(node, "new[]", "new", None, (), discard, dest)
+        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        return self.emit_call(node, "new", "new", None, args, discard, dest)
+
+    def lower_member_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        base = fn.child_by_field_name("argument")
+        field_node = fn.child_by_field_name("field")
+        name = strip_template_args(clean_name(self.text(field_node))) if field_node is not None else "?"
+        op = self.text(fn.child_by_field_name("operator")).strip() if fn.child_by_field_name("operator") else "."
+        base_inner = self.strip_casts(base) if base is not None else None
+        if base_inner is not None and base_inner.type == "this" and self.cls is not None and self.cls.has_method(name):
+            return self.call_own_method(node, name, arg_nodes, discard, dest)
+        if self.is_table_call(fn, base_inner):
+            return self.lower_table_call(node, fn, op, name, base, arg_nodes, discard, dest)
+        rtype_text = self.receiver_type(fn)
+        rtype = self.model.resolve_alias(parse_type(rtype_text)) if rtype_text else None
+        base_own = self.model.ownership(self.expr_type(base) or "") if base is not None else None
+        if op == "." and base_own is not None and base_own.what == "smart":
+            return self.smart_pointer_op(node, base, name, arg_nodes, discard, dest, base_own)
+        if rtype is None and op == "." and name in ("get", "release") and not arg_nodes:
+            return self.lower_expr(base, discard, dest)  # smart-pointer idiom on an unknown type
+        if op == "." and base_own is not None and base_own.what == "container":
+            handled = self.container_op(node, base, name, arg_nodes, discard, dest)
+            if handled is not None:
+                return handled
+        if rtype is not None and rtype.name:
+            return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
+        if op == "->":
+            callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+            args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
+            return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
+                                  args, discard, dest)
+        receiver = self.lower_expr(base)
+        return self.emit_call(node, name, "method", receiver, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+
+    def is_table_call(self, fn: Node, base: Node | None) -> bool:
+        """`api->F(...)`, `api.F(...)` on a `const OrtApi&`, `Ort::GetApi().F(...)`, `env->F(...)`."""
+        field_node = fn.child_by_field_name("field")
+        oracle = self.unit.oracle
+        if oracle is not None and self.macro_depth == 0 and field_node is not None:
+            found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
+            if found is not None:
+                return found[0] == "table"
+        if base is None:
+            return False
+        if base.type == "call_expression":
+            callee = strip_template_args(clean_name(self.text(base.child_by_field_name("function") or base)))
+            if callee in _API_GETTERS or callee.endswith("GetApi"):
+                return True
+        rtype = self.receiver_type(fn)
+        return rtype is not None and self.model.resolve_alias(parse_type(rtype)).name in TABLE_TYPES
+
+    def lower_table_call(self, node: Node, fn: Node, op: str, name: str, base: Node | None, arg_nodes: list[Node],
+                         discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        if op == "->":
+            callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+            args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
+            return self.emit_call(node, callee, "table", self.lower_expr(receiver) if receiver is not None else None,
+                                  args, discard, dest)
+        receiver = self.lower_expr(base) if base is not None else None
+        return self.emit_call(node, name, "table", receiver, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+
+    def typed_method_call(self, node: Node, base: Node | None, op: str, rtype: TypeRef, name: str,
+                          arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A method of a known class: an `Ort::` object, a class of this file, anything else."""
+        cls = self.model.find_class(rtype.name, self.ns)
+        if cls is not None:
+            own = self.model.ownership(rtype.name)
+            defs = cls.methods.get(name, [])
+            chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
+            if own.what == "class" and chosen is not None and base is not None and self.inline_depth < MAX_INLINE_DEPTH:
+                obj = self.lower_expr(base)
+                obj = Deref(obj) if op == "->" else obj
+                args = [self.lower_expr(a) for a in arg_nodes]
+                result = dest if dest is not None else (None if discard else self.temp())
+                self.inline_method(chosen, cls, obj, args, self.loc(node), result)
+                return result if result is not None else Opaque("void")
+            if cls.has_method(name):
+                if base is not None:
+                    self.lower_expr(base)
+                return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
+        receiver = self.lower_expr(base) if base is not None else None
+        qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
+        return self.emit_call(node, qualified, "method", receiver, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+
+    def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                         dest: ir.Expr | None, own: Ownership) -> ir.Expr:
+        """`p.get()` borrows, `p.release()` hands the pointer out, `p.reset(q)` releases and
+        takes q; anything else on the smart pointer itself touches nothing."""
+        target = self.lower_expr(base)
+        loc = self.loc(node)
+        if name == "get" or name == "operator->":
+            return target
+        if name == "release":
+            out = dest if dest is not None else (None if discard else self.temp())
+            if out is not None:
+                self.emit(ir.Assign(loc, out, target))
+            self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
+            return out if out is not None else Opaque("void")
+        if name == "reset":
+            value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
+            own = self.owner_of(self.text(self.unparen(base))) or own
+            if own.releases() and not own.shared:
+                self.release_smart(target, own, loc)
+            self.emit(ir.Assign(loc, target, value))
+            return Opaque("void")
+        for a in arg_nodes:
+            self.lower_expr(a, discard=True)
+        return Opaque(_short(self.text(node)))
+
+    def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                     dest: ir.Expr | None) -> ir.Expr | None:
+        """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
+        if name in _CONTAINER_SELF:
+            return self.lower_expr(base, discard, dest)
+        if name in _CONTAINER_STORE and arg_nodes:
+            target = self.lower_expr(base)
+            value = self.lower_expr(arg_nodes[-1])
+            element = self._element_type(self.expr_type(base)) or ""
+            if self.model.ownership(element).what in ("smart", "ort", "class"):
+                names = tuple(sorted(_expr_vars(value)))  # the element's destructor owns it now
+                if names:
+                    self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
+            else:
+                self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
+            return Opaque("void")
+        if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            if name in ("at", "front", "back"):
+                return Index(self.lower_expr(base), Opaque("i"))
+            return Opaque(_short(self.text(node)))
+        return None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+_SCALARS = {"int", "long", "short", "char", "bool", "float", "double", "size_t", "int64_t", "int32_t",
+            "uint64_t", "uint32_t", "uint8_t", "int8_t", "int16_t", "uint16_t", "unsigned", "signed",
+            "jint", "jlong", "jsize", "jboolean", "jfloat", "jdouble", "auto", "void", "std::size_t",
+            "ptrdiff_t", "intptr_t", "uintptr_t"}
+
+
+class _WithoutInit:
+    """A condition_clause seen without its init statement (already lowered)."""
+
+    def __init__(self, node: Node):
+        self._node = node
+        self.named_children = [c for c in node.named_children if c.type != "init_statement"]
+
+    def child_by_field_name(self, name: str) -> Node | None:
+        return self._node.child_by_field_name(name)
+
+
+def _expr_vars(e: ir.Expr) -> set[str]:
+    """Names of the variables an expression reads."""
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, (Field, Deref, AddrOf)):
+        return _expr_vars(e.base)
+    if isinstance(e, Index):
+        return _expr_vars(e.base) | _expr_vars(e.index)
+    if isinstance(e, (ir.Op, Opaque)):
+        parts = e.operands if isinstance(e, ir.Op) else e.parts
+        return set().union(*(_expr_vars(p) for p in parts)) if parts else set()
+    return set()
+
+
+def strip_template_args(name: str) -> str:
+    """`Ort::Value::CreateTensor<float>` -> `Ort::Value::CreateTensor`."""
+    out, depth = [], 0
+    for ch in name:
+        if ch == "<":
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out).replace(" ", "")
+
+
+def _deref_text(text: str) -> str:
+    """The type text with one pointer level removed (`OrtApi *` -> `OrtApi`)."""
+    idx = text.rfind("*")
+    return text[:idx] + text[idx + 1:] if idx >= 0 else text
+
+
+def end_loc(loc: Loc) -> Loc:
+    return Loc(loc.end_line, max(1, loc.end_col - 1), loc.end_line, loc.end_col)
+
+
+def declarator_name_node(node: Node | None) -> Node | None:
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
+        if node.type in ("identifier", "field_identifier"):
+            return node
+        inner = node.child_by_field_name("declarator")
+        if inner is None:
+            inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
+        node = inner
+    return None
+
+
+def pick_overload(defs: list[Node], arity: int, src: bytes) -> Node | None:
+    """The definition whose parameter count fits the call (default arguments allowed)."""
+    for d in defs:
+        func = find_function_declarator(d.child_by_field_name("declarator"))
+        params = func.child_by_field_name("parameters") if func is not None else None
+        plist = [p for p in (params.named_children if params is not None else [])
+                 if p.type in ("parameter_declaration", "optional_parameter_declaration")]
+        required = sum(1 for p in plist if p.type == "parameter_declaration")
+        if required <= arity <= len(plist) or (len(plist) == 1 and arity == 0 and node_text(src, plist[0]) == "void"):
+            return d
+    return None
+
+
+# ----------------------------------------------------------------------------- the unit
+
+
+class CppFrontEnd(CFrontEnd):
+    """Parses one C++ file and lowers every function, method and lambda in it."""
+
+    language_name = "cpp"
+    ts_language = CPP_LANGUAGE
+    lowering_class = CppLowering
+
+    def __init__(self, source: SourceText, policy: Policy, oracle: Oracle | None = None):
+        super().__init__(source, policy)
+        self.oracle = oracle
+        self.model = FileModel(self.src, policy)
+        self._lambdas: list[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = []
+        self._lambda_seen: set[int] = set()
+        self._range_parser: Parser | None = None
+
+    def add_lambda(self, node: Node, outer: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> None:
+        """A lambda body is also analyzed on its own, as `outer::<lambda@LINE>`."""
+        if node.start_byte in self._lambda_seen:
+            return
+        self._lambda_seen.add(node.start_byte)
+        self._lambdas.append((node, f"{outer}::<lambda@{node.start_point[0] + 1}>", cls, ns))
+
+    def run(self) -> ir.SourceUnit:
+        tree = self.parser.parse(self.src)
+        root = tree.root_node
+        self.collect_macros(root)
+        if self.oracle is not None:
+            self.macros.update(self.oracle.macros)
+        self.model.collect(root)
+        functions: list[ir.Function] = []
+        for node, name, cls, ns in self.cpp_function_nodes(root):
+            functions.extend(self.lower_cpp(node, name, cls, ns))
+        while self._lambdas:
+            node, name, cls, ns = self._lambdas.pop(0)
+            functions.extend(self.lower_cpp(node, name, cls, ns))
+        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
+
+    def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
+        lowering = CppLowering(self, node, name, cls, ns)
+        try:
+            return [lowering.lower()]
+        except (TooDeep, RecursionError):
+            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
+            return []
+
+    def cpp_function_nodes(self, root: Node) -> Iterator[tuple[Node, str, ClassInfo | None, tuple[str, ...]]]:
+        """Every function definition with a body, named with its namespaces and class."""
+        for node, ns, cls_name, _internal in walk(root, self.src):
+            if node.type != "function_definition" or node.child_by_field_name("body") is None:
+                continue
+            name = declarator_name(node.child_by_field_name("declarator"), self.src)
+            if not name:
+                continue
+            name = clean_name(name)
+            cls = self.model.classes.get(cls_name) if cls_name else None
+            if cls is not None:
+                qualified = f"{cls.qualname}::{name}"
+            else:
+                qualified = "::".join(ns + (name,))
+                if "::" in name:
+                    cls = self.model.find_class(name.rsplit("::", 1)[0], ns)
+            yield node, qualified, cls, ns
+
+    def parse_range(self, data: bytes, node: Node):
+        """Parse only `node`'s bytes of `data` (positions as in the whole file)."""
+        if self._range_parser is None:
+            self._range_parser = Parser(self.ts_language)
+        self._range_parser.included_ranges = [Range(node.start_point, node.end_point, node.start_byte, node.end_byte)]
+        return self._range_parser.parse(data)
+
+
+def parse_cpp(path: str, policy: Policy, data: bytes | None = None, oracle: Oracle | None = None,
+              source: SourceText | None = None) -> ir.SourceUnit:
+    """Front-end entry point for C++ files."""
+    if source is None:
+        source = read_source(path, policy, data)
+    if source.problem:
+        return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
+    return CppFrontEnd(source, policy, oracle).run()

@@ -1,0 +1,1742 @@
+"""Java front end: tree-sitter-java syntax trees -> IR control-flow graphs.
+
+The engine knows nothing about Java; everything Java-specific about *control flow* happens
+here, so that the engine only ever sees calls, assignments and jumps:
+
+* every method, constructor, initializer, lambda body and anonymous-class method becomes an
+  `ir.Function` named after its class (`Outer.Inner.run`, `Outer.run$lambda@12`);
+* calls are qualified with the static type of their receiver where the file declares it
+  (locals, parameters, fields, `var` with an initializer whose type is known), with simple
+  names resolved against the imports, so the policy can say `OrtSession.run` or
+  `new OrtSession.SessionOptions`;
+* try-with-resources, `finally`, `catch`, `throw`, `break`/`continue`/`return` through a
+  `finally` are lowered by emitting the cleanup code on every exit path (normal, return,
+  break/continue, exception), the way javac itself duplicates `finally` blocks;
+* which calls may throw (`Call.may_throw`): every call into the ONNX Runtime Java API
+  (`ai.onnxruntime`, whose methods declare the checked `OrtException`), except `close()`;
+  calls to methods of the same file throw when their own summary says so; other library
+  calls are assumed not to throw (unchecked exceptions from the JDK are not modelled, like
+  `std::bad_alloc` on the C++ side).
+
+Types are only used to name callees; the policy decides what a name means. The policy is read
+for one thing only: the `type` a known call returns, so that `var s = env.createSession(p)`
+gives `s` the type `OrtSession`.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import tree_sitter_java
+from tree_sitter import Language, Node, Parser
+
+from .. import ir
+from ..ir import Block, Branch, Const, Deref, Field, Halt, Index, Jump, Loc, Op, Opaque, Return, Var
+from ..policy import Policy
+from .source import read_source
+
+JAVA_LANGUAGE = Language(tree_sitter_java.language())
+
+ORT_PACKAGE = "ai.onnxruntime"
+_ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
+CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
+MAX_NESTING = 300
+_TEXT_LIMIT = 90
+_SKIP = frozenset({"line_comment", "block_comment", ";"})
+_PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"})
+_INT_LITERALS = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal")
+_CLASS_DECLS = ("class_declaration", "enum_declaration", "record_declaration", "interface_declaration")
+_SIMPLE_STATEMENTS = frozenset({"expression_statement", "local_variable_declaration", "return_statement",
+                                "throw_statement", "yield_statement", "explicit_constructor_invocation"})
+
+
+class TooDeep(Exception):
+    """Nesting beyond MAX_NESTING: the function is skipped with a note instead of crashing."""
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+
+
+def _named(node: Node | None) -> list[Node]:
+    """Named children without comments: comments may appear anywhere in Java syntax trees."""
+    return [c for c in node.named_children if c.type not in _SKIP] if node is not None else []
+
+
+def base_type(t: str) -> str:
+    """`Map<String, OnnxTensor>` -> `Map`: callee names never carry type arguments."""
+    return t.split("<", 1)[0]
+
+
+def element_type(t: str) -> str:
+    """The element type of an array or of a generic collection (its last type argument)."""
+    if t.endswith("[]"):
+        return t[:-2]
+    if "<" in t and t.endswith(">"):
+        args = _split_type_args(t[t.index("<") + 1:-1])
+        return args[-1] if args else ""
+    return ""
+
+
+def _split_type_args(text: str) -> list[str]:
+    out, depth, cur = [], 0, []
+    for ch in text:
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        out.append("".join(cur).strip())
+    return out
+
+
+def parse_int(text: str) -> int | None:
+    t = text.replace("_", "").rstrip("lL")
+    try:
+        if t.lower().startswith("0b"):
+            return int(t[2:], 2)
+        if len(t) > 1 and t.startswith("0") and t[1:].isdigit():
+            return int(t, 8)
+        return int(t, 0)
+    except ValueError:
+        return None
+
+
+# ----------------------------------------------------------------------------- classes and types
+
+
+@dataclass
+class ClassInfo:
+    """What the file declares about one class: enough to type `this.x` and resolve `m()`."""
+
+    path: str  # "Outer.Inner"; anonymous classes: "Outer.run$anon@12"
+    fields: dict[str, str] = field(default_factory=dict)
+    methods: dict[str, list[int]] = field(default_factory=dict)  # name -> arities
+    returns: dict[str, str] = field(default_factory=dict)  # name -> declared return type
+    outer: "ClassInfo | None" = None
+
+    def field_type(self, name: str) -> str | None:
+        cls: ClassInfo | None = self
+        while cls is not None:
+            if name in cls.fields:
+                return cls.fields[name]
+            cls = cls.outer
+        return None
+
+    def method_owner(self, name: str) -> "ClassInfo | None":
+        cls: ClassInfo | None = self
+        while cls is not None:
+            if name in cls.methods:
+                return cls
+            cls = cls.outer
+        return None
+
+    def function_name(self, method: str, arity: int) -> str:
+        """Overloads get their arity appended so calls find the right summary."""
+        arities = self.methods.get(method, [])
+        if len(arities) > 1:
+            return f"{self.path}.{method}/{arity}"
+        return f"{self.path}.{method}"
+
+
+class TypeNames:
+    """Resolves type names written in one file to the canonical form the policy uses: the
+    class path without its package (`ai.onnxruntime.OrtSession.Result` -> `OrtSession.Result`,
+    `Result` imported from `ai.onnxruntime.OrtSession` -> `OrtSession.Result`)."""
+
+    def __init__(self, src: bytes):
+        self.src = src
+        self.package = ""
+        self.imports: dict[str, str] = {}  # simple name -> canonical name
+        self.origin: dict[str, str] = {}  # canonical root class -> package
+        self.wildcards: list[str] = []
+        self.local_classes: dict[str, str] = {}  # simple name of a class declared here -> path
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def read_header(self, root: Node) -> None:
+        for child in _named(root):
+            if child.type == "package_declaration":
+                names = [c for c in _named(child) if c.type in ("scoped_identifier", "identifier")]
+                if names:
+                    self.package = re.sub(r"\s+", "", self.text(names[0]))
+            elif child.type == "import_declaration":
+                self._read_import(child)
+
+    def _read_import(self, node: Node) -> None:
+        text = re.sub(r"\s+", " ", self.text(node)).strip().rstrip(";")
+        m = re.match(r"import\s+(static\s+)?([\w.$]+)(\s*\.\s*\*)?$", text)
+        if not m:
+            return
+        name, static, star = m.group(2), bool(m.group(1)), bool(m.group(3))
+        if star:
+            if not static:
+                self.wildcards.append(name)
+            return
+        if static:
+            return
+        pkg, path = _split_package(name)
+        if path:
+            self.imports[path.split(".")[-1]] = path
+            self.origin.setdefault(path.split(".")[0], pkg)
+
+    def resolve(self, written: str) -> str:
+        """Canonical name of a type written as `written` (no type arguments)."""
+        written = re.sub(r"\s+", "", written)
+        if not written:
+            return ""
+        pkg, path = _split_package(written)
+        if pkg:
+            self.origin.setdefault(path.split(".")[0], pkg)
+            return path
+        head, _, rest = path.partition(".")
+        if head in self.local_classes:
+            head = self.local_classes[head]
+        elif head in self.imports:
+            head = self.imports[head]
+        return head + ("." + rest if rest else "")
+
+    def is_ort(self, canonical: str) -> bool:
+        """Is this a class of the ONNX Runtime Java API (whose calls throw OrtException)?"""
+        root = base_type(canonical).split(".")[0]
+        if not root:
+            return False
+        pkg = self.origin.get(root)
+        if pkg is not None:
+            return pkg == ORT_PACKAGE or pkg.startswith(ORT_PACKAGE + ".")
+        if root in self.local_classes or self.package == ORT_PACKAGE:
+            return self.package == ORT_PACKAGE
+        # not imported by name: ORT's naming convention decides, unless the file imports ORT
+        # classes by name (then an unimported `OrtSymbolBlock` is the project's own class)
+        ort_wildcard = any(w == ORT_PACKAGE or w.startswith(ORT_PACKAGE + ".") for w in self.wildcards)
+        ort_named = any(p == ORT_PACKAGE or p.startswith(ORT_PACKAGE + ".") for p in self.origin.values())
+        return root.startswith(_ORT_PREFIXES) and (ort_wildcard or not ort_named)
+
+    def canon(self, node: Node | None) -> str:
+        """Canonical type of a type node, keeping type arguments (`Map<String,OnnxTensor>`)."""
+        if node is None:
+            return ""
+        t = node.type
+        if t in ("type_identifier", "identifier", "scoped_type_identifier", "scoped_identifier"):
+            return self.resolve(self.text(node))
+        if t == "generic_type":
+            kids = _named(node)
+            base = self.canon(kids[0]) if kids else ""
+            args = [self.canon(a) for a in _named(kids[-1])] if len(kids) > 1 and kids[-1].type == "type_arguments" else []
+            return f"{base}<{','.join(args)}>" if args else base
+        if t == "array_type":
+            dims = node.child_by_field_name("dimensions")
+            count = self.text(dims).count("[") if dims is not None else 1
+            return self.canon(node.child_by_field_name("element")) + "[]" * count
+        if t in ("integral_type", "floating_point_type", "boolean_type", "void_type"):
+            return self.text(node)
+        if t == "annotated_type":
+            kids = [c for c in _named(node) if c.type not in ("marker_annotation", "annotation")]
+            return self.canon(kids[-1]) if kids else ""
+        if t == "wildcard":
+            kids = [c for c in _named(node) if c.type not in ("marker_annotation", "annotation")]
+            return self.canon(kids[-1]) if kids else "Object"
+        return re.sub(r"\s+", "", self.text(node))
+
+
+def _split_package(name: str) -> tuple[str, str]:
+    """`ai.onnxruntime.OrtSession.Result` -> (`ai.onnxruntime`, `OrtSession.Result`): Java
+    packages are lower case by convention, classes are not."""
+    parts = name.split(".")
+    i = 0
+    while i < len(parts) - 1 and parts[i][:1].islower():
+        i += 1
+    return ".".join(parts[:i]), ".".join(parts[i:])
+
+
+# ----------------------------------------------------------------------------- exit contexts
+
+
+@dataclass
+class Finalizer:
+    """A `finally` block or a try-with-resources close that every exit through it must run."""
+
+    run: Callable[[], None]
+    handler: int | None  # where exceptions go while it runs (outside the try)
+
+
+@dataclass
+class Breakable:
+    """A loop, a switch or a labeled statement: a target for `break` (and `continue`)."""
+
+    brk: int
+    cont: int | None
+    labels: tuple[str, ...] = ()
+    is_switch: bool = False
+    yield_to: ir.Expr | None = None  # switch expressions: where `yield` stores its value
+
+
+@dataclass
+class Inlined:
+    """A lambda body lowered in place (`forEach`): its `return` continues the loop."""
+
+    cont: int
+
+
+@dataclass
+class PendingFunction:
+    """A lambda or anonymous-class method found while lowering another function."""
+
+    node: Node
+    name: str
+    cls: ClassInfo
+    captured: dict[str, str]
+    kind: str  # "lambda" | "method"
+
+
+# ----------------------------------------------------------------------------- one function
+
+
+class JavaLowering:
+    """Builds the control-flow graph of one method, constructor, initializer or lambda."""
+
+    language = "java"
+
+    def __init__(self, unit: "JavaFrontEnd", node: Node, name: str, cls: ClassInfo,
+                 captured: dict[str, str] | None = None):
+        self.unit = unit
+        self.types = unit.types
+        self.src = unit.src
+        self.node = node
+        self.name = name
+        self.cls = cls
+        self.captured = dict(captured or {})
+        self.blocks: list[Block] = []
+        self.cur: Block | None = None
+        self.handler: int | None = None
+        self.ctx: list[Finalizer | Breakable | Inlined] = []
+        self.scopes: list[dict[str, str]] = [{}]
+        self.params: list[str] = []
+        self.locals: dict[str, bool] = {}
+        self.notes: list[tuple[Loc, str]] = []
+        self.stmt_temps: list[str] = []
+        self.temp_counter = 0
+        self.call_counter = 0
+        self.depth = 0
+        self.pending_label: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ graph plumbing
+
+    def new_block(self, handler: int | None | str = "current") -> Block:
+        block = Block(id=len(self.blocks), handler=self.handler if handler == "current" else handler)
+        self.blocks.append(block)
+        return block
+
+    def start(self, block: Block) -> None:
+        self.cur = block
+
+    def emit(self, event: ir.Event) -> None:
+        if self.cur is None:  # code after return/throw: unreachable, but keep it well-formed
+            self.start(self.new_block())
+        assert self.cur is not None
+        self.cur.events.append(event)
+
+    def terminate(self, term: ir.Terminator) -> None:
+        if self.cur is None:
+            self.start(self.new_block())
+        assert self.cur is not None
+        if self.cur.term is None:
+            self.cur.term = term
+        self.cur = None
+
+    def jump(self, target: Block | int) -> None:
+        if self.cur is not None:
+            self.terminate(Jump(target if isinstance(target, int) else target.id))
+
+    def fresh_region(self) -> None:
+        """Continue in a new block, so a handler change applies to what follows."""
+        block = self.new_block()
+        self.jump(block)
+        self.start(block)
+
+    def raise_here(self, loc: Loc) -> None:
+        """An exception leaves the current point: to the innermost handler, or out."""
+        if self.handler is not None:
+            self.terminate(Jump(self.handler))
+        else:
+            self.terminate(Halt(loc, "throw"))
+
+    # ------------------------------------------------------------------ small helpers
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def loc(self, node: Node) -> Loc:
+        return Loc(node.start_point[0] + 1, node.start_point[1] + 1, node.end_point[0] + 1, node.end_point[1] + 1)
+
+    def end_loc(self, node: Node) -> Loc:
+        return Loc(node.end_point[0] + 1, node.end_point[1] + 1, node.end_point[0] + 1, node.end_point[1] + 1)
+
+    def temp(self) -> Var:
+        self.temp_counter += 1
+        name = f"${self.temp_counter}"
+        self.stmt_temps.append(name)
+        return Var(name)
+
+    def finish_statement(self, node: Node) -> None:
+        if self.stmt_temps:
+            self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
+            self.stmt_temps = []
+
+    def take_temps(self) -> tuple[str, ...]:
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        return temps
+
+    def kill(self, names: tuple[str, ...], loc: Loc) -> None:
+        if names and self.cur is not None:
+            self.emit(ir.Kill(loc, names))
+
+    @staticmethod
+    def unparen(node: Node) -> Node:
+        while node.type == "parenthesized_expression":
+            kids = _named(node)
+            if len(kids) != 1:
+                break
+            node = kids[0]
+        return node
+
+    # ------------------------------------------------------------------ scopes
+
+    def declare(self, name: str, type_: str) -> None:
+        self.scopes[-1][name] = type_
+        self.locals[name] = False
+
+    def local_type(self, name: str) -> str | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def is_local(self, name: str) -> bool:
+        return self.local_type(name) is not None
+
+    def visible_types(self) -> dict[str, str]:
+        """Everything a lambda or anonymous class declared here can capture, with its type."""
+        out = dict(self.captured)
+        for scope in self.scopes:
+            out.update(scope)
+        return out
+
+    def push_scope(self) -> None:
+        self.scopes.append({})
+
+    def pop_scope(self, node: Node | None) -> None:
+        """Leaving a block: its locals are gone, so a resource only they held is lost here."""
+        scope = self.scopes.pop()
+        if node is not None and scope:
+            self.kill(tuple(sorted(scope)), self.end_loc(node))
+
+    # ------------------------------------------------------------------ entry point
+
+    def lower(self, params: list[tuple[str, str]], body: Node | Callable[[], None] | None,
+              kind: str = "method") -> ir.Function:
+        for pname, ptype in params:
+            self.params.append(pname)
+            self.scopes[0][pname] = ptype
+        entry = self.new_block()
+        self.start(entry)
+        if callable(body):
+            body()
+        elif body is not None:
+            if kind == "lambda-expr":
+                self.lower_return_value(body, body)
+            else:
+                self.lower_body(body)
+        end = self.end_loc(self.node)
+        if self.cur is not None:
+            self.terminate(Return(None, end))
+        for block in self.blocks:
+            if block.term is None:
+                block.term = Return(None, end)
+        return ir.Function(name=self.name, path=self.unit.path, loc=self.loc(self.node), language=self.language,
+                           params=self.params, locals=self.locals, blocks=self.blocks, entry=0,
+                           is_static=False, notes=self.notes)
+
+    def lower_body(self, body: Node) -> None:
+        """The outermost block: no Kill at its end, the implicit return reports what leaks."""
+        for child in _named(body):
+            self.lower_stmt(child)
+
+    # ------------------------------------------------------------------ statements
+
+    def lower_stmt(self, node: Node) -> None:
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            if node.type in _SKIP:
+                return
+            handler = getattr(self, "stmt_" + node.type, None)
+            if node.has_error and node.type in _SIMPLE_STATEMENTS:
+                self.unparsed(node)  # the whole statement: its names are what the error hides
+            elif handler is not None:
+                handler(node)
+            elif node.type == "ERROR" or node.is_missing:
+                self.unparsed(node)
+            elif node.is_named:
+                self.lower_expr_stmt(node)
+        finally:
+            self.depth -= 1
+
+    def lower_expr_stmt(self, node: Node) -> None:
+        self.stmt_temps = []
+        self.lower_expr(node, discard=True)
+        self.finish_statement(node)
+
+    def stmt_block(self, node: Node) -> None:
+        self.push_scope()
+        for child in _named(node):
+            self.lower_stmt(child)
+        self.pop_scope(node)
+
+    stmt_constructor_body = stmt_block
+
+    def stmt_expression_statement(self, node: Node) -> None:
+        for child in _named(node):
+            self.lower_expr_stmt(child)
+
+    def stmt_local_variable_declaration(self, node: Node) -> None:
+        declared = self.types.canon(node.child_by_field_name("type"))
+        for decl in node.children_by_field_name("declarator"):
+            self.stmt_temps = []
+            self.lower_variable(decl, declared)
+            self.finish_statement(decl)
+
+    def lower_variable(self, decl: Node, declared: str) -> None:
+        name_node = decl.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = self.text(name_node)
+        value = decl.child_by_field_name("value")
+        dims = decl.child_by_field_name("dimensions")
+        type_ = declared + ("[]" * self.text(dims).count("[") if dims is not None else "")
+        if type_ == "var" and value is not None:
+            type_ = self.expr_type(value)
+        self.declare(name, "" if type_ == "var" else type_)
+        if value is not None:
+            self.assign_from(Var(name), value, self.loc(decl))
+
+    def stmt_return_statement(self, node: Node) -> None:
+        kids = _named(node)
+        self.lower_return_value(kids[0] if kids else None, node)
+
+    def lower_return_value(self, value: Node | None, node: Node) -> None:
+        """`return v` through finally blocks: v is computed first, then the finalizers run."""
+        self.stmt_temps = []
+        expr = self.lower_expr(value) if value is not None else None
+        target = next((i for i in range(len(self.ctx) - 1, -1, -1) if isinstance(self.ctx[i], Inlined)), None)
+        if target is not None:  # `return` in a lambda body lowered in place: next element
+            self.run_finalizers(target + 1)
+            self.jump(self.ctx[target].cont)  # type: ignore[union-attr]
+            return
+        if expr is not None and any(isinstance(c, Finalizer) for c in self.ctx) and not isinstance(expr, Const):
+            held = Var(f"$ret{self.loc(node).line}_{self.temp_counter}")
+            self.locals[held.name] = False
+            self.emit(ir.Assign(self.loc(node), held, expr))
+            expr = held
+        self.run_finalizers(0)
+        if self.cur is not None:
+            self.terminate(Return(expr, self.loc(node)))
+        self.stmt_temps = []
+
+    def run_finalizers(self, stop: int) -> None:
+        """Emit, innermost first, every finalizer above context index `stop` (a jump out)."""
+        saved_ctx, saved_handler, saved_temps = self.ctx, self.handler, self.stmt_temps
+        for i in range(len(saved_ctx) - 1, stop - 1, -1):
+            fin = saved_ctx[i]
+            if not isinstance(fin, Finalizer):
+                continue
+            if self.cur is None:  # a finally that returned or threw: the original exit is void
+                break
+            self.ctx = saved_ctx[:i]
+            self.handler = fin.handler
+            self.fresh_region()
+            self.stmt_temps = []
+            fin.run()
+        self.ctx, self.handler, self.stmt_temps = saved_ctx, saved_handler, saved_temps
+
+    def stmt_throw_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        kids = _named(node)
+        if kids:
+            self.lower_expr(kids[0])
+        self.raise_here(self.loc(node))
+        self.stmt_temps = []
+
+    def stmt_if_statement(self, node: Node) -> None:
+        cond = node.child_by_field_name("condition")
+        then = node.child_by_field_name("consequence")
+        alt = node.child_by_field_name("alternative")
+        then_b, join = self.new_block(), self.new_block()
+        else_b = self.new_block() if alt is not None else join
+        self.stmt_temps = []
+        self.lower_cond(cond, then_b, else_b)
+        temps = self.take_temps()
+        self.start(then_b)
+        self.kill(temps, self.loc(cond) if cond is not None else self.loc(node))
+        if then is not None:
+            self.lower_scoped(then)
+        self.jump(join)
+        if alt is not None:
+            self.start(else_b)
+            self.kill(temps, self.loc(cond) if cond is not None else self.loc(node))
+            self.lower_scoped(alt)
+            self.jump(join)
+        self.start(join)
+        if alt is None:
+            self.kill(temps, self.loc(node))
+
+    def lower_scoped(self, node: Node) -> None:
+        """A statement that is its own scope (`if (c) T x = ...;` is not Java, but blocks are)."""
+        self.push_scope()
+        self.lower_stmt(node)
+        self.pop_scope(node)
+
+    # -- loops
+
+    def take_labels(self) -> tuple[str, ...]:
+        labels, self.pending_label = self.pending_label, ()
+        return labels
+
+    def stmt_labeled_statement(self, node: Node) -> None:
+        kids = _named(node)
+        label = self.text(kids[0]) if kids else ""
+        body = kids[1] if len(kids) > 1 else None
+        if body is None:
+            return
+        if body.type in ("while_statement", "do_statement", "for_statement", "enhanced_for_statement"):
+            self.pending_label = self.pending_label + (label,)
+            self.lower_stmt(body)
+            return
+        after = self.new_block()
+        self.ctx.append(Breakable(after.id, None, (label,)))
+        try:
+            self.lower_stmt(body)
+        finally:
+            self.ctx.pop()
+        self.jump(after)
+        self.start(after)
+
+    def loop_body(self, body: Node | None, brk: Block, cont: Block, labels: tuple[str, ...]) -> None:
+        self.ctx.append(Breakable(brk.id, cont.id, labels))
+        try:
+            if body is not None:
+                self.lower_scoped(body)
+        finally:
+            self.ctx.pop()
+
+    def close_loop(self, exit_b: Block, first: int, extra: set[int], node: Node) -> None:
+        self.start(exit_b)
+        ids = frozenset(extra | set(range(first, len(self.blocks))))
+        self.emit(ir.ScopeExit(self.end_loc(node), ids))
+
+    def stmt_while_statement(self, node: Node) -> None:
+        labels = self.take_labels()
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        first = len(self.blocks)
+        self.stmt_temps = []
+        cond = node.child_by_field_name("condition")
+        self.lower_cond(cond, body_b, exit_b, kind="loop")
+        temps = self.take_temps()
+        self.start(body_b)
+        self.kill(temps, self.loc(node))
+        self.loop_body(node.child_by_field_name("body"), exit_b, header, labels)
+        self.jump(header)
+        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
+        self.kill(temps, self.loc(node))
+
+    def stmt_do_statement(self, node: Node) -> None:
+        labels = self.take_labels()
+        body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(body_b)
+        first = len(self.blocks)
+        self.start(body_b)
+        self.loop_body(node.child_by_field_name("body"), exit_b, cond_b, labels)
+        self.jump(cond_b)
+        self.start(cond_b)
+        self.stmt_temps = []
+        again = self.new_block()
+        self.lower_cond(node.child_by_field_name("condition"), again, exit_b, kind="loop")
+        temps = self.take_temps()
+        self.start(again)
+        self.kill(temps, self.loc(node))
+        self.jump(body_b)
+        self.close_loop(exit_b, first, {body_b.id, cond_b.id}, node)
+        self.kill(temps, self.loc(node))
+
+    def stmt_for_statement(self, node: Node) -> None:
+        labels = self.take_labels()
+        self.push_scope()
+        for init in node.children_by_field_name("init"):
+            if init.type == "local_variable_declaration":
+                self.lower_stmt(init)
+            else:
+                self.lower_expr_stmt(init)
+        header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        first = len(self.blocks)
+        cond = node.child_by_field_name("condition")
+        self.stmt_temps = []
+        if cond is not None:
+            self.lower_cond(cond, body_b, exit_b, kind="loop")
+        else:
+            self.jump(body_b)
+        temps = self.take_temps()
+        self.start(body_b)
+        self.kill(temps, self.loc(node))
+        self.loop_body(node.child_by_field_name("body"), exit_b, update_b, labels)
+        self.jump(update_b)
+        self.start(update_b)
+        for update in node.children_by_field_name("update"):
+            self.lower_expr_stmt(update)
+        self.jump(header)
+        self.close_loop(exit_b, first, {header.id, body_b.id, update_b.id}, node)
+        self.kill(temps, self.loc(node))
+        self.pop_scope(node)
+
+    def stmt_enhanced_for_statement(self, node: Node) -> None:
+        """`for (T v : c)`: each iteration reads one element of c (`v = c[i]`), so a loop that
+        closes v is recognised by the engine as closing every element of c."""
+        labels = self.take_labels()
+        self.stmt_temps = []
+        value = node.child_by_field_name("value")
+        coll = self.lower_expr(value) if value is not None else Opaque("?")
+        coll_type = self.expr_type(value) if value is not None else ""
+        temps = self.take_temps()
+        name_node = node.child_by_field_name("name")
+        var_type = self.types.canon(node.child_by_field_name("type"))
+        if var_type in ("var", ""):
+            var_type = element_type(coll_type)
+        self.push_scope()
+        name = self.text(name_node) if name_node is not None else "$elem"
+        self.declare(name, var_type)
+        self.element_loop(node, coll, Var(name), labels, lambda: self.loop_body_stmt(node))
+        self.pop_scope(None)
+        self.kill(temps, self.end_loc(node))
+
+    def loop_body_stmt(self, node: Node) -> None:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.lower_scoped(body)
+
+    def element_loop(self, node: Node, coll: ir.Expr, elem: Var, labels: tuple[str, ...],
+                     body: Callable[[], None]) -> None:
+        """A loop over the elements of `coll` whose body is produced by `body()`."""
+        more = Var(f"$more{self.loc(node).line}_{len(self.blocks)}")
+        self.locals[more.name] = False
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        first = len(self.blocks)
+        self.terminate(Branch(more, body_b.id, exit_b.id, self.loc(node), f"{elem.name} : {_short(ir.expr_text(coll))}", "loop"))
+        self.start(body_b)
+        self.emit(ir.Assign(self.loc(node), more, Opaque("hasNext")))
+        self.emit(ir.Assign(self.loc(node), elem, Index(coll, Opaque("i"))))
+        self.ctx.append(Breakable(exit_b.id, header.id, labels))
+        try:
+            body()
+        finally:
+            self.ctx.pop()
+        self.jump(header)
+        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
+
+    def stmt_break_statement(self, node: Node) -> None:
+        kids = _named(node)
+        label = self.text(kids[0]) if kids else None
+        for i in range(len(self.ctx) - 1, -1, -1):
+            c = self.ctx[i]
+            if isinstance(c, Breakable) and (label in c.labels if label else (c.cont is not None or c.is_switch)):
+                self.run_finalizers(i + 1)
+                self.jump(c.brk)
+                return
+        self.terminate(Jump(self.new_block().id))  # break outside anything: unreachable rest
+
+    def stmt_continue_statement(self, node: Node) -> None:
+        kids = _named(node)
+        label = self.text(kids[0]) if kids else None
+        for i in range(len(self.ctx) - 1, -1, -1):
+            c = self.ctx[i]
+            if isinstance(c, Inlined) and not label:
+                self.run_finalizers(i + 1)
+                self.jump(c.cont)
+                return
+            if isinstance(c, Breakable) and c.cont is not None and (label in c.labels if label else True):
+                self.run_finalizers(i + 1)
+                self.jump(c.cont)
+                return
+
+    def stmt_yield_statement(self, node: Node) -> None:
+        kids = _named(node)
+        for i in range(len(self.ctx) - 1, -1, -1):
+            c = self.ctx[i]
+            if isinstance(c, Breakable) and c.is_switch:
+                self.stmt_temps = []
+                if kids and c.yield_to is not None:
+                    self.assign_from(c.yield_to, kids[0], self.loc(node))
+                elif kids:
+                    self.lower_expr(kids[0], discard=True)
+                self.run_finalizers(i + 1)
+                self.jump(c.brk)
+                self.stmt_temps = []
+                return
+
+    # -- switch
+
+    def stmt_switch_expression(self, node: Node) -> None:
+        self.lower_switch(node, None)
+
+    stmt_switch_statement = stmt_switch_expression
+
+    def lower_switch(self, node: Node, result: ir.Expr | None) -> None:
+        """Old-style groups fall through; arrow rules do not; `default` (or no match) last."""
+        self.stmt_temps = []
+        cond = node.child_by_field_name("condition")
+        value = self.lower_expr(cond) if cond is not None else Opaque("?")
+        temps = self.take_temps()
+        exit_b = self.new_block()
+        groups = [g for g in _named(node.child_by_field_name("body")) if g.type in ("switch_block_statement_group", "switch_rule")]
+        blocks = [self.new_block() for _ in groups]
+        default: int = exit_b.id
+        for group, block in zip(groups, blocks):
+            labels = [c for c in _named(group) if c.type == "switch_label"]
+            for label in labels:
+                vals = _named(label)
+                if not vals:
+                    default = block.id
+                    continue
+                nxt = self.new_block()
+                test = Op("==", (value, self.case_value(vals[0]))) if len(vals) == 1 else Opaque(f"case@{label.start_point[0] + 1}:{label.start_point[1]}")
+                self.terminate(Branch(test, block.id, nxt.id, self.loc(label), _short(self.text(label)), "case"))
+                self.start(nxt)
+        self.jump(default)
+        self.ctx.append(Breakable(exit_b.id, None, self.take_labels(), is_switch=True, yield_to=result))
+        try:
+            for group, block in zip(groups, blocks):
+                self.jump(block)  # fall-through
+                self.start(block)
+                self.kill(temps, self.loc(group))
+                self.lower_switch_group(group, result)
+        finally:
+            self.ctx.pop()
+        self.jump(exit_b)
+        self.start(exit_b)
+        self.kill(temps, self.end_loc(node))
+
+    def case_value(self, node: Node) -> ir.Expr:
+        if node.type in _INT_LITERALS or node.type in ("string_literal", "character_literal", "identifier"):
+            return self.lower_expr(node)
+        return Opaque(_short(self.text(node)))
+
+    def lower_switch_group(self, group: Node, result: ir.Expr | None) -> None:
+        body = [c for c in _named(group) if c.type != "switch_label"]
+        self.push_scope()
+        if group.type == "switch_rule":
+            for stmt in body:
+                if stmt.type == "expression_statement" and result is not None:
+                    self.stmt_temps = []
+                    kids = _named(stmt)
+                    if kids:
+                        self.assign_from(result, kids[0], self.loc(stmt))
+                    self.finish_statement(stmt)
+                else:
+                    self.lower_stmt(stmt)
+            self.pop_scope(group)
+            brk = next(c for c in reversed(self.ctx) if isinstance(c, Breakable) and c.is_switch)
+            self.jump(brk.brk)
+            return
+        for stmt in body:
+            self.lower_stmt(stmt)
+        self.pop_scope(group)
+
+    # -- try
+
+    def stmt_try_statement(self, node: Node) -> None:
+        self.lower_try(node, [])
+
+    def stmt_try_with_resources_statement(self, node: Node) -> None:
+        spec = node.child_by_field_name("resources")
+        self.lower_try(node, [r for r in _named(spec) if r.type == "resource"])
+
+    def lower_try(self, node: Node, resources: list[Node]) -> None:
+        """try (resources) body catch... finally: resources close before catch and finally
+        run; `finally` is copied onto the normal exit, the exceptional exit, and each jump."""
+        body = node.child_by_field_name("body")
+        catches = [c for c in _named(node) if c.type == "catch_clause"]
+        fin_clause = next((c for c in _named(node) if c.type == "finally_clause"), None)
+        fin_body = next((c for c in _named(fin_clause) if c.type == "block"), None) if fin_clause is not None else None
+        outer = self.handler
+        join = self.new_block()
+        fin_exc = self.new_block(handler=outer) if fin_body is not None else None
+        fin_norm = self.new_block(handler=outer) if fin_body is not None else None
+        dispatch = self.new_block(handler=fin_exc.id if fin_exc else outer) if catches else None
+        after_body = fin_norm or join
+        if fin_body is not None:
+            self.ctx.append(Finalizer(lambda: self.stmt_block(fin_body), outer))
+        try:
+            self.handler = dispatch.id if dispatch else (fin_exc.id if fin_exc else outer)
+            self.fresh_region()
+            self.push_scope()
+            self.lower_resources(resources, body)
+            self.pop_scope(body)
+            self.jump(after_body)
+            self.handler = fin_exc.id if fin_exc else outer
+            if dispatch is not None:
+                self.lower_catches(node, dispatch, catches, fin_exc.id if fin_exc else outer, after_body)
+        finally:
+            if fin_body is not None:
+                self.ctx.pop()
+            self.handler = outer
+        if fin_body is not None and fin_exc is not None and fin_norm is not None:
+            self.start(fin_norm)
+            self.stmt_block(fin_body)
+            self.jump(join)
+            self.start(fin_exc)
+            self.stmt_block(fin_body)
+            if self.cur is not None:
+                self.raise_here(self.loc(fin_clause))
+        self.start(join)
+
+    def lower_catches(self, node: Node, dispatch: Block, catches: list[Node], uncaught: int | None, after: Block) -> None:
+        """Which catch runs is unknown: branch to each; when none of them catches every
+        exception an ORT call throws, the exception may also propagate."""
+        blocks = [self.new_block() for _ in catches]
+        catch_all = any(self.catch_types(c) & CATCH_ALL for c in catches)
+        self.start(dispatch)
+        for i, (clause, block) in enumerate(zip(catches, blocks)):
+            last = i == len(catches) - 1
+            if last and catch_all:
+                self.jump(block)
+                break
+            nxt = self.new_block()
+            text = f"catch ({' | '.join(sorted(self.catch_types(clause)))})"
+            self.terminate(Branch(Opaque(f"{text}@{clause.start_point[0] + 1}"), block.id, nxt.id, self.loc(clause), text, "case"))
+            self.start(nxt)
+        if self.cur is not None:
+            self.raise_here(self.loc(node)) if uncaught is None else self.terminate(Jump(uncaught))
+        for clause, block in zip(catches, blocks):
+            self.start(block)
+            self.push_scope()
+            param = next((c for c in _named(clause) if c.type == "catch_formal_parameter"), None)
+            pname = param.child_by_field_name("name") if param is not None else None
+            if pname is not None:
+                self.declare(self.text(pname), "Exception")
+                self.emit(ir.Assign(self.loc(pname), Var(self.text(pname)), Opaque("exception")))
+            cbody = clause.child_by_field_name("body")
+            if cbody is not None:
+                self.stmt_block(cbody)
+            self.pop_scope(clause)
+            self.jump(after)
+
+    def catch_types(self, clause: Node) -> set[str]:
+        param = next((c for c in _named(clause) if c.type == "catch_formal_parameter"), None)
+        ctype = next((c for c in _named(param) if c.type == "catch_type"), None) if param is not None else None
+        return {base_type(self.types.canon(t)).split(".")[-1] for t in _named(ctype)}
+
+    def lower_resources(self, resources: list[Node], body: Node | None) -> None:
+        """Each resource is a nested try/finally closing it (JLS 14.20.3)."""
+        if not resources:
+            if body is not None:
+                self.stmt_block(body)
+            return
+        res = resources[0]
+        self.stmt_temps = []
+        target, type_ = self.lower_resource_init(res)
+        self.finish_statement(res)
+        outer = self.handler
+        exc = self.new_block(handler=outer)
+        closer = self.make_closer(target, type_, res)
+        self.ctx.append(Finalizer(closer, outer))
+        try:
+            self.handler = exc.id
+            self.fresh_region()
+            self.lower_resources(resources[1:], body)
+        finally:
+            self.ctx.pop()
+            self.handler = outer
+        normal: Block | None = None
+        if self.cur is not None:
+            self.fresh_region()
+            closer()
+            normal = self.cur
+        self.start(exc)
+        closer()
+        if self.cur is not None:
+            self.raise_here(self.loc(res))
+        self.cur = normal  # the normal path goes on after the exceptional copy is built
+
+    def lower_resource_init(self, res: Node) -> tuple[ir.Expr, str]:
+        name_node = res.child_by_field_name("name")
+        value = res.child_by_field_name("value")
+        if name_node is not None:
+            name = self.text(name_node)
+            declared = self.types.canon(res.child_by_field_name("type"))
+            if declared in ("var", "") and value is not None:
+                declared = self.expr_type(value)
+            self.declare(name, "" if declared == "var" else declared)
+            if value is not None:
+                self.assign_from(Var(name), value, self.loc(res))
+            return Var(name), declared
+        kids = _named(res)
+        if not kids:
+            return Opaque("?"), ""
+        return self.lower_expr(kids[0]), self.expr_type(kids[0])
+
+    def make_closer(self, target: ir.Expr, type_: str, res: Node) -> Callable[[], None]:
+        """`if (r != null) r.close();`, as the compiler generates it."""
+        callee = f"{base_type(type_)}.close" if type_ and type_ not in _PRIMITIVES else "close"
+        loc = self.loc(res)
+
+        def close() -> None:
+            then_b, join = self.new_block(), self.new_block()
+            text = f"{ir.expr_text(target)} != null"
+            self.terminate(Branch(Op("!=", (target, Const(0, "null"))), then_b.id, join.id, loc, text))
+            self.start(then_b)
+            self.call_counter += 1
+            self.emit(ir.Call(self.call_counter, loc, callee, "method", target, (), None,
+                              f"{ir.expr_text(target)}.close() (try-with-resources)", False))
+            self.jump(join)
+            self.start(join)
+        return close
+
+    # -- the rest
+
+    def stmt_synchronized_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        for child in _named(node):
+            if child.type == "parenthesized_expression":
+                self.lower_expr(child)
+        self.finish_statement(node)
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.stmt_block(body)
+
+    def stmt_assert_statement(self, node: Node) -> None:
+        """Assertions are usually disabled in production: they neither prune nor add paths."""
+
+    def stmt_explicit_constructor_invocation(self, node: Node) -> None:
+        self.stmt_temps = []
+        args = node.child_by_field_name("arguments")
+        ctor = node.child_by_field_name("constructor")
+        arg_exprs = tuple(self.lower_expr(a) for a in _named(args))
+        name = f"{self.text(ctor)}(...)" if ctor is not None else "super(...)"
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(node), name, "new", None, arg_exprs, None, _short(self.text(node)), False))
+        self.finish_statement(node)
+
+    def stmt_class_declaration(self, node: Node) -> None:
+        """A local class: its methods are functions of their own."""
+        self.unit.queue_class(node, self.cls, self.visible_types(), prefix=f"{self.name}$")
+
+    stmt_local_class_declaration = stmt_record_declaration = stmt_enum_declaration = stmt_interface_declaration = stmt_class_declaration
+
+    def unparsed(self, node: Node) -> None:
+        names = sorted(set(re.findall(r"[A-Za-z_$][\w$]*", self.text(node))))
+        loc = self.loc(node)
+        self.notes.append((loc, f"could not parse code at line {loc.line} in {self.name}(); resources it names are not checked"))
+        self.emit(ir.Havoc(loc, tuple(names), "unparsed code"))
+
+    # ------------------------------------------------------------------ conditions
+
+    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
+        """Short-circuit conditions become branches."""
+        if node is None:
+            self.jump(t)
+            return
+        node = self.unparen(node)
+        if node.type == "unary_expression" and self.text(node.child_by_field_name("operator") or node).strip() == "!":
+            self.lower_cond(node.child_by_field_name("operand"), f, t, kind)
+            return
+        if node.type == "binary_expression":
+            op = self.text(node.child_by_field_name("operator")).strip()
+            if op in ("&&", "||"):
+                mid = self.new_block()
+                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+                self.lower_cond(left, mid, f, kind) if op == "&&" else self.lower_cond(left, t, mid, kind)
+                self.start(mid)
+                self.lower_cond(right, t, f, kind)
+                return
+        if node.type == "ternary_expression":
+            a, b = self.new_block(), self.new_block()
+            self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
+            self.start(a)
+            self.lower_cond(node.child_by_field_name("consequence"), t, f, kind)
+            self.start(b)
+            self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
+            return
+        expr = self.lower_expr(node)
+        self.terminate(Branch(expr, t.id, f.id, self.loc(node), _short(self.text(node)), kind))
+
+    # ------------------------------------------------------------------ expressions
+
+    def lower_expr(self, node: Node | None, discard: bool = False, dest: ir.Expr | None = None) -> ir.Expr:
+        """Lower `node`, emitting events for its calls and assignments; return its value.
+        `dest`, when given, receives a call's result directly (`x = f()` is one event)."""
+        if node is None:
+            return Opaque("")
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            handler = getattr(self, "expr_" + node.type, None)
+            if handler is not None:
+                return handler(node, discard, dest)
+            if node.type == "ERROR" or node.is_missing:
+                self.unparsed(node)
+                return Opaque("?")
+            return self.expr_generic(node)
+        finally:
+            self.depth -= 1
+
+    def expr_generic(self, node: Node) -> ir.Expr:
+        parts = tuple(self.lower_expr(c) for c in _named(node))
+        return Opaque(_short(self.text(node)), parts)
+
+    def expr_parenthesized_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        kids = _named(node)
+        return self.lower_expr(kids[0], discard, dest) if len(kids) == 1 else self.expr_generic(node)
+
+    def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.lower_expr(node.child_by_field_name("value"), discard, dest)
+
+    def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        name = self.text(node)
+        if self.is_local(name):
+            return Var(name)
+        if name not in self.captured and self.cls.field_type(name) is not None:
+            return Field(Var("this"), name)
+        return Var(name)
+
+    def expr_this(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Var("this")
+
+    def expr_null_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(0, "null")
+
+    def expr_true(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(1, "true")
+
+    def expr_false(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(0, "false")
+
+    def expr_decimal_integer_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        text = self.text(node)
+        return Const(parse_int(text), text)
+
+    expr_hex_integer_literal = expr_octal_integer_literal = expr_binary_integer_literal = expr_decimal_integer_literal
+
+    def expr_string_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(None, _short(self.text(node)))
+
+    expr_character_literal = expr_text_block = expr_decimal_floating_point_literal = expr_string_literal
+    expr_hex_floating_point_literal = expr_class_literal = expr_string_literal
+
+    def expr_method_reference(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Opaque(_short(self.text(node)))
+
+    def expr_field_access(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        obj = node.child_by_field_name("object")
+        fld = node.child_by_field_name("field")
+        name = self.text(fld) if fld is not None else "?"
+        if obj is None or name == "this":  # `Outer.this`
+            return Var("this")
+        if obj.type == "this" or (obj.type == "field_access" and self.text(obj).endswith(".this")):
+            return Field(Var("this"), name)
+        if obj.type == "super":
+            return Field(Var("this"), name)
+        if self.static_type_of(obj) is not None:  # `Type.CONSTANT`, `System.out`
+            return Var(f"{self.static_type_of(obj)}.{name}")
+        base = self.lower_expr(obj)
+        if name == "length":
+            return Opaque(f"{ir.expr_text(base)}.length", (base,))
+        return Field(Deref(base), name)  # another object's field: storing into it hands the value away
+
+    def expr_array_access(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        base = self.lower_expr(node.child_by_field_name("array"))
+        index = self.lower_expr(node.child_by_field_name("index"))
+        return Index(base, index)
+
+    def expr_array_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.expr_generic(node)
+
+    def expr_array_initializer(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        parts = tuple(self.lower_expr(c) for c in _named(node))
+        return Opaque("{...}", parts)
+
+    def expr_unary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = self.text(node.child_by_field_name("operator")).strip()
+        return Op(op, (self.lower_expr(node.child_by_field_name("operand")),))
+
+    def expr_update_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        target_node = next(iter(_named(node)), None)
+        target = self.lower_expr(target_node)
+        self.emit(ir.Assign(self.loc(node), target, Opaque(_short(self.text(node)), (target,))))
+        return target
+
+    def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = self.text(node.child_by_field_name("operator")).strip()
+        right = node.child_by_field_name("right")
+        if op in ("&&", "||") and right is not None and has_side_effects(right):
+            return self.value_via_branches(node)
+        left = self.lower_expr(node.child_by_field_name("left"))
+        return Op(op, (left, self.lower_expr(right)))
+
+    def value_via_branches(self, node: Node) -> ir.Expr:
+        """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""
+        result = self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(node, t, f)
+        for block, value in ((t, 1), (f, 0)):
+            self.start(block)
+            self.emit(ir.Assign(self.loc(node), result, Const(value, str(value))))
+            self.jump(join)
+        self.start(join)
+        return result
+
+    def expr_ternary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        if not any(has_side_effects(n) for n in (cons, alt) if n is not None):
+            cond = self.lower_expr(node.child_by_field_name("condition"))
+            return Op("?:", (cond, self.lower_expr(cons), self.lower_expr(alt)))
+        result = dest if dest is not None else self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(node.child_by_field_name("condition"), t, f)
+        for block, arm in ((t, cons), (f, alt)):
+            self.start(block)
+            if arm is not None:
+                self.assign_from(result, arm, self.loc(arm))
+            self.jump(join)
+        self.start(join)
+        return result
+
+    def expr_instanceof_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        left = self.lower_expr(node.child_by_field_name("left"))
+        name = node.child_by_field_name("name")
+        if name is not None:  # `o instanceof OnnxTensor t`: t is o
+            self.declare(self.text(name), self.types.canon(node.child_by_field_name("right")))
+            self.emit(ir.Assign(self.loc(node), Var(self.text(name)), left))
+        return Opaque(_short(self.text(node)), (left,))
+
+    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        left = self.lower_expr(node.child_by_field_name("left"))
+        right = node.child_by_field_name("right")
+        op = self.text(node.child_by_field_name("operator")).strip()
+        if op != "=":
+            value = self.lower_expr(right)
+            self.emit(ir.Assign(self.loc(node), left, Opaque(_short(self.text(node)), (left, value))))
+            return left
+        self.assign_from(left, right, self.loc(node))
+        return left
+
+    def assign_from(self, target: ir.Expr, value_node: Node | None, loc: Loc) -> None:
+        """`target = value`: a call stores its result straight into `target`."""
+        if value_node is None:
+            return
+        inner = self.unparen(value_node)
+        while inner.type == "cast_expression" and inner.child_by_field_name("value") is not None:
+            inner = self.unparen(inner.child_by_field_name("value"))
+        if inner.type in ("method_invocation", "object_creation_expression", "ternary_expression", "switch_expression"):
+            value = self.lower_expr(inner, dest=target)
+            if value != target:
+                self.emit(ir.Assign(loc, target, value))
+            return
+        self.emit(ir.Assign(loc, target, self.lower_expr(value_node)))
+
+    def expr_switch_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        result = dest if dest is not None else (None if discard else self.temp())
+        self.lower_switch(node, result)
+        return result if result is not None else Opaque("switch")
+
+    def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        name = f"{self.name}$lambda@{node.start_point[0] + 1}"
+        self.unit.queue(PendingFunction(node, name, self.cls, self.visible_types(), "lambda"))
+        self.capture(node, f"lambda@{node.start_point[0] + 1}")
+        return Opaque(f"lambda@{node.start_point[0] + 1}")
+
+    def capture(self, body: Node, label: str) -> None:
+        """A lambda or anonymous class that closes, returns or stores a captured local takes
+        it over: the local escapes into the closure. Merely using it leaves it with us."""
+        names = self.visible_types()
+        for name in sorted(taken_over_names(body, self.src, set(names))):
+            if self.is_local(name) or name in self.params:
+                self.emit(ir.Assign(self.loc(body), Field(Var(f"<{label}>"), name), Var(name)))
+
+    # ------------------------------------------------------------------ calls
+
+    def expr_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        type_ = self.types.canon(node.child_by_field_name("type"))
+        args = tuple(self.lower_expr(a) for a in _named(node.child_by_field_name("arguments")))
+        body = next((c for c in _named(node) if c.type == "class_body"), None)
+        if body is not None:  # anonymous class: its methods are functions of their own
+            label = f"anon@{node.start_point[0] + 1}"
+            info = ClassInfo(f"{self.name}${label}", outer=self.cls)
+            self.unit.queue_class_body(body, info, self.visible_types())
+            self.capture(body, label)
+        callee = f"new {base_type(type_)}"
+        may_throw = self.types.is_ort(type_) and body is None
+        return self.emit_call(node, callee, "new", None, args, discard, dest, may_throw)
+
+    def expr_method_invocation(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        obj = node.child_by_field_name("object")
+        name = self.text(node.child_by_field_name("name"))
+        arg_nodes = _named(node.child_by_field_name("arguments"))
+        if name == "forEach" and obj is not None and len(arg_nodes) == 1 and arg_nodes[0].type in ("lambda_expression", "method_reference"):
+            return self.lower_for_each(node, obj, arg_nodes[0])
+        callee, style, receiver, may_throw = self.resolve_call(obj, name, len(arg_nodes))
+        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        return self.emit_call(node, callee, style, receiver, args, discard, dest, may_throw)
+
+    def resolve_call(self, obj: Node | None, name: str, arity: int) -> tuple[str, str, ir.Expr | None, bool]:
+        """(callee, style, receiver, may_throw) for `obj.name(...)`."""
+        if obj is None or obj.type == "this":
+            owner = self.cls.method_owner(name) if obj is None else (self.cls if name in self.cls.methods else None)
+            return (owner.function_name(name, arity) if owner else name), "plain", None, False
+        if obj.type == "super":
+            return f"super.{name}", "method", None, False
+        static = self.static_type_of(obj)
+        if static is not None:
+            local_cls = self.unit.classes.get(static)
+            if local_cls is not None and name in local_cls.methods:
+                return local_cls.function_name(name, arity), "plain", None, False
+            return f"{static}.{name}", "plain", None, self.types.is_ort(static) and name != "close"
+        type_ = self.expr_type(obj)
+        receiver = self.lower_expr(obj)
+        local_cls = self.unit.classes.get(base_type(type_)) if type_ else None
+        if local_cls is not None and name in local_cls.methods:
+            return local_cls.function_name(name, arity), "plain", None, False
+        callee = f"{base_type(type_)}.{name}" if type_ and type_ not in _PRIMITIVES else name
+        return callee, "method", receiver, bool(type_) and self.types.is_ort(type_) and name != "close"
+
+    def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
+                  discard: bool, dest: ir.Expr | None, may_throw: bool) -> ir.Expr:
+        target = dest if dest is not None else (None if discard else self.temp())
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
+                          _short(self.text(node)), may_throw))
+        return target if target is not None else Opaque("void")
+
+    def lower_for_each(self, node: Node, obj: Node, fn: Node) -> ir.Expr:
+        """`c.forEach(T::close)` / `c.forEach(v -> ...)` run synchronously on each element:
+        they are lowered as the loop they stand for."""
+        coll_type = self.expr_type(obj)
+        coll = self.lower_expr(obj)
+        elem_t = element_type(coll_type)
+        self.push_scope()
+        if fn.type == "method_reference":
+            elem = Var(f"$each{node.start_point[0] + 1}")
+            self.declare(elem.name, elem_t)
+            self.element_loop(node, coll, elem, (), lambda: self.apply_method_ref(fn, elem, elem_t))
+        else:
+            names = lambda_param_names(fn, self.src)
+            elem = Var(names[-1] if names else f"$each{node.start_point[0] + 1}")
+            for n in names:
+                self.declare(n, elem_t if n == elem.name else "")
+            self.element_loop(node, coll, elem, (), lambda: self.inline_lambda_body(fn))
+        self.pop_scope(None)
+        return Opaque("void")
+
+    def apply_method_ref(self, ref: Node, elem: Var, elem_t: str) -> None:
+        kids = _named(ref)
+        if len(kids) < 2:
+            return
+        target, method = kids[0], self.text(kids[-1])
+        static = self.static_type_of(target) if target.type != "this" else None
+        if target.type == "this" or (static is not None and static in self.unit.classes
+                                      and method in self.unit.classes[static].methods):
+            callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
+            self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
+        elif static is not None:  # `OnnxValue::close`: an instance method of each element
+            type_ = static if static else elem_t
+            self.emit_call(ref, f"{base_type(type_)}.{method}", "method", elem, (), True, None,
+                           self.types.is_ort(type_) and method != "close")
+        else:  # `out::add`: a method of another object, given the element
+            callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
+            self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
+
+    def inline_lambda_body(self, fn: Node) -> None:
+        body = fn.child_by_field_name("body")
+        if body is None:
+            return
+        cont = self.new_block()
+        self.ctx.append(Inlined(cont.id))
+        try:
+            if body.type == "block":
+                self.stmt_block(body)
+            else:
+                self.lower_expr_stmt(body)
+        finally:
+            self.ctx.pop()
+        self.jump(cont)
+        self.start(cont)
+
+    # ------------------------------------------------------------------ static types
+
+    def static_type_of(self, node: Node) -> str | None:
+        """The class named by `node` when it names a class rather than a value (`OnnxTensor`
+        in `OnnxTensor.createTensor(...)`), else None."""
+        if node.type == "identifier":
+            name = self.text(node)
+            if self.is_local(name) or name in self.captured or self.cls.field_type(name) is not None:
+                return None
+            if name in self.types.imports or name in self.types.local_classes or name[:1].isupper():
+                return self.types.resolve(name)
+            return None
+        if node.type in ("field_access", "scoped_identifier", "scoped_type_identifier"):
+            text = re.sub(r"\s+", "", self.text(node))
+            if not re.fullmatch(r"[\w$]+(\.[\w$]+)+", text):
+                return None
+            head = text.split(".")[0]
+            if self.is_local(head) or head in self.captured or self.cls.field_type(head) is not None:
+                return None
+            pkg, path = _split_package(text)
+            if path[:1].isupper() and (pkg or all(p[:1].isupper() for p in path.split("."))):
+                return self.types.resolve(text)
+        return None
+
+    def expr_type(self, node: Node | None) -> str:
+        """The static type of an expression where the file (or the policy) tells it; "" when not."""
+        if node is None:
+            return ""
+        node = self.unparen(node)
+        t = node.type
+        if t == "identifier":
+            name = self.text(node)
+            local = self.local_type(name)
+            if local is not None:
+                return local
+            if name in self.captured:
+                return self.captured[name]
+            return self.cls.field_type(name) or ""
+        if t == "this":
+            return self.cls.path
+        if t == "field_access":
+            obj = node.child_by_field_name("object")
+            fld = node.child_by_field_name("field")
+            if obj is not None and fld is not None and (obj.type == "this" or self.text(obj).endswith(".this")):
+                return self.cls.field_type(self.text(fld)) or ""
+            return ""
+        if t in ("object_creation_expression", "cast_expression"):
+            return self.types.canon(node.child_by_field_name("type"))
+        if t == "array_access":
+            return element_type(self.expr_type(node.child_by_field_name("array")))
+        if t == "ternary_expression":
+            return self.expr_type(node.child_by_field_name("consequence")) or self.expr_type(node.child_by_field_name("alternative"))
+        if t in ("string_literal", "text_block"):
+            return "String"
+        if t == "method_invocation":
+            return self.call_type(node)
+        return ""
+
+    def call_type(self, node: Node) -> str:
+        obj = node.child_by_field_name("object")
+        name = self.text(node.child_by_field_name("name"))
+        if obj is None or obj.type == "this":
+            owner = self.cls.method_owner(name)
+            return owner.returns.get(name, "") if owner else ""
+        static = self.static_type_of(obj) if obj.type != "super" else None
+        if static is not None:
+            local_cls = self.unit.classes.get(static)
+            if local_cls is not None and name in local_cls.returns:
+                return local_cls.returns[name]
+            return self.unit.returned_type("plain", f"{static}.{name}")
+        recv = self.expr_type(obj)
+        if not recv:
+            return ""
+        local_cls = self.unit.classes.get(base_type(recv))
+        if local_cls is not None and name in local_cls.returns:
+            return local_cls.returns[name]
+        if name in ("get", "remove", "poll", "peek", "pop", "next", "getFirst", "getLast") and element_type(recv):
+            return element_type(recv)
+        return self.unit.returned_type("method", f"{base_type(recv)}.{name}")
+
+
+# ----------------------------------------------------------------------------- syntax helpers
+
+
+_SIDE_EFFECT_TYPES = frozenset({"method_invocation", "object_creation_expression", "assignment_expression",
+                                "update_expression", "lambda_expression", "switch_expression"})
+
+
+def has_side_effects(node: Node) -> bool:
+    stack, budget = [node], 2000
+    while stack and budget:
+        n = stack.pop()
+        budget -= 1
+        if n.type in _SIDE_EFFECT_TYPES:
+            return True
+        stack.extend(n.named_children)
+    return bool(stack)
+
+
+def lambda_param_names(fn: Node, src: bytes) -> list[str]:
+    params = fn.child_by_field_name("parameters")
+    if params is None:
+        return []
+    if params.type == "identifier":
+        return [src[params.start_byte:params.end_byte].decode()]
+    out = []
+    for p in _named(params):
+        if p.type == "identifier":
+            out.append(src[p.start_byte:p.end_byte].decode())
+        else:
+            name = p.child_by_field_name("name")
+            if name is not None:
+                out.append(src[name.start_byte:name.end_byte].decode())
+    return out
+
+
+def _walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.named_children))
+
+
+def taken_over_names(body: Node, src: bytes, candidates: set[str]) -> set[str]:
+    """Captured names a closure body closes (`v.close()`, `try (v)`), returns, or stores."""
+    def name_of(n: Node | None) -> str | None:
+        if n is not None and n.type == "identifier":
+            text = src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+            return text if text in candidates else None
+        return None
+
+    out: set[str] = set()
+    for n in _walk(body):
+        if n.type == "method_invocation" and src[n.child_by_field_name("name").start_byte:n.child_by_field_name("name").end_byte] == b"close":
+            hit = name_of(n.child_by_field_name("object"))
+        elif n.type == "resource" and n.child_by_field_name("name") is None:
+            hit = name_of(next(iter(_named(n)), None))
+        elif n.type == "return_statement":
+            hit = name_of(next(iter(_named(n)), None))
+        elif n.type == "assignment_expression":
+            hit = name_of(n.child_by_field_name("right"))
+        elif n.type == "lambda_expression" and n.child_by_field_name("body") is not None and n.child_by_field_name("body").type != "block":
+            hit = name_of(n.child_by_field_name("body"))
+        else:
+            hit = None
+        if hit:
+            out.add(hit)
+    return out
+
+
+# ----------------------------------------------------------------------------- the unit
+
+
+class JavaFrontEnd:
+    """Parses one Java file and lowers every method, constructor, initializer and lambda."""
+
+    def __init__(self, path: str, src: bytes, policy: Policy, lines: int):
+        self.path = path
+        self.src = src
+        self.policy = policy
+        self.lines = lines
+        self.types = TypeNames(src)
+        self.classes: dict[str, ClassInfo] = {}  # canonical path -> info (named classes only)
+        self.notes: list[tuple[Loc, str]] = []
+        self.pending: list[PendingFunction] = []
+        self.functions: list[ir.Function] = []
+        self.initializers: dict[int, list[Node]] = {}  # class body -> its initializer members
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def returned_type(self, style: str, callee: str) -> str:
+        """The type the policy says a call returns (`type = "OrtSession"`), if any."""
+        spec = self.policy.lookup(style, callee)
+        return getattr(spec, "type", "") or "" if spec is not None else ""
+
+    # -- driving
+
+    def run(self) -> ir.SourceUnit:
+        tree = Parser(JAVA_LANGUAGE).parse(self.src)
+        root = tree.root_node
+        self.types.read_header(root)
+        top = list(self.class_nodes(root))
+        for node in top:
+            self.collect_class(node, None)
+        for node in top:
+            info = self.classes.get(self.class_path(node, None))
+            if info is not None:
+                self.queue_class_body(node.child_by_field_name("body"), info, {}, header=node)
+        self.drain()
+        if root.has_error and not any(fn.notes for fn in self.functions):
+            first = next((n for n in _walk(root) if n.type == "ERROR" or n.is_missing), None)
+            line = first.start_point[0] + 1 if first is not None else 1
+            self.notes.append((Loc(line, 1, line, 1), f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
+        return ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
+
+    def class_nodes(self, root: Node) -> Iterator[Node]:
+        """Top-level type declarations, including ones error recovery put inside ERROR nodes."""
+        stack = list(reversed(root.named_children))
+        while stack:
+            node = stack.pop()
+            if node.type in _CLASS_DECLS:
+                yield node
+            elif node.type == "ERROR":
+                stack.extend(reversed(node.named_children))
+
+    def class_path(self, node: Node, outer: ClassInfo | None) -> str:
+        name = node.child_by_field_name("name")
+        simple = self.text(name) if name is not None else "?"
+        return f"{outer.path}.{simple}" if outer is not None else simple
+
+    def collect_class(self, node: Node, outer: ClassInfo | None) -> None:
+        """First pass: names, fields and method signatures of every named class in the file."""
+        path = self.class_path(node, outer)
+        info = ClassInfo(path, outer=outer)
+        self.classes[path] = info
+        simple = path.rsplit(".", 1)[-1]
+        self.types.local_classes.setdefault(simple, path)
+        body = node.child_by_field_name("body")
+        for member in self.members(body):
+            if member.type in _CLASS_DECLS:
+                self.collect_class(member, info)
+        self.collect_members(body, info, node)
+
+    def members(self, body: Node | None) -> list[Node]:
+        out = []
+        for member in _named(body):
+            if member.type == "enum_body_declarations":
+                out.extend(_named(member))
+            else:
+                out.append(member)
+        return out
+
+    def collect_members(self, body: Node | None, info: ClassInfo, header: Node | None = None) -> None:
+        if header is not None and header.type == "record_declaration":
+            for p in _named(header.child_by_field_name("parameters")):
+                name = p.child_by_field_name("name")
+                if name is not None:
+                    info.fields[self.text(name)] = self.types.canon(p.child_by_field_name("type"))
+        for member in self.members(body):
+            if member.type in ("field_declaration", "constant_declaration"):
+                ftype = self.types.canon(member.child_by_field_name("type"))
+                for decl in member.children_by_field_name("declarator"):
+                    name = decl.child_by_field_name("name")
+                    if name is not None:
+                        info.fields[self.text(name)] = ftype
+            elif member.type == "method_declaration":
+                name = self.text(member.child_by_field_name("name"))
+                info.methods.setdefault(name, []).append(len(self.param_list(member)))
+                info.returns.setdefault(name, self.types.canon(member.child_by_field_name("type")))
+            elif member.type == "enum_constant":
+                info.fields[self.text(member.child_by_field_name("name"))] = info.path
+
+    def param_list(self, node: Node) -> list[tuple[str, str]]:
+        params = node.child_by_field_name("parameters")
+        out = []
+        for p in _named(params):
+            if p.type in ("formal_parameter", "spread_parameter"):
+                name = p.child_by_field_name("name")
+                if name is None:
+                    decl = next((c for c in _named(p) if c.type == "variable_declarator"), None)
+                    name = decl.child_by_field_name("name") if decl is not None else None
+                ptype = self.types.canon(p.child_by_field_name("type") or next((c for c in _named(p) if c.type.endswith("type")), None))
+                out.append((self.text(name) if name is not None else f"$arg{len(out)}", ptype + ("[]" if p.type == "spread_parameter" else "")))
+        return out
+
+    # -- queueing functions
+
+    def queue(self, item: PendingFunction) -> None:
+        self.pending.append(item)
+
+    def queue_class(self, node: Node, outer: ClassInfo, captured: dict[str, str], prefix: str) -> None:
+        """A class declared inside a method: analyzed like an anonymous class."""
+        name = node.child_by_field_name("name")
+        info = ClassInfo(f"{prefix}{self.text(name) if name is not None else '?'}", outer=outer)
+        self.queue_class_body(node.child_by_field_name("body"), info, captured, header=node)
+
+    def queue_class_body(self, body: Node | None, info: ClassInfo, captured: dict[str, str],
+                         header: Node | None = None) -> None:
+        if not info.methods and not info.fields:
+            self.collect_members(body, info, header)
+        inits = []
+        for member in self.members(body):
+            t = member.type
+            if t in ("method_declaration", "constructor_declaration", "compact_constructor_declaration"):
+                self.queue(PendingFunction(member, self.member_name(member, info), info, captured, "method"))
+            elif t in ("static_initializer", "block", "field_declaration"):
+                inits.append(member)
+            elif t in _CLASS_DECLS and info.path + "." + self.text(member.child_by_field_name("name")) in self.classes:
+                inner = self.classes[info.path + "." + self.text(member.child_by_field_name("name"))]
+                self.queue_class_body(member.child_by_field_name("body"), inner, captured, header=member)
+            elif t in _CLASS_DECLS:
+                self.queue_class(member, info, captured, prefix=info.path + ".")
+        if inits:
+            self.queue(PendingFunction(body, f"{info.path}.<init>", info, captured, "initializers"))  # type: ignore[arg-type]
+            self.initializers[id(body)] = inits
+
+    def member_name(self, member: Node, info: ClassInfo) -> str:
+        if member.type == "method_declaration":
+            name = self.text(member.child_by_field_name("name"))
+            return info.function_name(name, len(self.param_list(member)))
+        simple = info.path.rsplit(".", 1)[-1]
+        return f"{info.path}.{simple}"
+
+    def drain(self) -> None:
+        while self.pending:
+            item = self.pending.pop(0)
+            fn = self.lower_pending(item)
+            if fn is not None:
+                self.functions.append(fn)
+
+    def lower_pending(self, item: PendingFunction) -> ir.Function | None:
+        lowering = JavaLowering(self, item.node, item.name, item.cls, item.captured)
+        try:
+            if item.kind == "lambda":
+                body = item.node.child_by_field_name("body")
+                params = [(n, "") for n in lambda_param_names(item.node, self.src)]
+                return lowering.lower(params, body, "lambda-expr" if body is not None and body.type != "block" else "method")
+            if item.kind == "initializers":
+                return self.lower_initializers(lowering, self.initializers.pop(id(item.node), []))
+            if item.node.child_by_field_name("body") is None:
+                return None  # abstract or interface method
+            return lowering.lower(self.param_list(item.node) if item.node.type != "compact_constructor_declaration" else [],
+                                  item.node.child_by_field_name("body"))
+        except (TooDeep, RecursionError):
+            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{item.name}() is nested too deeply to analyze; skipped"))
+            return None
+
+    def lower_initializers(self, lowering: JavaLowering, members: list[Node]) -> ir.Function | None:
+        """Field initializers and initializer blocks, in order, as one function: what they
+        acquire goes into fields (an escape), but lambdas inside them are found this way."""
+        def body() -> None:
+            for member in members:
+                if member.type == "field_declaration":
+                    for decl in member.children_by_field_name("declarator"):
+                        name, value = decl.child_by_field_name("name"), decl.child_by_field_name("value")
+                        if name is not None and value is not None:
+                            lowering.stmt_temps = []
+                            lowering.assign_from(Field(Var("this"), self.text(name)), value, lowering.loc(decl))
+                            lowering.finish_statement(decl)
+                else:
+                    block = member if member.type == "block" else next((c for c in _named(member) if c.type == "block"), None)
+                    if block is not None:
+                        lowering.stmt_block(block)
+        return lowering.lower([], body)
+
+
+def parse_java(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
+    """Front-end entry point for Java files; never raises on bad input."""
+    source = read_source(path, policy, data)
+    if source.problem:
+        return ir.SourceUnit(path, "java", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
+    return JavaFrontEnd(path, source.original, policy, source.lines).run()

@@ -1,0 +1,113 @@
+"""Inline suppressions: `// ortlint: ignore[ORT001]` or `// ortlint: ignore` (every rule).
+
+A suppression comment applies to findings reported on its own line or on the line below it, so
+both styles work:
+
+    free(p);  // ortlint: ignore[ORT003]
+
+    // ortlint: ignore[leak] -- handed to the event loop, which frees it
+    char *buf = malloc(n);
+
+Rule ids and names are accepted, several separated by commas. A selector that names no rule
+is reported as a warning: a typo would otherwise silently suppress nothing (or everything).
+Suppression is a post-processing step over a finished `Report`; it never changes the analysis.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .findings import RULES, Finding, Notice, Report
+
+# The marker must sit in a comment (`//`, `/*` or a `*` continuation line), not in a string.
+_MARKER = re.compile(rb"(?://|/\*|^\s*\*).*?\bortlint:\s*ignore(?![\w-])\s*(?P<bracket>\[(?P<ids>[^\]\n]*)\]?)?")
+ALL = "*"
+
+
+@dataclass
+class FileSuppressions:
+    """Suppressions of one file: line -> rule ids (or ALL), and problems found while reading."""
+
+    by_line: dict[int, set[str]] = field(default_factory=dict)
+    problems: list[Notice] = field(default_factory=list)
+
+    def covers(self, finding: Finding) -> bool:
+        for line in (finding.line, finding.line - 1):
+            rules = self.by_line.get(line)
+            if rules and (ALL in rules or finding.rule in rules):
+                return True
+        return False
+
+
+def _rule_id(token: str) -> str | None:
+    upper = token.upper()
+    if upper in RULES:
+        return upper
+    for rule in RULES.values():
+        if rule.name == token.lower():
+            return rule.id
+    return None
+
+
+def scan(path: str, data: bytes) -> FileSuppressions:
+    """Find every suppression comment in a file's bytes."""
+    out = FileSuppressions()
+    if b"ortlint:" not in data:
+        return out
+    for number, line in enumerate(data.splitlines(), 1):
+        if b"ortlint:" not in line:
+            continue
+        match = _MARKER.search(line)
+        if match is None:
+            continue
+        if match.group("bracket") is None:
+            out.by_line.setdefault(number, set()).add(ALL)
+            continue
+        ids = match.group("ids").decode("utf-8", "replace")
+        if not match.group("bracket").endswith(b"]"):
+            out.problems.append(Notice(path, number, "suppression comment has no closing `]`; it suppresses nothing"))
+            continue
+        tokens = [t.strip() for t in ids.split(",") if t.strip()]
+        if not tokens:
+            out.problems.append(Notice(path, number, "suppression comment `ortlint: ignore[]` names no rule; it suppresses nothing"))
+        for token in tokens:
+            rule = _rule_id(token)
+            if rule is None:
+                known = ", ".join(sorted(RULES))
+                out.problems.append(Notice(path, number, f"unknown rule {token!r} in suppression comment (known: {known})"))
+            else:
+                out.by_line.setdefault(number, set()).add(rule)
+    return out
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""  # the runner already reported the file as unreadable
+
+
+def apply_suppressions(report: Report, reader=_read) -> int:
+    """Drop suppressed findings from `report`, add notices for bad suppression comments.
+
+    Returns how many findings were suppressed, for the summary line. Every analyzed file is
+    scanned (not only files with findings) so that a mistyped rule id is always reported.
+    """
+    per_file: dict[str, FileSuppressions] = {}
+    for path in report.files:
+        per_file[path] = scan(path, reader(path))
+        report.notices.extend(per_file[path].problems)
+    kept: list[Finding] = []
+    suppressed = 0
+    for finding in report.findings:
+        sup = per_file.get(finding.path)
+        if sup is None:
+            sup = per_file[finding.path] = scan(finding.path, reader(finding.path))
+        if sup.covers(finding):
+            suppressed += 1
+        else:
+            kept.append(finding)
+    report.findings = kept
+    report.sort()
+    return suppressed
