@@ -68,6 +68,10 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
                 result.notes.append((ir.Loc(1, 1, 1, 1), fallback_note))
             return result
     try:
+        if source.language == "c" and source.path.endswith(".h"):
+            from .frontends.cpp_treesitter import is_cpp_header  # `.h` files of C++ projects
+            if is_cpp_header(source.path, data):
+                source = SourceFile(source.path, "cpp")
         if source.language == "c":
             from .frontends.c_treesitter import parse_c
             return parse_c(source.path, policy, data)

@@ -32,6 +32,7 @@ class Budget:
     """Limits that keep every function's analysis bounded (see README, "Limits")."""
 
     max_block_visits: int = 20000  # states processed per function
+    max_work: int = 80_000  # the same, weighted by state size (entries per processed state)
     collapse_after: int = 8  # states per block before "NULL or released" parameters are merged
     widen_after: int = 24  # states per block before non-resource facts are forgotten
     max_states_per_block: int = 400
@@ -103,6 +104,7 @@ class FunctionAnalyzer:
         self._status_summaries: dict[str, Summary] = {}
         self._extra: list[tuple[State, int]] = []
         self._released_at: dict[int, set[str]] = {}
+        self._work = 0
         self.order = self._reverse_postorder()
 
     # ================================================================== driver
@@ -156,14 +158,16 @@ class FunctionAnalyzer:
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
         steps = 0
+        self._work = 0
         while queue:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
             states = pending.pop(bid, [])
             for state in states:
                 steps += 1
-                if steps > self.budget.max_block_visits:
-                    self._give_up(f"analysis of {self.fn.name}() stopped after {self.budget.max_block_visits} steps; "
+                self._work += len(state.b) + len(state.r)
+                if steps > self.budget.max_block_visits or self._work > self.budget.max_work:
+                    self._give_up(f"analysis of {self.fn.name}() stopped at its work budget ({steps} states); "
                                   f"findings for it may be incomplete")
                     return
                 for succ_state, succ in self._run_block(bid, state):
@@ -175,16 +179,22 @@ class FunctionAnalyzer:
                         queued.add(succ)
 
     def _admit(self, bid: int, state: State, visited: dict[int, set]) -> bool:
+        """Should `state` be explored from block `bid`? Identical states are explored once;
+        past the thresholds, states are merged more coarsely (see Budget)."""
         seen = visited.setdefault(bid, set())
+        self._work += len(state.b) + len(state.r)
+        key = state.key()
+        if key in seen:
+            return False
         released = self._released_at.setdefault(bid, set())
         released.update(rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED)
         if len(seen) >= self.budget.collapse_after:
             self._collapse_released_params(state, released)
-        if len(seen) >= self.budget.widen_after:
-            self._forget_facts(state)
-        key = state.key()
-        if key in seen:
-            return False
+            if len(seen) >= self.budget.widen_after:
+                self._forget_facts(state)
+            key = state.key()
+            if key in seen:
+                return False
         if len(seen) >= self.budget.max_states_per_block:
             self._give_up(f"{self.fn.name}() has too many distinct paths to analyze completely; findings for it may be incomplete")
             return False
@@ -370,7 +380,7 @@ class FunctionAnalyzer:
             if is_nonnull_fact(res.fact):
                 return True
             return None
-        return True
+        return None if res.maybe_null else True
 
     def _compare(self, state: State, a: Val | None, b: Val | None) -> bool | None:
         """Are a and b equal? None when unknown."""
@@ -551,7 +561,7 @@ class FunctionAnalyzer:
                 if lost and kind.owned and kind.must_release and not res.coll:
                     self._leak(state, rid, loc, "lost", "the last reference to it is lost here")
                 del state.r[rid]
-            elif res.st != ESCAPED or res.esc is None:
+            else:  # released, escaped, consumed: nothing can refer to it any more
                 del state.r[rid]
 
     def _havoc(self, state: State, names: tuple[str, ...]) -> None:
@@ -608,6 +618,15 @@ class FunctionAnalyzer:
             rid = v[1]
             res = state.r.get(rid)
             if res is None:
+                return state
+            if res.maybe_null and c == 0:  # decided only now: NULL means the call failed
+                if eq:
+                    for k, val in list(state.b.items()):
+                        if val == ("r", rid):
+                            state.b[k] = ("k", 0)
+                    del state.r[rid]
+                else:
+                    state.r[rid] = res._replace(maybe_null=False)
                 return state
             if res.st != OPAQUE:  # something this function acquired: a valid, non-NULL pointer
                 if c == 0:
@@ -847,7 +866,8 @@ class FunctionAnalyzer:
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
         """Split into success and failure where the call can fail, then acquire on success."""
         ret_acq = next((a for a in spec.acquires if a.into == "return" and self.policy.kinds[a.kind].owned), None)
-        can_fail = spec.returns in ("status", "code") or (ret_acq is not None and ret_acq.nullable)
+        lazy = ret_acq is not None and not self.policy.kinds[ret_acq.kind].must_release
+        can_fail = spec.returns in ("status", "code") or (ret_acq is not None and ret_acq.nullable and not lazy)
         if not can_fail:
             if ret_acq is None and ev.dest is not None:
                 self._store(state, ev.dest, None, ev.loc)
@@ -940,8 +960,9 @@ class FunctionAnalyzer:
             dest_loc = self._resolve(state, target, create=False)
             if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
                 self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
+        lazy_null = acq.nullable and acq.into == "return" and kind.owned and not kind.must_release
         state.r[rid] = Res(acq.kind, st, owner=owner_text, parent=parent,
-                           coll=(old.coll if old is not None and old.st == HELD else False))
+                           coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)

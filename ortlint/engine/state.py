@@ -38,6 +38,7 @@ class Res(NamedTuple):
     fact: Val | None = None  # value facts about an opaque pointer (NULL or not)
     parent: str | None = None  # the owner a borrowed pointer depends on
     esc: LocKey | None = None  # where it escaped to (summaries need out-parameters)
+    maybe_null: bool = False  # acquired by a call that may have returned NULL; decided when tested
 
 
 class TraceNode(NamedTuple):

@@ -269,6 +269,7 @@ class FileModel:
         self.aliases: dict[str, str] = {}
         self.globals: dict[str, str] = {}
         self.returns: dict[str, str] = {}  # function name (short and qualified) -> return type text
+        self.ref_params: dict[str, frozenset[int]] = {}  # function name -> indexes of reference parameters
         self.namespaces_used: set[str] = set()
         self.internal: set[int] = set()  # start bytes of function definitions with internal linkage
         self._releaser = _releasers_by_label(policy)
@@ -351,6 +352,7 @@ class FileModel:
                         cls.has_dtor_decl = True
                 else:
                     self._record_return(name, ns, declared_type_text(self.src, type_node, target))
+                    self._record_ref_params(name, ns, target)
                 continue
             if cls is None:
                 text = declared_type_text(self.src, type_node, target)
@@ -370,8 +372,10 @@ class FileModel:
         if cls is not None:
             self._add_method(cls, name, node)
             self._record_return(f"{cls.qualname}::{name}", (), ret)
+            self._record_ref_params(f"{cls.qualname}::{name}", (), declarator)
         else:
             self._record_return(name, ns, ret)
+            self._record_ref_params(name, ns, declarator)
 
     def _return_text(self, node: Node) -> str:
         declarator = node.child_by_field_name("declarator")
@@ -389,6 +393,17 @@ class FileModel:
         self.returns.setdefault(name.rsplit("::", 1)[-1], text)
         if ns:
             self.returns.setdefault("::".join(ns + (name,)), text)
+
+    def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
+        """Which parameters are references (`T &x`): callers pass the variable itself."""
+        func = _function_declarator(declarator)
+        params = func.child_by_field_name("parameters") if func is not None else None
+        if params is None:
+            return
+        indexes = frozenset(i for i, p in enumerate(c for c in params.named_children if c.type.endswith("parameter_declaration"))
+                            if is_reference_param(p))
+        for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
+            self.ref_params.setdefault(key, indexes)
 
     def _add_method(self, cls: ClassInfo, name: str, node: Node) -> None:
         if node.child_by_field_name("body") is None:  # = default / = delete
@@ -529,6 +544,21 @@ def _releasers_by_label(policy: Policy) -> dict[str, ReleaseFn]:
                 cached.setdefault(kind.label, ReleaseFn(specs[0].name, "table" if specs[0].style == "table" else "plain"))
         policy._cpp_releasers = cached  # type: ignore[attr-defined]
     return cached
+
+
+def is_reference_param(param: Node) -> bool:
+    """`T &x` / `T &&x` (a reference to a pointer or an object, not `T *x`)."""
+    node = param.child_by_field_name("declarator")
+    depth = 0
+    while node is not None and depth < 20:
+        depth += 1
+        if node.type in ("reference_declarator", "abstract_reference_declarator"):
+            return True  # `T *&p` too: there are no pointers to references
+        if node.type in ("function_declarator", "abstract_function_declarator"):
+            return False
+        node = node.child_by_field_name("declarator") or next(
+            (c for c in node.named_children if c.type.endswith("declarator")), None)
+    return False
 
 
 def _function_declarator(node: Node | None) -> Node | None:

@@ -35,9 +35,9 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..policy import Policy
 from .c_treesitter import (CFrontEnd, FunctionLowering, Macro, TooDeep, _short, declarator_name,
-                           find_function_declarator, is_array_declarator)
+                           find_function_declarator, has_side_effects, is_array_declarator)
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
-                        declared_type_text, node_text, parse_type, walk)
+                        declared_type_text, is_reference_param, node_text, parse_type, walk)
 from .source import SourceText, read_source
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -57,6 +57,8 @@ _API_GETTERS = {"Ort::GetApi": "const OrtApi&", "GetApi": "const OrtApi*", "OrtG
 _ORT_RETURNS = {"Ort::Session::Run": "std::vector<Ort::Value>", "Ort::Value::GetTensorTypeAndShapeInfo":
                 "Ort::TensorTypeAndShapeInfo", "Ort::Session::GetInputTypeInfo": "Ort::TypeInfo",
                 "Ort::Session::GetOutputTypeInfo": "Ort::TypeInfo"}
+_MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
+_DEFER_WORDS = re.compile(r"DEFER|SCOPE_?EXIT|ON_?EXIT|FINALLY|CLEANUP|SCOPE_?GUARD|AT_?SCOPE_?END")
 _UNKNOWN_TYPE = re.compile(r"\bauto\b|\bdecltype\b|^<lambda>$")
 _CONTAINER_STORE = {"push_back", "emplace_back", "push_front", "emplace_front", "insert", "emplace"}
 _CONTAINER_SELF = {"data", "begin", "end", "cbegin", "cend", "rbegin", "rend"}
@@ -136,6 +138,8 @@ class CppLowering(FunctionLowering):
         self.fresh = 0
         self.guard_lambdas: set[int] = set()  # lambdas that are scope guards (run at scope exit)
         self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
+        self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
+        self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
 
     # ================================================================== entry
 
@@ -154,6 +158,8 @@ class CppLowering(FunctionLowering):
             name = declarator_name(decl, self.src) or f"$arg{len(names)}"
             names.append(name)
             self.frames[-1].types[name] = self.declared_type(p.child_by_field_name("type"), decl)
+            if is_reference_param(p) and self.node.type != "lambda_expression":
+                self.ref_params.add(name)
         return names
 
     def _params_node(self, fn_node: Node) -> Node | None:
@@ -743,11 +749,13 @@ class CppLowering(FunctionLowering):
         own = self.model.ownership(type_text)
         inner = self.strip_casts(value) if value is not None else None
         if inner is not None and inner.type == "lambda_expression":
-            self.frames[-1].lambdas[name] = inner
+            self.frames[-1].lambdas[name] = self.keep(inner)
             self.register_lambda(inner)
             self.emit(ir.Assign(loc, var, Opaque("lambda")))
             return
-        guards = self.scope_guard_args(args, value) if own.what != "smart" else []
+        ref = self.model.resolve_alias(parse_type(type_text))
+        is_object = not ref.pointers and not ref.array and ref.name not in _SCALARS and own.what != "smart"
+        guards = self.scope_guard_args(args, value) if is_object else []
         self.guard_lambdas.update(g.start_byte for g in guards)
         if own.what == "smart":
             self.init_smart_pointer(var, name, own, args, value, loc)
@@ -779,8 +787,8 @@ class CppLowering(FunctionLowering):
         ref = self.model.resolve_alias(parse_type(type_text))
         if ref.pointers or ref.array or not ref.name or ref.name in _SCALARS or re.search(r"\bauto\b", type_text):
             return False
-        if ref.name.startswith(("Ort", "j")) and not ref.args and "::" not in ref.name:
-            return False
+        if not ref.name.startswith("std::") and self.model.find_class(ref.name, self.ns) is None:
+            return False  # an unknown type may be a typedef of a pointer or a number
         if value.type == "initializer_list":
             return False
         source = self.expr_type(value)
@@ -816,8 +824,13 @@ class CppLowering(FunctionLowering):
 
     def scope_guard_lambdas(self, name: str, lambdas: list[Node], loc: Loc) -> None:
         for lam in lambdas:
-            node = self.lambda_var(lam) or self.strip_casts(lam)
+            node = self.lambda_var(lam) or self.keep(self.strip_casts(lam))
             self.register_cleanup(name, lambda at, n=node: self.inline_lambda(n, [], at), loc)
+
+    def keep(self, node: Node) -> Node:
+        """Remember which text a node kept for later belongs to (a macro expansion's or the file's)."""
+        self.node_src[node.id] = self.src
+        return node
 
     def lambda_var(self, node: Node) -> Node | None:
         node = self.strip_casts(node)
@@ -847,11 +860,20 @@ class CppLowering(FunctionLowering):
         finally:
             self.guard_init = None
         own = dataclasses.replace(own, release=release, deleter_lambda=deleter_lambda)
-        self.frames[-1].owners[name] = own
-        if own.releases():
-            self.register_cleanup(name, lambda at: self.release_smart(var, own, at), loc)
-        else:
-            self.emit(ir.Havoc(loc, (var.name,), "a smart pointer with a deleter ortlint cannot see"))
+        frame = self.frames[-1]
+        frame.owners[name] = own
+        self.register_cleanup(name, lambda at: self.release_named(frame, name, var, at), loc)
+
+    def release_named(self, frame: Frame, name: str, var: ir.Expr, loc: Loc) -> None:
+        """A smart pointer's destructor, with the deleter it has by then (`p = Ptr(raw, deleter)`
+        may give it one after its declaration); with no deleter known, what it holds is
+        no longer checked."""
+        own = frame.owners.get(name)
+        if own is not None and own.releases():
+            self.release_smart(var, own, loc)
+        elif self.cur is not None:
+            names = tuple(sorted(_expr_vars(var)))
+            self.emit(ir.Havoc(loc, names, "a smart pointer with a deleter ortlint cannot see"))
 
     def release_smart(self, target: ir.Expr, own: Ownership, loc: Loc) -> None:
         """What a smart pointer's deleter does to the pointer it holds."""
@@ -859,6 +881,20 @@ class CppLowering(FunctionLowering):
             self.inline_lambda(own.deleter_lambda, [target], loc)
         elif own.release is not None:
             self.emit_release(target, own.release, loc)
+
+    def adopt_deleter(self, name: str, value: Node | None, own: Ownership) -> None:
+        """`p = Ptr(raw, deleter)`: from now on p releases with that deleter."""
+        inner = self.strip_casts(value) if value is not None else None
+        if inner is None or inner.type != "call_expression":
+            return
+        args = self.call_args(inner)
+        if len(args) < 2 or self.model.ownership(clean_name(self.text(inner.child_by_field_name("function")))).what != "smart":
+            return
+        release, lam = self.deleter_from_arg(args[1], own)
+        for frame in reversed(self.frames):
+            if name in frame.owners:
+                frame.owners[name] = dataclasses.replace(own, release=release, deleter_lambda=lam)
+                return
 
     def unwrap_guard_construction(self, value: Node) -> Node:
         """`auto p = SessionPtr(raw)` / `= std::unique_ptr<T, D>(raw, d)`: the raw pointer."""
@@ -884,7 +920,7 @@ class CppLowering(FunctionLowering):
             inner = self.strip_casts(inner.child_by_field_name("argument"))
         if inner.type == "lambda_expression":
             self.register_lambda(inner)
-            return None, inner
+            return None, self.keep(inner)
         if inner.type == "field_expression":
             return ReleaseFn(strip_template_args(self.text(inner.child_by_field_name("field"))), "table"), None
         if inner.type in ("identifier", "qualified_identifier"):
@@ -963,7 +999,7 @@ class CppLowering(FunctionLowering):
 
     @contextmanager
     def inlining(self, cls: ClassInfo | None, obj: ir.Expr | None, binds: dict[str, ir.Expr], loc: Loc | None,
-                 result: ir.Expr | None, closure: bool) -> Iterator[None]:
+                 result: ir.Expr | None, closure: bool, src: bytes | None = None) -> Iterator[None]:
         """Lower another body at the current point: its `return` jumps to the end; a method's
         events carry the location of the call or scope exit (`loc`), a lambda's keep their own
         (it is written inside this function); clashing local names are renamed."""
@@ -975,7 +1011,7 @@ class CppLowering(FunctionLowering):
         self.inline_target = InlineTarget(exit_b.id, result, len(self.scopes))
         self.loc_override = loc
         self.loop_stack, self.break_stack, self.break_depths, self.continue_depths = [], [], [], []
-        self.src = self.unit.src
+        self.src = src if src is not None else self.unit.src
         self.stmt_temps = []
         self.frames.append(Frame())
         self.inline_depth += 1
@@ -1038,12 +1074,13 @@ class CppLowering(FunctionLowering):
         body = lam.child_by_field_name("body")
         if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
             return False
+        src = self.node_src.get(lam.id, self.src)
         saved_src = self.src
-        self.src = self.unit.src
+        self.src = src
         binds = self.bind_params(lam, args, loc)
         types = self.param_types(lam)
         self.src = saved_src
-        with self.inlining(self.cls, self.this_obj, binds, None, result, closure=True):
+        with self.inlining(self.cls, self.this_obj, binds, None, result, closure=True, src=src):
             self.frames[-1].types.update(types)
             self.lower_stmt(body)
         return True
@@ -1054,6 +1091,8 @@ class CppLowering(FunctionLowering):
         name = self.text(node)
         if name in self.rename:
             return self.rename[name]
+        if name in self.ref_params and name not in self.locals:
+            return Deref(Var(name))  # a reference parameter: the caller's object
         if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
             return Field(self.this_obj, name)
         return super().expr_identifier(node, discard, dest)
@@ -1126,11 +1165,14 @@ class CppLowering(FunctionLowering):
         op = self.text(node.child_by_field_name("operator")).strip()
         if op == "=" and left.type == "identifier":
             own = self.owner_of(self.text(left))
-            if own is not None and own.what == "smart" and own.releases() and not own.shared:
+            if own is not None and own.what == "smart" and not own.shared:
                 target = self.lower_expr(left)
-                value = self.lower_expr(self.unwrap_guard_construction(node.child_by_field_name("right")))
-                self.release_smart(target, own, self.loc(node))
+                right = node.child_by_field_name("right")
+                value = self.lower_expr(self.unwrap_guard_construction(right))
+                if own.releases():
+                    self.release_smart(target, own, self.loc(node))
                 self.emit(ir.Assign(self.loc(node), target, value))
+                self.adopt_deleter(self.text(left), right, own)
                 return target
         return super().expr_assignment_expression(node, discard, dest)
 
@@ -1188,6 +1230,8 @@ class CppLowering(FunctionLowering):
             return self.lower_move(arg_nodes[0], discard, dest) if arg_nodes else Opaque("move")
         if name in _MAKERS:
             return self.lower_maker(node, fn, name, arg_nodes, discard, dest)
+        if self.is_deferral_macro(fn, name):
+            return self.defer_arguments(node, name, arg_nodes)
         if fn.type == "identifier" and name not in self.rename:
             lam = self.lookup("lambdas", name)
             if lam is not None:
@@ -1205,6 +1249,30 @@ class CppLowering(FunctionLowering):
         name = self.unqualify_library_name(name)
         return self.lower_plain_call(node, name, arg_nodes, discard, dest)
 
+    def is_deferral_macro(self, fn: Node, name: str) -> bool:
+        """`DEFER(image, free(image))`, `SCOPE_EXIT(...)`: a macro from a header whose code
+        argument runs when the scope ends. Tree-sitter mode only (libclang expands it)."""
+        return (fn.type == "identifier" and _MACRO_NAME.match(name) is not None and _DEFER_WORDS.search(name) is not None
+                and name not in self.unit.macros and name not in self.model.returns
+                and self.unit.policy.lookup("plain", name) is None)
+
+    def defer_arguments(self, node: Node, name: str, arg_nodes: list[Node]) -> ir.Expr:
+        for arg in arg_nodes:
+            if has_side_effects(arg):
+                kept = self.keep(arg)
+                self.register_cleanup(name, lambda at, n=kept: self.lower_deferred(n), self.loc(node))
+        return Opaque(_short(self.text(node)))
+
+    def lower_deferred(self, node: Node) -> None:
+        saved = (self.src, self.stmt_temps, self.loc_override)
+        self.src, self.stmt_temps, self.loc_override = self.node_src.get(node.id, self.src), [], None
+        try:
+            self.lower_expr(node, discard=True)
+            if self.stmt_temps:
+                self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
+        finally:
+            self.src, self.stmt_temps, self.loc_override = saved
+
     def unqualify_library_name(self, name: str) -> str:
         """`std::free`, `::fopen` are the C library's `free` / `fopen`."""
         policy = self.unit.policy
@@ -1219,7 +1287,9 @@ class CppLowering(FunctionLowering):
         """A call by name; lambdas passed to `std::` algorithms run in place, lambdas passed
         elsewhere may run later, so what they touch is no longer checked."""
         lambdas = [a for a in arg_nodes if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
-        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        refs = self.model.ref_params.get(name, frozenset())
+        args = tuple(self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+                     for i, a in enumerate(arg_nodes))
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
         for lam_node in lambdas:
             lam = self.lambda_var(lam_node) or self.strip_casts(lam_node)
@@ -1231,6 +1301,15 @@ class CppLowering(FunctionLowering):
             else:
                 self.havoc_captures(lam)
         return result
+
+    @staticmethod
+    def by_reference(arg: ir.Expr) -> ir.Expr:
+        """An argument bound to a `T &` parameter: the callee sees its address."""
+        if isinstance(arg, Deref):
+            return arg.base
+        if isinstance(arg, (Var, Field, Index)):
+            return AddrOf(arg)
+        return arg
 
     def havoc_captures(self, lam: Node) -> None:
         body = lam.child_by_field_name("body")
@@ -1572,6 +1651,26 @@ class CppFrontEnd(CFrontEnd):
             self._range_parser = Parser(self.ts_language)
         self._range_parser.included_ranges = [Range(node.start_point, node.end_point, node.start_byte, node.end_byte)]
         return self._range_parser.parse(data)
+
+
+_CPP_MARKERS = re.compile(
+    rb"^[ \t]*(?:namespace[ \t]+\w+|template[ \t]*<|using[ \t]+namespace\b|(?:class|struct)[ \t]+\w+[^;(]*:\s*(?:public|private|protected)\b"
+    rb"|class[ \t]+\w+[ \t]*(?:final[ \t]*)?\{|(?:public|private|protected)[ \t]*:)"
+    rb"|\bstd::\w|\btry[ \t]*\{|#[ \t]*include[ \t]*<(?:vector|string|memory|map|iostream|functional|mutex|cstdint|cstdio|cstring|cstdlib)>",
+    re.M)
+
+
+def is_cpp_header(path: str, data: bytes | None = None) -> bool:
+    """A `.h` file written in C++ (namespaces, classes, templates, std::): C++ projects use
+    `.h` for their headers; parsing those as C loses try/catch, classes and destructors."""
+    if data is None:
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(256 * 1024)
+        except OSError:
+            return False
+    text = re.sub(rb"/\*.*?\*/|//[^\n]*", b" ", data[:256 * 1024], flags=re.S)
+    return _CPP_MARKERS.search(text) is not None
 
 
 def parse_cpp(path: str, policy: Policy, data: bytes | None = None, oracle: Oracle | None = None,
