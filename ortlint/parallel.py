@@ -16,7 +16,7 @@ from typing import Any
 
 from . import ir
 from .discover import SourceFile
-from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
+from .engine.analyze import FunctionResult, Options
 from .engine.summaries import Summary
 from .policy import Policy, load_policy
 
@@ -77,6 +77,7 @@ def _worker_main(conn: Any, policy_files: list[str], options: Options, compile_c
 def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy: Policy, options: Options,
                    constants: dict[str, int]) -> dict[FunctionKey, FunctionResult | None]:
     """Each job is (key, {callee name: Summary or None}); results are keyed like the jobs."""
+    from .runner import analyze_safely
     out: dict[FunctionKey, FunctionResult | None] = {}
     for key, callee_summaries in jobs:
         fn = functions.get(key)
@@ -87,7 +88,7 @@ def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy
         def lookup(call: ir.Call, table: dict[str, Summary | None] = callee_summaries) -> Summary | None:
             return table.get(call.callee) if call.style == "plain" else None
 
-        out[key] = FunctionAnalyzer(fn, policy, lookup, options, constants).run()
+        out[key] = analyze_safely(fn, policy, lookup, options, constants)
     return out
 
 

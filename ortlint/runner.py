@@ -246,6 +246,19 @@ def strongly_connected(graph: dict[FunctionKey, list[FunctionKey]]) -> list[list
     return out
 
 
+def analyze_safely(fn: ir.Function, policy: Policy, lookup: Callable[[ir.Call], Summary | None],
+                   options: Options, constants: dict[str, int]) -> FunctionResult:
+    """One function's analysis; an internal error becomes a notice for that function only, so
+    a bug never hides the findings of the rest of the tree."""
+    try:
+        return FunctionAnalyzer(fn, policy, lookup, options, constants).run()
+    except RecursionError:
+        message = f"{fn.name}() is too deeply nested to analyze; skipped"
+    except Exception as exc:  # noqa: BLE001
+        message = f"internal error while analyzing {fn.name}(): {type(exc).__name__}: {exc}"
+    return FunctionResult([], None, {}, [(fn.loc.line, message)])
+
+
 class Analysis:
     """Analyzes a `Program`: summaries bottom-up over the call graph, then findings.
 
@@ -295,7 +308,7 @@ class Analysis:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
             return self._from_record(info)
-        result = FunctionAnalyzer(info.fn, self.policy, self.lookup_for(key[0]), self.options, self.constants).run()
+        result = analyze_safely(info.fn, self.policy, self.lookup_for(key[0]), self.options, self.constants)
         self.results[key] = result
         self.deps[key] = self.current_deps(info)
         self.analyzed += 1
@@ -692,6 +705,7 @@ def _collect(report: Report, record: FileRecord) -> None:
     for fr in record.functions:
         report.findings.extend(fr.findings)
         for line, message in fr.notes:
-            report.notices.append(Notice(record.path, line, message, "note"))
+            level = "error" if message.startswith("internal error") else "note"
+            report.notices.append(Notice(record.path, line, message, level))
         for name, count in fr.unknown_callees.items():
             report.unknown_callees[name] = report.unknown_callees.get(name, 0) + count
