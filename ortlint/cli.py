@@ -31,6 +31,8 @@ from .findings import RULES, Notice, Report
 from .policy import PolicyError, load_policy
 from .report import get_formatter
 from .runner import RunConfig, run
+from .summary_report import as_policy as summaries_as_policy
+from .summary_report import explain as explain_summaries
 from .suppress import apply_suppressions
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -73,6 +75,8 @@ class Presentation:
     exit_zero: bool = False
     write_baseline: str | None = None
     list_unknown_calls: bool = False
+    explain_summaries: bool = False
+    write_summaries: str | None = None
 
 
 _EPILOG = """\b
@@ -120,6 +124,10 @@ Documentation: docs/cli.md"""
                    "[default: escape]")
 @click.option("--list-unknown-calls", is_flag=True,
               help="List unknown functions that received a resource (to complete your policy) instead of findings.")
+@click.option("--explain-summaries", is_flag=True,
+              help="Show what each called function does to its arguments (inferred summaries) instead of findings.")
+@click.option("--write-summaries", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also write the inferred summaries the policy schema can express as a policy file.")
 @click.option("--compile-commands", type=click.Path(), metavar="PATH",
               help="compile_commands.json (or its folder): parse C/C++ with libclang.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
@@ -131,15 +139,16 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],
           jobs: int | None, baseline: str | None,
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
-          unknown_calls: str | None, list_unknown_calls: bool, compile_commands: str | None,
-          cache_dir: str | None, no_cache: bool | None) -> None:
+          unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
+          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None) -> None:
     """Check C, C++, JNI and Java files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
                           unknown_calls=unknown_calls, compile_commands=compile_commands,
                           cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude)
-    view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls)
+    view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
+                        explain_summaries, write_summaries)
     try:
         settings = load_settings(overrides, config_file, isolated)
         code = execute(settings, view)
@@ -190,12 +199,25 @@ def execute(settings: Settings, view: Presentation) -> int:
     _apply_baseline(report, settings, view)
     if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
         click.echo(f"ortlint: warning: no C, C++ or Java source files found in {', '.join(config.paths)}", err=True)
+    if view.write_summaries:
+        _write_summaries(report, config, view.write_summaries)
     if view.list_unknown_calls:
         _emit(_unknown_calls_table(report), view.output, color=False)
+    elif view.explain_summaries:
+        _emit(explain_summaries(report.summaries), view.output, color=False)
     else:
         _emit(_format(report, settings.format, view), view.output, color=_use_color(view))
         _echo_errors(report, settings.format, view)
     return _exit_code(report, view)
+
+
+def _write_summaries(report: Report, config: RunConfig, path: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(summaries_as_policy(report.summaries, config.policy))
+    except OSError as exc:
+        raise UsageFailure(f"--write-summaries: cannot write {path}: {exc.strerror or exc}") from None
+    click.echo(f"ortlint: wrote the inferred summaries to {path}", err=True)
 
 
 def _apply_baseline(report: Report, settings: Settings, view: Presentation) -> None:
@@ -272,7 +294,7 @@ def _is_failure(n: Notice) -> bool:
 def _exit_code(report: Report, view: Presentation) -> int:
     if any(_is_failure(n) for n in report.notices):
         return EXIT_ERROR
-    if view.write_baseline or view.list_unknown_calls or view.exit_zero:
+    if view.write_baseline or view.list_unknown_calls or view.explain_summaries or view.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 

@@ -61,6 +61,8 @@ def _entry(summary: Summary, policy: Policy) -> list[str] | str | None:
     check = _status_check(cases)
     if check is not None:
         return check
+    if any(c.ret is not None and c.ret[0] == "param" for c in cases):
+        return "may return one of its arguments; the policy schema cannot say that (kept as a summary)"
     if any(len(e.path) > 1 for c in cases for e in c.effects) or any(len(p) > 2 for c in cases for p, _k in c.outs):
         return "acts on fields or elements of its arguments; the policy schema cannot say that (kept as a summary)"
     released = _released_params(cases)

@@ -496,6 +496,9 @@ class FunctionAnalyzer:
 
     def _invalidate(self, state: State, key: LocKey) -> None:
         """A location is overwritten: drop remembered conditions and sub-locations that read it."""
+        if len(key) > 1:  # a struct stored through a pointer or into a field: its old fields are gone
+            for k in [k for k in state.b if len(k) > len(key) and k[:len(key)] == key]:
+                del state.b[k]
         if len(key) == 1:
             name = key[0]
             if state.conds:
@@ -897,7 +900,7 @@ class FunctionAnalyzer:
         elif spec.returns == "code" and ev.dest is not None:
             self._store(ok, ev.dest, ("k", spec.success), ev.loc)
         if spec.moves is not None and spec.moves < len(ev.args):
-            rid, res = self._value_res(ok, ev.args[spec.moves], create=False)
+            rid, res = self._value_res(ok, ev.args[spec.moves], create=True)  # also `p->data`: a summary says so
             if rid is not None and res is not None and res.st in (HELD, OPAQUE):
                 ok.r[rid] = res._replace(st=CONSUMED)
         self._neutral_outs(ok, ev, spec)
@@ -1183,8 +1186,10 @@ class FunctionAnalyzer:
         elif effect.what == "escape":
             self._escape_val(state, self._eval(state, e), None)
             self._escape_contents(state, e)
-        else:
-            rid, res = self._value_res(state, e, create=False)
+        elif effect.what == "clear":
+            self._store(state, e, ("k", 0), ev.loc)
+        else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
+            rid, res = self._value_res(state, e, create=True)
             if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):
                 state.r[rid] = res._replace(st=CONSUMED)
 
@@ -1316,6 +1321,8 @@ class FunctionAnalyzer:
                     spec = self.policy.lookup(other.style, other.callee)
                     if spec is not None and spec.view:
                         return self._loop_element(other.receiver, blocks, depth + 1)
+                    if spec is not None and spec.element:  # `it.next()`
+                        return Index(other.receiver, Opaque("i"))
         return None
 
     def _element_effects(self, ev: Call) -> dict[int, str]:
@@ -1403,7 +1410,8 @@ class FunctionAnalyzer:
                     msg += "; close it in a finally block or use try-with-resources"
             elif site.kind == STATUS_KIND and not record.bound:
                 rule = "ORT004"
-                msg = f"the OrtStatus* returned by {site.callee}() is tested or passed on but never released {where}{more}"
+                msg = (f"the OrtStatus* returned by {site.callee}() is never stored, so a failure status cannot be "
+                       f"released: it leaks {where}{more}")
             elif res_kind.loop_leak and not res_kind.must_release:
                 rule = "ORT001"
                 right = self.policy.releasers_of(res_kind.id)
@@ -1485,9 +1493,23 @@ class FunctionAnalyzer:
                 out_path = _param_path(res.esc[0][1:])
                 if out_path is not None and out_path[0] < len(self.fn.params):
                     outs.append((out_path + tuple(res.esc[1:]), res.kind))
+        effects.extend(self._cleared_params(state))
         ret = self._ret_spec(state, value) if how == "return" else None
         exit_kind = {"return": "return", "throw": "throw", "abort": "abort"}.get(how, "return")
         return Case(tuple(pre), tuple(effects), tuple(sorted(set(outs))), ret, exit_kind)
+
+    def _cleared_params(self, state: State) -> list[Effect]:
+        """Memory reached through a parameter that this path set to NULL (`info->palette = 0`
+        after freeing it): the caller must see that too, or it would think it still points
+        to the released block."""
+        out = []
+        for key, val in sorted(state.b.items(), key=repr):
+            if val != ("k", 0) or len(key) < 2 or not key[0].startswith("@"):
+                continue
+            path = _param_path(key[0][1:])
+            if path is not None and path[0] < len(self.fn.params):
+                out.append(Effect(path + tuple(key[1:]), "clear"))
+        return out
 
     def _release_site(self, state: State, rid: str) -> tuple[str | None, str]:
         """Which call released `rid` on this path, and where (from the path's trace)."""

@@ -23,7 +23,7 @@ ParamPath = tuple  # (param index, op, op, ...)
 @dataclass(frozen=True, slots=True)
 class Effect:
     path: ParamPath
-    what: str  # "release" | "escape" | "consume"
+    what: str  # "release" | "escape" | "consume" | "clear" (*path is NULL after the call)
     relby: str | None = None  # the policy call that performs the release (for kind checks)
     where: str = ""  # "file:line" of that release inside the callee, for traces
 
@@ -66,7 +66,8 @@ class Summary:
                 parts.append("when " + " and ".join(f"{self.param_text(p)} {'==' if v == 'null' else '!='} NULL"
                                                     for p, v in case.pre))
             for e in case.effects:
-                verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release"}[e.what]
+                verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release",
+                        "clear": "sets to NULL"}[e.what]
                 via = f" with {e.relby}()" if e.relby and e.what == "release" else ""
                 at = f" at {e.where}" if e.where else ""
                 parts.append(f"{verb} {self.param_text(e.path)}{via}{at}")
@@ -80,17 +81,20 @@ class Summary:
         return lines
 
     def param_text(self, path: ParamPath) -> str:
+        """(1, "*", ".next", "*", ".text") -> "p->next->text" for parameter p."""
         idx = path[0]
-        name = self.params[idx] if idx < len(self.params) else f"arg{idx}"
-        text = name
-        for op in path[1:]:
-            if op == "*":
-                text = f"*{text}"
-            elif op == "[]":
-                text = f"{text}[]"
-            else:
-                text = f"{text}{op}"
-        return text.replace("*" + name + ".", name + "->") if text.startswith("*") and "." in text else text
+        text = self.params[idx] if idx < len(self.params) else f"arg{idx}"
+        ops = list(path[1:])
+        i = 0
+        while i < len(ops):
+            op = ops[i]
+            if op == "*" and i + 1 < len(ops) and ops[i + 1].startswith("."):
+                text = f"{text}->{ops[i + 1][1:]}"
+                i += 2
+                continue
+            text = f"*{text}" if op == "*" else f"{text}[]" if op == "[]" else f"{text}{op}"
+            i += 1
+        return text
 
 
 def ret_text(ret: tuple, summary: Summary) -> str:
@@ -150,7 +154,11 @@ def merge_cases(group: list[Case], exit_kind: str) -> Case:
     effects = []
     for path in sorted(paths, key=repr):
         whats = [next((e for e in c.effects if e.path == path), None) for c in group]
-        if any(e is not None and e.what == "escape" for e in whats):
+        if all(e is not None and e.what == "clear" for e in whats):
+            effects.append(Effect(path, "clear"))
+        elif any(e is not None and e.what == "clear" for e in whats):
+            continue  # NULL on some paths only: nothing is claimed
+        elif any(e is not None and e.what == "escape" for e in whats):
             effects.append(Effect(path, "escape"))
         elif all(e is not None and e.what == "release" for e in whats):
             effects.append(Effect(path, "release", whats[0].relby if whats[0] else None))

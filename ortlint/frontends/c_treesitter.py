@@ -114,7 +114,11 @@ class FunctionLowering:
     def loc(self, node: Node) -> Loc:
         if self.loc_override is not None:
             return self.loc_override
-        return Loc(node.start_point[0] + 1, node.start_point[1] + 1, node.end_point[0] + 1, node.end_point[1] + 1)
+        sp, ep = node.start_point, node.end_point
+        if self.unit.ascii:
+            return Loc(sp[0] + 1, sp[1] + 1, ep[0] + 1, ep[1] + 1)
+        return Loc(sp[0] + 1, self.unit.char_col(node.start_byte, sp[1]) + 1,
+                   ep[0] + 1, self.unit.char_col(node.end_byte, ep[1]) + 1)
 
     def temp(self) -> Var:
         self.temp_counter += 1
@@ -1025,7 +1029,12 @@ class CFrontEnd:
         self.parser = Parser(self.ts_language)
         self.macros: dict[str, Macro] = {}
         self.notes: list[tuple[Loc, str]] = []
+        self.ascii = self.src.isascii()
         self._snippets: dict[str, object] = {}
+
+    def char_col(self, byte_offset: int, byte_col: int) -> int:
+        """tree-sitter counts columns in bytes; users (and SARIF) count characters."""
+        return len(self.src[byte_offset - byte_col:byte_offset].decode("utf-8", "replace"))
 
     def parse_snippet(self, text: str):
         tree = self._snippets.get(text)
