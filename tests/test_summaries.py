@@ -68,3 +68,20 @@ def test_exported_policy_reproduces_the_findings(tmp_path: Path) -> None:
     only_session = lint([str(tree / "session.c")], rule_files=[str(exported)])
     assert {(f.line, f.rule) for f in only_session.findings} == \
         {(f.line, f.rule) for f in report.findings if f.path.endswith("session.c")}
+
+
+def test_cli_explains_and_writes_summaries(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from ortlint.cli import main
+
+    out = tmp_path / "summaries.toml"
+    runner = CliRunner()
+    result = runner.invoke(main, ["--no-cache", "--explain-summaries", "--write-summaries", str(out),
+                                  str(FIXTURES / "helpers")])
+    assert result.exit_code == 0, result.output
+    assert "check()" in result.output and "releases st with ReleaseStatus()" in result.output
+    assert "n->next->text" in result.output  # nested paths read like C
+    policy = load_policy([out])
+    assert policy.lookup("plain", "check").status_check.success_returns == 0
+    assert policy.lookup("plain", "push") is None  # returns its argument on one path: kept as a summary
