@@ -105,6 +105,7 @@ class CallSpec:
     type: str = ""  # Java: the static type of the result (`var s = env.createSession(p)` types s)
     stores: str | None = None  # Java collections: "receiver" (`list.add(x)`) or "return" (`Map.of(k, x)`) keeps the arguments
     view: bool = False  # Java: the result shows the receiver's elements (`map.values()`)
+    element: bool = False  # Java: the result is one element of the receiver (`iterator.next()`)
 
 
 @dataclass
@@ -197,7 +198,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language", "contains"}
-_CALL_KEYS = {"type", "stores", "view",
+_CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
@@ -379,7 +380,7 @@ class _Loader:
                 noreturn=noreturn or None, assume=assume, moves=moves,
                 status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
                 origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
-                view=bool(raw.get("view", False)),
+                view=bool(raw.get("view", False)), element=bool(raw.get("element", False)),
             ))
         return specs
 

@@ -480,6 +480,8 @@ class FunctionAnalyzer:
         elif value is None:
             state.b.pop(key, None)
         else:
+            if "[]" in key and old is not None and old[0] == "r" and old != value:
+                self._keep_in_collection(state, old[1], key)
             state.b[key] = value
         if value is not None and value[0] == "r":
             res = state.r.get(value[1])
@@ -493,6 +495,15 @@ class FunctionAnalyzer:
             self._escape_val(state, value, key)
             if value_expr is not None:
                 self._escape_contents(state, value_expr, key)
+
+    @staticmethod
+    def _keep_in_collection(state: State, rid: str, key: LocKey) -> None:
+        """`v[0] = a; v[1] = b;`: the array's one abstract element now names b, but a is still
+        in the array. Its fate is the array's, which the state can no longer tell: a is given
+        to the array (no leak or double release is claimed for it)."""
+        res = state.r.get(rid)
+        if res is not None and res.st == HELD:
+            state.r[rid] = res._replace(st=ESCAPED, esc=key)
 
     def _invalidate(self, state: State, key: LocKey) -> None:
         """A location is overwritten: drop remembered conditions and sub-locations that read it."""

@@ -81,6 +81,7 @@ def element_type(t: str) -> str:
 
 
 def _split_type_args(text: str) -> list[str]:
+    """`String,Map<K,V>` -> [`String`, `Map<K,V>`] (commas inside <> do not split)."""
     out, depth, cur = [], 0, []
     for ch in text:
         if ch == "<":
@@ -120,6 +121,7 @@ class ClassInfo:
     fields: dict[str, str] = field(default_factory=dict)
     methods: dict[str, list[int]] = field(default_factory=dict)  # name -> arities
     returns: dict[str, str] = field(default_factory=dict)  # name -> declared return type
+    throwing: set[str] = field(default_factory=set)  # methods (and "<init>") with a `throws` clause
     outer: "ClassInfo | None" = None
 
     def field_type(self, name: str) -> str | None:
@@ -158,11 +160,16 @@ class TypeNames:
         self.origin: dict[str, str] = {}  # canonical root class -> package
         self.wildcards: list[str] = []
         self.local_classes: dict[str, str] = {}  # simple name of a class declared here -> path
+        self.type_params: set[str] = set()  # names of type variables declared anywhere in the file
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def read_header(self, root: Node) -> None:
+        for param in (n for n in _walk(root) if n.type == "type_parameter"):
+            name = next((c for c in _named(param) if c.type in ("type_identifier", "identifier")), None)
+            if name is not None:
+                self.type_params.add(self.text(name))
         for child in _named(root):
             if child.type == "package_declaration":
                 names = [c for c in _named(child) if c.type in ("scoped_identifier", "identifier")]
@@ -172,6 +179,7 @@ class TypeNames:
                 self._read_import(child)
 
     def _read_import(self, node: Node) -> None:
+        """`import a.b.C;` maps C; `import a.b.*;` is remembered for the ORT-name fallback."""
         text = re.sub(r"\s+", " ", self.text(node)).strip().rstrip(";")
         m = re.match(r"import\s+(static\s+)?([\w.$]+)(\s*\.\s*\*)?$", text)
         if not m:
@@ -444,6 +452,7 @@ class JavaLowering:
 
     def lower(self, params: list[tuple[str, str]], body: Node | Callable[[], None] | None,
               kind: str = "method") -> ir.Function:
+        """Parameters, then the body; an implicit `return` closes the last open block."""
         for pname, ptype in params:
             self.params.append(pname)
             self.scopes[0][pname] = ptype
@@ -474,6 +483,7 @@ class JavaLowering:
     # ------------------------------------------------------------------ statements
 
     def lower_stmt(self, node: Node) -> None:
+        """Dispatch on the statement type; a statement with a syntax error is havocked whole."""
         self.depth += 1
         try:
             if self.depth > MAX_NESTING:
@@ -517,6 +527,7 @@ class JavaLowering:
             self.finish_statement(decl)
 
     def lower_variable(self, decl: Node, declared: str) -> None:
+        """`T x = v` / `var x = v`: declare x with its type, then store v straight into it."""
         name_node = decl.child_by_field_name("name")
         if name_node is None:
             return
@@ -578,6 +589,7 @@ class JavaLowering:
         self.stmt_temps = []
 
     def stmt_if_statement(self, node: Node) -> None:
+        """Both arms get the condition's temporaries killed on entry, so nothing leaks twice."""
         cond = node.child_by_field_name("condition")
         then = node.child_by_field_name("consequence")
         alt = node.child_by_field_name("alternative")
@@ -613,6 +625,7 @@ class JavaLowering:
         return labels
 
     def stmt_labeled_statement(self, node: Node) -> None:
+        """A label on a loop names that loop; on any other statement it is a `break` target."""
         kids = _named(node)
         label = self.text(kids[0]) if kids else ""
         body = kids[1] if len(kids) > 1 else None
@@ -645,6 +658,7 @@ class JavaLowering:
         self.emit(ir.ScopeExit(self.end_loc(node), ids))
 
     def stmt_while_statement(self, node: Node) -> None:
+        """header -> body -> header, with a ScopeExit on the exit edge for loops over elements."""
         labels = self.take_labels()
         header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
         self.jump(header)
@@ -662,6 +676,7 @@ class JavaLowering:
         self.kill(temps, self.loc(node))
 
     def stmt_do_statement(self, node: Node) -> None:
+        """The body runs once before the condition is tested."""
         labels = self.take_labels()
         body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
         self.jump(body_b)
@@ -681,6 +696,7 @@ class JavaLowering:
         self.kill(temps, self.loc(node))
 
     def stmt_for_statement(self, node: Node) -> None:
+        """`for (init; cond; update)`: init locals live in a scope around the whole loop."""
         labels = self.take_labels()
         self.push_scope()
         for init in node.children_by_field_name("init"):
@@ -745,7 +761,8 @@ class JavaLowering:
         self.jump(header)
         self.start(header)
         first = len(self.blocks)
-        self.terminate(Branch(more, body_b.id, exit_b.id, self.loc(node), f"{elem.name} : {_short(ir.expr_text(coll))}", "loop"))
+        header_text = f"{elem.name} : {_short(ir.expr_text(coll))}"
+        self.terminate(Branch(more, body_b.id, exit_b.id, self.loc(node), header_text, "loop"))
         self.start(body_b)
         self.emit(ir.Assign(self.loc(node), more, Opaque("hasNext")))
         self.emit(ir.Assign(self.loc(node), elem, Index(coll, Opaque("i"))))
@@ -769,6 +786,7 @@ class JavaLowering:
         self.terminate(Jump(self.new_block().id))  # break outside anything: unreachable rest
 
     def stmt_continue_statement(self, node: Node) -> None:
+        """`continue` (labeled or not) runs the finalizers it leaves, like `break`."""
         kids = _named(node)
         label = self.text(kids[0]) if kids else None
         for i in range(len(self.ctx) - 1, -1, -1):
@@ -783,6 +801,7 @@ class JavaLowering:
                 return
 
     def stmt_yield_statement(self, node: Node) -> None:
+        """`yield v` in a switch expression: store v as the switch's value and leave the switch."""
         kids = _named(node)
         for i in range(len(self.ctx) - 1, -1, -1):
             c = self.ctx[i]
@@ -811,7 +830,8 @@ class JavaLowering:
         value = self.lower_expr(cond) if cond is not None else Opaque("?")
         temps = self.take_temps()
         exit_b = self.new_block()
-        groups = [g for g in _named(node.child_by_field_name("body")) if g.type in ("switch_block_statement_group", "switch_rule")]
+        groups = [g for g in _named(node.child_by_field_name("body"))
+                  if g.type in ("switch_block_statement_group", "switch_rule")]
         blocks = [self.new_block() for _ in groups]
         default: int = exit_b.id
         for group, block in zip(groups, blocks):
@@ -822,7 +842,10 @@ class JavaLowering:
                     default = block.id
                     continue
                 nxt = self.new_block()
-                test = Op("==", (value, self.case_value(vals[0]))) if len(vals) == 1 else Opaque(f"case@{label.start_point[0] + 1}:{label.start_point[1]}")
+                if len(vals) == 1:
+                    test: ir.Expr = Op("==", (value, self.case_value(vals[0])))
+                else:  # `case 1, 2:` / patterns: unknown, but the same label always decides alike
+                    test = Opaque(f"case@{label.start_point[0] + 1}:{label.start_point[1]}")
                 self.terminate(Branch(test, block.id, nxt.id, self.loc(label), _short(self.text(label)), "case"))
                 self.start(nxt)
         self.jump(default)
@@ -845,6 +868,7 @@ class JavaLowering:
         return Opaque(_short(self.text(node)))
 
     def lower_switch_group(self, group: Node, result: ir.Expr | None) -> None:
+        """One `case ...:` group (falls through) or one `case ... ->` rule (does not)."""
         body = [c for c in _named(group) if c.type != "switch_label"]
         self.push_scope()
         if group.type == "switch_rule":
@@ -926,7 +950,8 @@ class JavaLowering:
                 break
             nxt = self.new_block()
             text = f"catch ({' | '.join(sorted(self.catch_types(clause)))})"
-            self.terminate(Branch(Opaque(f"{text}@{clause.start_point[0] + 1}"), block.id, nxt.id, self.loc(clause), text, "case"))
+            which = Opaque(f"{text}@{clause.start_point[0] + 1}")
+            self.terminate(Branch(which, block.id, nxt.id, self.loc(clause), text, "case"))
             self.start(nxt)
         if self.cur is not None:
             self.raise_here(self.loc(node)) if uncaught is None else self.terminate(Jump(uncaught))
@@ -982,6 +1007,7 @@ class JavaLowering:
         self.cur = normal  # the normal path goes on after the exceptional copy is built
 
     def lower_resource_init(self, res: Node) -> tuple[ir.Expr, str]:
+        """Declare and initialize one resource; return what to close and its type."""
         name_node = res.child_by_field_name("name")
         value = res.child_by_field_name("value")
         if name_node is not None:
@@ -999,20 +1025,16 @@ class JavaLowering:
         return self.lower_expr(kids[0]), self.expr_type(kids[0])
 
     def make_closer(self, target: ir.Expr, type_: str, res: Node) -> Callable[[], None]:
-        """`if (r != null) r.close();`, as the compiler generates it."""
-        callee = f"{base_type(type_)}.close" if type_ and type_ not in _PRIMITIVES else "close"
+        """`r.close()` as the compiler generates it. Its `if (r != null)` guard is left out:
+        closing a null resource is already a no-op for the engine, and the guard would only
+        add a step to every explanation."""
+        callee = self.unit.method_callee(type_, "close")
         loc = self.loc(res)
 
         def close() -> None:
-            then_b, join = self.new_block(), self.new_block()
-            text = f"{ir.expr_text(target)} != null"
-            self.terminate(Branch(Op("!=", (target, Const(0, "null"))), then_b.id, join.id, loc, text))
-            self.start(then_b)
             self.call_counter += 1
             self.emit(ir.Call(self.call_counter, loc, callee, "method", target, (), None,
                               f"{ir.expr_text(target)}.close() (try-with-resources)", False))
-            self.jump(join)
-            self.start(join)
         return close
 
     # -- the rest
@@ -1037,19 +1059,22 @@ class JavaLowering:
         arg_exprs = tuple(self.lower_expr(a) for a in _named(args))
         name = f"{self.text(ctor)}(...)" if ctor is not None else "super(...)"
         self.call_counter += 1
-        self.emit(ir.Call(self.call_counter, self.loc(node), name, "new", None, arg_exprs, None, _short(self.text(node)), False))
+        self.emit(ir.Call(self.call_counter, self.loc(node), name, "new", None, arg_exprs, None,
+                          _short(self.text(node)), False))
         self.finish_statement(node)
 
     def stmt_class_declaration(self, node: Node) -> None:
         """A local class: its methods are functions of their own."""
         self.unit.queue_class(node, self.cls, self.visible_types(), prefix=f"{self.name}$")
 
-    stmt_local_class_declaration = stmt_record_declaration = stmt_enum_declaration = stmt_interface_declaration = stmt_class_declaration
+    stmt_local_class_declaration = stmt_record_declaration = stmt_class_declaration
+    stmt_enum_declaration = stmt_interface_declaration = stmt_class_declaration
 
     def unparsed(self, node: Node) -> None:
         names = sorted(set(re.findall(r"[A-Za-z_$][\w$]*", self.text(node))))
         loc = self.loc(node)
-        self.notes.append((loc, f"could not parse code at line {loc.line} in {self.name}(); resources it names are not checked"))
+        self.notes.append((loc, f"could not parse code at line {loc.line} in {self.name}(); "
+                                "resources it names are not checked"))
         self.emit(ir.Havoc(loc, tuple(names), "unparsed code"))
 
     # ------------------------------------------------------------------ conditions
@@ -1151,6 +1176,7 @@ class JavaLowering:
         return Opaque(_short(self.text(node)))
 
     def expr_field_access(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`this.f` is a field of this object, `Type.F` a global, `o.f` memory we do not own."""
         obj = node.child_by_field_name("object")
         fld = node.child_by_field_name("field")
         name = self.text(fld) if fld is not None else "?"
@@ -1176,7 +1202,13 @@ class JavaLowering:
         return self.expr_generic(node)
 
     def expr_array_initializer(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`{a, f()}`: arrays are not tracked element by element, so what goes into one is
+        handed on (stored into memory this function does not own)."""
         parts = tuple(self.lower_expr(c) for c in _named(node))
+        array = Var(f"<array@{node.start_point[0] + 1}>")
+        for part in parts:
+            if isinstance(part, Var):
+                self.emit(ir.Assign(self.loc(node), Index(array, Opaque("i")), part))
         return Opaque("{...}", parts)
 
     def expr_unary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1280,6 +1312,7 @@ class JavaLowering:
     # ------------------------------------------------------------------ calls
 
     def expr_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`new T(...)` is a `new` call; an anonymous class body becomes functions of its own."""
         type_ = self.types.canon(node.child_by_field_name("type"))
         args = tuple(self.lower_expr(a) for a in _named(node.child_by_field_name("arguments")))
         body = next((c for c in _named(node) if c.type == "class_body"), None)
@@ -1289,14 +1322,16 @@ class JavaLowering:
             self.unit.queue_class_body(body, info, self.visible_types())
             self.capture(body, label)
         callee = f"new {base_type(type_)}"
-        may_throw = self.types.is_ort(type_) and body is None
+        local_cls = self.unit.classes.get(base_type(type_))
+        may_throw = body is None and (self.types.is_ort(type_) or (local_cls is not None and "<init>" in local_cls.throwing))
         return self.emit_call(node, callee, "new", None, args, discard, dest, may_throw)
 
     def expr_method_invocation(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         obj = node.child_by_field_name("object")
         name = self.text(node.child_by_field_name("name"))
         arg_nodes = _named(node.child_by_field_name("arguments"))
-        if name == "forEach" and obj is not None and len(arg_nodes) == 1 and arg_nodes[0].type in ("lambda_expression", "method_reference"):
+        if name == "forEach" and obj is not None and len(arg_nodes) == 1 \
+                and arg_nodes[0].type in ("lambda_expression", "method_reference"):
             return self.lower_for_each(node, obj, arg_nodes[0])
         callee, style, receiver, may_throw = self.resolve_call(obj, name, len(arg_nodes))
         args = tuple(self.lower_expr(a) for a in arg_nodes)
@@ -1306,22 +1341,24 @@ class JavaLowering:
         """(callee, style, receiver, may_throw) for `obj.name(...)`."""
         if obj is None or obj.type == "this":
             owner = self.cls.method_owner(name) if obj is None else (self.cls if name in self.cls.methods else None)
-            return (owner.function_name(name, arity) if owner else name), "plain", None, False
+            if owner is None:
+                return name, "plain", None, False
+            return owner.function_name(name, arity), "plain", None, name in owner.throwing
         if obj.type == "super":
             return f"super.{name}", "method", None, False
         static = self.static_type_of(obj)
         if static is not None:
             local_cls = self.unit.classes.get(static)
             if local_cls is not None and name in local_cls.methods:
-                return local_cls.function_name(name, arity), "plain", None, False
+                return local_cls.function_name(name, arity), "plain", None, name in local_cls.throwing
             return f"{static}.{name}", "plain", None, self.types.is_ort(static) and name != "close"
         type_ = self.expr_type(obj)
         receiver = self.lower_expr(obj)
         local_cls = self.unit.classes.get(base_type(type_)) if type_ else None
         if local_cls is not None and name in local_cls.methods:
-            return local_cls.function_name(name, arity), "plain", None, False
-        callee = f"{base_type(type_)}.{name}" if type_ and type_ not in _PRIMITIVES else name
-        return callee, "method", receiver, bool(type_) and self.types.is_ort(type_) and name != "close"
+            return local_cls.function_name(name, arity), "plain", None, name in local_cls.throwing
+        may_throw = bool(type_) and self.types.is_ort(type_) and name != "close"
+        return self.unit.method_callee(type_, name), "method", receiver, may_throw
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
                   discard: bool, dest: ir.Expr | None, may_throw: bool) -> ir.Expr:
@@ -1352,6 +1389,7 @@ class JavaLowering:
         return Opaque("void")
 
     def apply_method_ref(self, ref: Node, elem: Var, elem_t: str) -> None:
+        """One element `e` passed through a method reference: `T::close` is `e.close()`."""
         kids = _named(ref)
         if len(kids) < 2:
             return
@@ -1363,13 +1401,14 @@ class JavaLowering:
             self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
         elif static is not None:  # `OnnxValue::close`: an instance method of each element
             type_ = static if static else elem_t
-            self.emit_call(ref, f"{base_type(type_)}.{method}", "method", elem, (), True, None,
+            self.emit_call(ref, self.unit.method_callee(type_, method), "method", elem, (), True, None,
                            self.types.is_ort(type_) and method != "close")
         else:  # `out::add`: a method of another object, given the element
             callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
             self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
 
     def inline_lambda_body(self, fn: Node) -> None:
+        """The lambda's body as a loop body: its `return` goes to the next element."""
         body = fn.child_by_field_name("body")
         if body is None:
             return
@@ -1436,7 +1475,8 @@ class JavaLowering:
         if t == "array_access":
             return element_type(self.expr_type(node.child_by_field_name("array")))
         if t == "ternary_expression":
-            return self.expr_type(node.child_by_field_name("consequence")) or self.expr_type(node.child_by_field_name("alternative"))
+            return (self.expr_type(node.child_by_field_name("consequence"))
+                    or self.expr_type(node.child_by_field_name("alternative")))
         if t in ("string_literal", "text_block"):
             return "String"
         if t == "method_invocation":
@@ -1444,6 +1484,7 @@ class JavaLowering:
         return ""
 
     def call_type(self, node: Node) -> str:
+        """The declared return type of a call: this file's methods first, then the policy."""
         obj = node.child_by_field_name("object")
         name = self.text(node.child_by_field_name("name"))
         if obj is None or obj.type == "this":
@@ -1463,7 +1504,11 @@ class JavaLowering:
             return local_cls.returns[name]
         if name in ("get", "remove", "poll", "peek", "pop", "next", "getFirst", "getLast") and element_type(recv):
             return element_type(recv)
-        return self.unit.returned_type("method", f"{base_type(recv)}.{name}")
+        callee = self.unit.method_callee(recv, name)
+        if self.unit.is_view(callee):  # `map.values()`, `list.iterator()`: the same elements
+            kind = "Iterator" if name == "iterator" else "Collection"
+            return f"{kind}<{element_type(recv)}>" if element_type(recv) else kind
+        return self.unit.returned_type("method", callee)
 
 
 # ----------------------------------------------------------------------------- syntax helpers
@@ -1485,6 +1530,7 @@ def has_side_effects(node: Node) -> bool:
 
 
 def lambda_param_names(fn: Node, src: bytes) -> list[str]:
+    """`x ->`, `(x, y) ->` and `(T x) ->` all give their parameter names."""
     params = fn.child_by_field_name("parameters")
     if params is None:
         return []
@@ -1517,9 +1563,14 @@ def taken_over_names(body: Node, src: bytes, candidates: set[str]) -> set[str]:
             return text if text in candidates else None
         return None
 
+    def is_close(n: Node) -> bool:
+        name = n.child_by_field_name("name")
+        return name is not None and src[name.start_byte:name.end_byte] == b"close"
+
     out: set[str] = set()
     for n in _walk(body):
-        if n.type == "method_invocation" and src[n.child_by_field_name("name").start_byte:n.child_by_field_name("name").end_byte] == b"close":
+        lambda_body = n.child_by_field_name("body") if n.type == "lambda_expression" else None
+        if n.type == "method_invocation" and is_close(n):
             hit = name_of(n.child_by_field_name("object"))
         elif n.type == "resource" and n.child_by_field_name("name") is None:
             hit = name_of(next(iter(_named(n)), None))
@@ -1527,8 +1578,8 @@ def taken_over_names(body: Node, src: bytes, candidates: set[str]) -> set[str]:
             hit = name_of(next(iter(_named(n)), None))
         elif n.type == "assignment_expression":
             hit = name_of(n.child_by_field_name("right"))
-        elif n.type == "lambda_expression" and n.child_by_field_name("body") is not None and n.child_by_field_name("body").type != "block":
-            hit = name_of(n.child_by_field_name("body"))
+        elif lambda_body is not None and lambda_body.type != "block":  # `() -> t`: returns t
+            hit = name_of(lambda_body)
         else:
             hit = None
         if hit:
@@ -1557,6 +1608,20 @@ class JavaFrontEnd:
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
+    def method_callee(self, type_: str, method: str) -> str:
+        """`Type.method` when the receiver's type is known, else the bare method name. A type
+        that says nothing about the object (`Object`, a type variable `T extends AutoCloseable`)
+        counts as unknown; a concrete class the policy does not describe stays qualified, so
+        `myModel.close()` is not taken for closing an ONNX Runtime object."""
+        if not type_ or type_ in _PRIMITIVES or base_type(type_) in ("Object", "var") \
+                or base_type(type_) in self.types.type_params:
+            return method
+        return f"{base_type(type_)}.{method}"
+
+    def is_view(self, callee: str) -> bool:
+        spec = self.policy.lookup("method", callee)
+        return bool(spec is not None and getattr(spec, "view", False))
+
     def returned_type(self, style: str, callee: str) -> str:
         """The type the policy says a call returns (`type = "OrtSession"`), if any."""
         spec = self.policy.lookup(style, callee)
@@ -1565,6 +1630,7 @@ class JavaFrontEnd:
     # -- driving
 
     def run(self) -> ir.SourceUnit:
+        """Header and class signatures first, then every function body (queued closures last)."""
         tree = Parser(JAVA_LANGUAGE).parse(self.src)
         root = tree.root_node
         self.types.read_header(root)
@@ -1579,7 +1645,8 @@ class JavaFrontEnd:
         if root.has_error and not any(fn.notes for fn in self.functions):
             first = next((n for n in _walk(root) if n.type == "ERROR" or n.is_missing), None)
             line = first.start_point[0] + 1 if first is not None else 1
-            self.notes.append((Loc(line, 1, line, 1), f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
+            self.notes.append((Loc(line, 1, line, 1),
+                               f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
         return ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
 
     def class_nodes(self, root: Node) -> Iterator[Node]:
@@ -1620,6 +1687,7 @@ class JavaFrontEnd:
         return out
 
     def collect_members(self, body: Node | None, info: ClassInfo, header: Node | None = None) -> None:
+        """Fields (with types), methods (arities, return types, throws clauses), enum constants."""
         if header is not None and header.type == "record_declaration":
             for p in _named(header.child_by_field_name("parameters")):
                 name = p.child_by_field_name("name")
@@ -1636,6 +1704,10 @@ class JavaFrontEnd:
                 name = self.text(member.child_by_field_name("name"))
                 info.methods.setdefault(name, []).append(len(self.param_list(member)))
                 info.returns.setdefault(name, self.types.canon(member.child_by_field_name("type")))
+                if any(c.type == "throws" for c in member.named_children):
+                    info.throwing.add(name)
+            elif member.type == "constructor_declaration" and any(c.type == "throws" for c in member.named_children):
+                info.throwing.add("<init>")
             elif member.type == "enum_constant":
                 info.fields[self.text(member.child_by_field_name("name"))] = info.path
 
@@ -1648,8 +1720,9 @@ class JavaFrontEnd:
                 if name is None:
                     decl = next((c for c in _named(p) if c.type == "variable_declarator"), None)
                     name = decl.child_by_field_name("name") if decl is not None else None
-                ptype = self.types.canon(p.child_by_field_name("type") or next((c for c in _named(p) if c.type.endswith("type")), None))
-                out.append((self.text(name) if name is not None else f"$arg{len(out)}", ptype + ("[]" if p.type == "spread_parameter" else "")))
+                type_node = p.child_by_field_name("type") or next((c for c in _named(p) if c.type.endswith("type")), None)
+                ptype = self.types.canon(type_node) + ("[]" if p.type == "spread_parameter" else "")
+                out.append((self.text(name) if name is not None else f"$arg{len(out)}", ptype))
         return out
 
     # -- queueing functions
@@ -1665,6 +1738,7 @@ class JavaFrontEnd:
 
     def queue_class_body(self, body: Node | None, info: ClassInfo, captured: dict[str, str],
                          header: Node | None = None) -> None:
+        """Queue every method, constructor and initializer of a class body (nested classes too)."""
         if not info.methods and not info.fields:
             self.collect_members(body, info, header)
         inits = []
@@ -1698,6 +1772,7 @@ class JavaFrontEnd:
                 self.functions.append(fn)
 
     def lower_pending(self, item: PendingFunction) -> ir.Function | None:
+        """Lower one queued function; too deep a nesting skips it with a note instead of crashing."""
         lowering = JavaLowering(self, item.node, item.name, item.cls, item.captured)
         try:
             if item.kind == "lambda":
