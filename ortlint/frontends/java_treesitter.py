@@ -155,6 +155,7 @@ class TypeNames:
 
     def __init__(self, src: bytes):
         self.src = src
+        self.ascii = src.isascii()
         self.package = ""
         self.imports: dict[str, str] = {}  # simple name -> canonical name
         self.origin: dict[str, str] = {}  # canonical root class -> package
@@ -318,6 +319,7 @@ class JavaLowering:
         self.unit = unit
         self.types = unit.types
         self.src = unit.src
+        self.ascii = unit.ascii
         self.node = node
         self.name = name
         self.cls = cls
@@ -383,10 +385,19 @@ class JavaLowering:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def loc(self, node: Node) -> Loc:
-        return Loc(node.start_point[0] + 1, node.start_point[1] + 1, node.end_point[0] + 1, node.end_point[1] + 1)
+        sp, ep = node.start_point, node.end_point
+        return Loc(sp[0] + 1, self.col(node.start_byte, sp[1]), ep[0] + 1, self.col(node.end_byte, ep[1]))
 
     def end_loc(self, node: Node) -> Loc:
-        return Loc(node.end_point[0] + 1, node.end_point[1] + 1, node.end_point[0] + 1, node.end_point[1] + 1)
+        ep = node.end_point
+        col = self.col(node.end_byte, ep[1])
+        return Loc(ep[0] + 1, col, ep[0] + 1, col)
+
+    def col(self, byte_offset: int, byte_col: int) -> int:
+        """1-based column in characters (tree-sitter counts bytes; SARIF and users count characters)."""
+        if self.ascii:
+            return byte_col + 1
+        return len(self.src[byte_offset - byte_col:byte_offset].decode("utf-8", "replace")) + 1
 
     def temp(self) -> Var:
         self.temp_counter += 1
