@@ -155,7 +155,6 @@ class TypeNames:
 
     def __init__(self, src: bytes):
         self.src = src
-        self.ascii = src.isascii()
         self.package = ""
         self.imports: dict[str, str] = {}  # simple name -> canonical name
         self.origin: dict[str, str] = {}  # canonical root class -> package
@@ -1607,6 +1606,7 @@ class JavaFrontEnd:
     def __init__(self, path: str, src: bytes, policy: Policy, lines: int):
         self.path = path
         self.src = src
+        self.ascii = self.src.isascii()
         self.policy = policy
         self.lines = lines
         self.types = TypeNames(src)
