@@ -20,6 +20,7 @@ compile database, or the translation unit has fatal errors, `parse_with_clang` r
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import glob
 import json
@@ -132,6 +133,7 @@ class CompileDatabase:
 
 
 def _entry(item: Any, db_dir: str) -> CompileEntry | None:
+    """One compile_commands.json entry, with `arguments` or a shell `command`."""
     if not isinstance(item, dict) or "file" not in item:
         return None
     directory = str(item.get("directory") or db_dir)
@@ -188,6 +190,7 @@ def _cindex():
         if library and not ci.Config.loaded:
             ci.Config.set_library_file(library)
         _STATE["index"] = ci.Index.create()
+        atexit.register(_STATE.pop, "index", None)  # before the bindings' own teardown
     except Exception as exc:  # ImportError, LibclangError, OSError
         _STATE["error"] = (f"libclang cannot be loaded ({type(exc).__name__}: {exc}); C/C++ files are analyzed "
                            f"with tree-sitter instead (install the `libclang` package or set ORTLINT_LIBCLANG)")
@@ -206,6 +209,7 @@ def builtin_include_args() -> list[str]:
 
 
 def _find_builtin_include() -> str | None:
+    """A folder with the compiler's own headers, unless libclang already has them."""
     forced = os.environ.get("ORTLINT_CLANG_INCLUDE")
     if forced:
         return forced
@@ -233,6 +237,7 @@ def _libclang_has_builtins() -> bool:
 
 
 def parse_translation_unit(path: str, args: list[str]):
+    """Parse with libclang; ClangFallback when it cannot, or when the unit has a fatal error."""
     ci = _cindex()
     options = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
     try:
@@ -277,6 +282,7 @@ class ClangOracle:
 
 
 def build_oracle(tu, main: str, policy: Policy) -> ClangOracle:
+    """Walk the main file's part of the AST once: macros used, call targets, declaration and reference types."""
     ci = _cindex()
     kinds = ci.CursorKind
     oracle = ClangOracle()
@@ -284,14 +290,19 @@ def build_oracle(tu, main: str, policy: Policy) -> ClangOracle:
     oracle.errors = [_diag_text(d) for d in tu.diagnostics
                      if d.severity >= ci.Diagnostic.Error and d.location.file is not None and d.location.file.name == main]
     stack = []
+    in_main = _main_file_test(ci)
+    definitions: dict[str, Any] = {}
+    used: list[Any] = []
     for cursor in tu.cursor.get_children():
-        loc_file = cursor.location.file
-        if loc_file is None or loc_file.name != main:
+        if cursor.kind == kinds.MACRO_DEFINITION:
+            definitions[cursor.spelling] = cursor
+        if not in_main(cursor.location):
             continue
         if cursor.kind == kinds.MACRO_INSTANTIATION:
-            _add_macro(oracle, cursor, policy)
+            used.append(cursor.referenced)
         elif cursor.kind not in (kinds.MACRO_DEFINITION, kinds.INCLUSION_DIRECTIVE):
             stack.append(cursor)
+    _add_macros(oracle, used, definitions, policy)
     while stack:
         cursor = stack.pop()
         _record(oracle, cursor, kinds)
@@ -299,7 +310,19 @@ def build_oracle(tu, main: str, policy: Policy) -> ClangOracle:
     return oracle
 
 
+def _main_file_test(ci):
+    """clang_Location_isFromMainFile (not wrapped by the bindings): far cheaper than comparing
+    file names for the thousands of declarations the standard headers bring."""
+    if "main_test" not in _STATE:
+        fn = ci.conf.lib.clang_Location_isFromMainFile
+        fn.argtypes = [ci.SourceLocation]
+        fn.restype = ctypes.c_int
+        _STATE["main_test"] = lambda loc: bool(fn(loc))
+    return _STATE["main_test"]
+
+
 def _record(oracle: ClangOracle, cursor, kinds) -> None:
+    """Record the facts one AST node gives, by the position of its name."""
     kind = cursor.kind
     loc = cursor.location
     if kind == kinds.MEMBER_REF_EXPR:
@@ -350,24 +373,31 @@ def type_spelling(t) -> str:
     return text.replace("std::__cxx11::", "std::").replace("std::__1::", "std::")
 
 
-def _add_macro(oracle: ClangOracle, cursor, policy: Policy) -> None:
-    """A macro used in the file: its definition, when it is function-like and not from a system
-    header (assert & co. keep their policy meaning)."""
-    name = cursor.spelling
-    if name in oracle.macros:
-        return
-    definition = cursor.referenced
-    if definition is None or definition.location.file is None or definition.location.is_in_system_header:
-        return
-    spec = policy.lookup("plain", name)
-    if spec is not None and spec.status_check is None:
-        return
-    macro = macro_from_tokens(list(definition.get_tokens()))
-    if macro is not None:
-        oracle.macros[name] = macro
+def _add_macros(oracle: ClangOracle, used: list, definitions: dict[str, Any], policy: Policy) -> None:
+    """The macros the file uses, and the macros their bodies use, when function-like and not
+    from a system header (assert & co. keep their policy meaning)."""
+    work = [d for d in used if d is not None]
+    seen: set[str] = set()
+    while work and len(seen) < 500:
+        definition = work.pop()
+        name = definition.spelling
+        if name in seen:
+            continue
+        seen.add(name)
+        if definition.location.file is None or definition.location.is_in_system_header:
+            continue
+        spec = policy.lookup("plain", name)
+        if spec is not None and spec.status_check is None:
+            continue
+        tokens = list(definition.get_tokens())
+        macro = macro_from_tokens(tokens)
+        if macro is not None:
+            oracle.macros[name] = macro
+        work.extend(definitions[t.spelling] for t in tokens[1:] if t.spelling in definitions and t.spelling not in seen)
 
 
 def macro_from_tokens(tokens) -> Macro | None:
+    """A function-like macro from its definition's tokens (object-like macros: None)."""
     if len(tokens) < 3 or tokens[1].spelling != "(" or \
             tokens[1].extent.start.offset != tokens[0].extent.end.offset:
         return None  # object-like: only function-like macros in call position are expanded
@@ -436,6 +466,7 @@ class ClangCLowering(FunctionLowering):
     not a function table is an indirect call, not an `OrtApi` entry."""
 
     def normalize_callee(self, fn, arg_nodes):
+        """A `table` call through a struct that is not a function table is an indirect call."""
         name, style, receiver, drop = super().normalize_callee(fn, arg_nodes)
         oracle = getattr(self.unit, "oracle", None)
         if oracle is None or self.macro_depth or fn is None or style != "table":

@@ -96,7 +96,7 @@ def clean_name(name: str) -> str:
 def parse_type(text: str) -> TypeRef:
     """Parse a declared type spelling (never raises; unknown shapes give an empty name)."""
     raw = text
-    text = _QUALIFIER_WORDS.sub(" ", text or "").strip()
+    text = _QUALIFIER_WORDS.sub(" ", (text or "").replace("(anonymous namespace)::", "")).strip()
     if text.startswith("decltype"):
         return TypeRef("decltype", (), 0, False, raw)
     events = _angle_events(text)
@@ -286,6 +286,7 @@ class FileModel:
                 self._attach_out_of_class(node, ns)
 
     def _collect_one(self, node: Node, ns: tuple[str, ...], cls_name: str | None, internal: bool) -> None:
+        """Record one declaration the walk yields (class, alias, field, global, function)."""
         cls = self.classes.get(cls_name) if cls_name else None
         kind = node.type
         if kind in ("class_specifier", "struct_specifier", "union_specifier"):
@@ -319,6 +320,7 @@ class FileModel:
         self.classes.setdefault(info.name, info)
 
     def _collect_field(self, node: Node, cls: ClassInfo) -> None:
+        """A member of a class: its type (methods declared but not defined are noted too)."""
         type_node = node.child_by_field_name("type")
         is_static = any(c.type == "storage_class_specifier" and node_text(self.src, c) == "static" for c in node.children)
         for decl in node.children_by_field_name("declarator"):
@@ -338,6 +340,7 @@ class FileModel:
             cls.field_defaults[cls.field_order[-1]] = default
 
     def _collect_declaration(self, node: Node, ns: tuple[str, ...], cls: ClassInfo | None) -> None:
+        """A declaration outside a function: global variable types and function return types."""
         type_node = node.child_by_field_name("type")
         for decl in node.children_by_field_name("declarator"):
             target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
@@ -361,6 +364,7 @@ class FileModel:
                     self.globals["::".join(ns + (name,))] = text
 
     def _collect_function(self, node: Node, ns: tuple[str, ...], cls: ClassInfo | None, internal: bool) -> None:
+        """A function definition: return type, reference parameters, and the class it belongs to."""
         declarator = node.child_by_field_name("declarator")
         found = innermost_name(self.src, declarator)
         if found is None:
@@ -394,18 +398,28 @@ class FileModel:
         if ns:
             self.returns.setdefault("::".join(ns + (name,)), text)
 
+    def is_value_reference(self, type_text: str) -> bool:
+        """A reference to a pointer or a number (`void *&p`, `size_t &n`): assigning to it writes
+        the caller's variable. References to objects (`const std::vector<T> &v`) are analyzed
+        like the object itself."""
+        t = self.resolve_alias(parse_type(type_text))
+        return t.pointers > 0 or (not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none"
+                                  and not t.name.startswith("std::"))
+
     def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
-        """Which parameters are references (`T &x`): callers pass the variable itself."""
+        """Which parameters are references to pointers or numbers: callers pass the variable."""
         func = _function_declarator(declarator)
         params = func.child_by_field_name("parameters") if func is not None else None
         if params is None:
             return
-        indexes = frozenset(i for i, p in enumerate(c for c in params.named_children if c.type.endswith("parameter_declaration"))
-                            if is_reference_param(p))
+        plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
+        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and self.is_value_reference(
+            declared_type_text(self.src, p.child_by_field_name("type"), p.child_by_field_name("declarator"))))
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
             self.ref_params.setdefault(key, indexes)
 
     def _add_method(self, cls: ClassInfo, name: str, node: Node) -> None:
+        """Attach a definition to its class: constructor, destructor or method (bodiless = declared only)."""
         if node.child_by_field_name("body") is None:  # = default / = delete
             if name.startswith("~"):
                 cls.has_dtor_decl = True
@@ -465,6 +479,7 @@ class FileModel:
         return cached
 
     def _ownership(self, type_text: str) -> Ownership:
+        """Uncached `ownership` (aliases resolved; pointers own nothing)."""
         t = self.resolve_alias(parse_type(type_text))
         if t.pointers or not t.name:
             return NONE
@@ -495,6 +510,7 @@ class FileModel:
         return False
 
     def _smart(self, t: TypeRef, shared: bool) -> Ownership:
+        """A std::unique_ptr / shared_ptr type: its pointee and, when the type tells, its deleter."""
         pointee = parse_type(t.args[0]) if t.args else TypeRef("")
         array = pointee.array or (t.args[0].rstrip().endswith("[]") if t.args else False)
         if len(t.args) < 2 or shared:
@@ -532,6 +548,7 @@ class FileModel:
 
 
 def _releasers_by_label(policy: Policy) -> dict[str, ReleaseFn]:
+    """Type name -> its policy release call (`OrtSession` -> `ReleaseSession`), from kind labels; cached per policy."""
     cached = getattr(policy, "_cpp_releasers", None)
     if cached is None:
         cached = {}
@@ -562,6 +579,7 @@ def is_reference_param(param: Node) -> bool:
 
 
 def _function_declarator(node: Node | None) -> Node | None:
+    """The function declarator inside pointer/reference/parenthesized declarators, if any."""
     depth = 0
     while node is not None and depth < 50:
         depth += 1

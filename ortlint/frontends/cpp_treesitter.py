@@ -149,6 +149,7 @@ class CppLowering(FunctionLowering):
         return fn
 
     def collect_params(self, declarator: Node | None) -> list[str]:
+        """Parameter names, with their declared types (which decide how calls on them are lowered)."""
         params_node = self._params_node(self.node)
         names: list[str] = []
         for p in params_node.named_children if params_node is not None else []:
@@ -158,7 +159,8 @@ class CppLowering(FunctionLowering):
             name = declarator_name(decl, self.src) or f"$arg{len(names)}"
             names.append(name)
             self.frames[-1].types[name] = self.declared_type(p.child_by_field_name("type"), decl)
-            if is_reference_param(p) and self.node.type != "lambda_expression":
+            if is_reference_param(p) and self.node.type != "lambda_expression" and \
+                    self.model.is_value_reference(self.frames[-1].types[name]):
                 self.ref_params.add(name)
         return names
 
@@ -279,6 +281,7 @@ class CppLowering(FunctionLowering):
         return self.type_of_name(name)
 
     def _field_type(self, node: Node, depth: int) -> str | None:
+        """`a.m` / `p->m` / `this->m`: the member's declared type, when the class is in this file."""
         base = self.strip_casts(node.child_by_field_name("argument"))
         member = clean_name(self.text(node.child_by_field_name("field")))
         if base.type == "this":
@@ -291,6 +294,7 @@ class CppLowering(FunctionLowering):
         return cls.fields.get(member) if cls is not None else None
 
     def _element_type(self, text: str | None) -> str | None:
+        """What `x[i]` (or a range-for over x) yields: the pointee or the container's element type."""
         if text is None:
             return None
         ref = self.model.resolve_alias(parse_type(text))
@@ -328,6 +332,7 @@ class CppLowering(FunctionLowering):
         return None
 
     def _member_call_type(self, fn: Node, depth: int) -> str | None:
+        """`x.f()`: smart-pointer get/release give the pointee; known Ort:: methods and this file's methods their declared return type."""
         name = strip_template_args(clean_name(self.text(fn.child_by_field_name("field"))))
         if name in _API_GETTERS and name != "Ort::GetApi":
             return _API_GETTERS[name]
@@ -415,6 +420,7 @@ class CppLowering(FunctionLowering):
         self.split()
 
     def run_cleanups(self, scopes: list[Scope], loc: Loc, skip: frozenset[str] = frozenset()) -> None:
+        """Emit the destructors of `scopes`, innermost first (`skip`: objects moved out by a return)."""
         saved = self.loc_override
         self.loc_override = loc
         try:
@@ -471,6 +477,7 @@ class CppLowering(FunctionLowering):
         return None
 
     def leave_by_return(self, value: ir.Expr | None, loc: Loc, skip: frozenset[str] = frozenset()) -> None:
+        """`return` runs every destructor; inside a body lowered in place it jumps to the body's end instead."""
         target = self.inline_target
         if target is not None:
             if target.result is not None and value is not None:
@@ -594,6 +601,7 @@ class CppLowering(FunctionLowering):
         self.pop_scope(node)
 
     def bind_range_variable(self, node: Node, range_expr: ir.Expr, right: Node | None) -> None:
+        """Bind the loop variable of a range-for to `range[i]` (structured bindings are opaque)."""
         decl = node.child_by_field_name("declarator")
         element = Index(range_expr, Opaque("i"))
         if decl is not None and decl.type == "structured_binding_declarator":
@@ -637,6 +645,7 @@ class CppLowering(FunctionLowering):
         self.finish_statement(node)
 
     def lower_cpp_declarator(self, decl: Node, type_node: Node | None, static: bool) -> None:
+        """One declarator of a declaration: name, type (from libclang when known), construction."""
         target, value = (decl.child_by_field_name("declarator"), decl.child_by_field_name("value")) \
             if decl.type == "init_declarator" else (decl, None)
         args: list[Node] | None = None
@@ -680,6 +689,7 @@ class CppLowering(FunctionLowering):
         return None
 
     def looks_like_prototype(self, params: Node) -> bool:
+        """True when every parameter of `T x(...)` reads as a parameter (`int n`, a type) rather than a value."""
         for p in params.named_children:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration"):
                 return False
@@ -724,6 +734,7 @@ class CppLowering(FunctionLowering):
         return Var(name)
 
     def declare_local(self, name: str, type_text: str, target: Node | None, static: bool) -> Var:
+        """Declare a local with its type; objects with destructors and containers are aggregates."""
         own = self.model.ownership(type_text)
         aggregate = is_array_declarator(target) or own.what in ("container", "class")
         var = self.bind_local(name, aggregate, static)
@@ -734,6 +745,7 @@ class CppLowering(FunctionLowering):
         return var
 
     def infer_auto(self, declared: str, value: Node) -> str:
+        """`auto x = init`: the type of the initializer, so that RAII objects declared with auto are recognized."""
         inner = self.strip_casts(value)
         if inner.type == "lambda_expression":
             return "<lambda>"
@@ -953,6 +965,7 @@ class CppLowering(FunctionLowering):
         self.register_cleanup(name, lambda at: self.destroy(cls, var, at), loc)
 
     def construct(self, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc) -> None:
+        """Default member initializers, then the constructor that fits the arguments (or aggregate initialization)."""
         for member, default in cls.field_defaults.items():
             with self.object_context(cls, obj), self.file_source(loc):
                 self.assign_from(Field(obj, member), default, loc)
@@ -1045,6 +1058,7 @@ class CppLowering(FunctionLowering):
         return binds
 
     def param_types(self, fn_node: Node) -> dict[str, str]:
+        """Parameter types of a body lowered in place (for the calls it makes)."""
         params = self._params_node(fn_node)
         out = {}
         for p in params.named_children if params is not None else []:
@@ -1056,6 +1070,7 @@ class CppLowering(FunctionLowering):
 
     def inline_method(self, fn_node: Node, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc,
                       result: ir.Expr | None = None) -> bool:
+        """Lower a method, constructor or destructor body in place with `obj` as `*this`; False when it cannot be."""
         body = fn_node.child_by_field_name("body")
         if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
             return False
@@ -1071,6 +1086,7 @@ class CppLowering(FunctionLowering):
         return True
 
     def inline_lambda(self, lam: Node, args: list[ir.Expr], loc: Loc, result: ir.Expr | None = None) -> bool:
+        """Lower a lambda body in place (captures are the enclosing variables); False when it cannot be."""
         body = lam.child_by_field_name("body")
         if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
             return False
@@ -1184,6 +1200,7 @@ class CppLowering(FunctionLowering):
 
     def emit_call_node(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
                        args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, loc: Loc | None = None) -> ir.Expr:
+        """emit_call at an explicit location (constructors run at the declaration)."""
         if loc is None:
             return self.emit_call(node, callee, style, receiver, args, discard, dest)
         saved = self.loc_override
@@ -1221,6 +1238,7 @@ class CppLowering(FunctionLowering):
                               args, discard, dest)
 
     def lower_named_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A call by name: casts, std::move, make_unique, lambdas, constructors of guard types, same-class methods, library functions."""
         raw = clean_name(self.text(fn))
         name = strip_template_args(raw)
         short = name.rsplit("::", 1)[-1]
@@ -1264,6 +1282,7 @@ class CppLowering(FunctionLowering):
         return Opaque(_short(self.text(node)))
 
     def lower_deferred(self, node: Node) -> None:
+        """Lower a deferred code argument (DEFER / SCOPE_EXIT) at a scope exit, at its own location."""
         saved = (self.src, self.stmt_temps, self.loc_override)
         self.src, self.stmt_temps, self.loc_override = self.node_src.get(node.id, self.src), [], None
         try:
@@ -1366,6 +1385,7 @@ class CppLowering(FunctionLowering):
         return self.emit_call(node, "new", "new", None, args, discard, dest)
 
     def lower_member_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`x.f(...)` / `x->f(...)`: classified by what x is (see the module docstring)."""
         base = fn.child_by_field_name("argument")
         field_node = fn.child_by_field_name("field")
         name = strip_template_args(clean_name(self.text(field_node))) if field_node is not None else "?"
@@ -1415,6 +1435,7 @@ class CppLowering(FunctionLowering):
 
     def lower_table_call(self, node: Node, fn: Node, op: str, name: str, base: Node | None, arg_nodes: list[Node],
                          discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """An OrtApi / JNIEnv entry: the same `table` call as in C (the self argument dropped for `(*env)->F(env, ...)`)."""
         if op == "->":
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
             args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
@@ -1553,6 +1574,7 @@ def end_loc(loc: Loc) -> Loc:
 
 
 def declarator_name_node(node: Node | None) -> Node | None:
+    """The identifier node a declarator declares (its position keys libclang's facts)."""
     depth = 0
     while node is not None and depth < 50:
         depth += 1
@@ -1604,6 +1626,7 @@ class CppFrontEnd(CFrontEnd):
         self._lambdas.append((node, f"{outer}::<lambda@{node.start_point[0] + 1}>", cls, ns))
 
     def run(self) -> ir.SourceUnit:
+        """Collect macros and the file model, then lower every function and every lambda met on the way."""
         tree = self.parser.parse(self.src)
         root = tree.root_node
         self.collect_macros(root)
@@ -1637,6 +1660,8 @@ class CppFrontEnd(CFrontEnd):
                 continue
             name = clean_name(name)
             cls = self.model.classes.get(cls_name) if cls_name else None
+            if cls is not None and cls.name in TABLE_TYPES:
+                continue  # jni.h's JNIEnv_ wrappers: the policy describes the API they define
             if cls is not None:
                 qualified = f"{cls.qualname}::{name}"
             else:
