@@ -46,6 +46,7 @@ class FileRecord:
     notes: list[tuple[int, str, str]]  # front-end notes (line, message, level), incl. per-function ones
     functions: list[FunctionRecord] = field(default_factory=list)
     constants: dict[str, int] = field(default_factory=dict)
+    dependencies: list[tuple[str, int, int]] = field(default_factory=list)  # (header, size, mtime_ns)
 
 
 def content_hash(data: bytes) -> str:
@@ -67,6 +68,23 @@ def _canonical(obj: object) -> str:
     if hasattr(obj, "__dataclass_fields__"):
         return type(obj).__name__ + _canonical(tuple(getattr(obj, f) for f in obj.__dataclass_fields__))
     return repr(obj)
+
+
+def file_stamps(paths: list[str]) -> list[tuple[str, int, int]]:
+    """(path, size, mtime) of each file that exists; what a cached result depends on."""
+    out = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        out.append((path, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _unchanged(record: FileRecord) -> bool:
+    deps = getattr(record, "dependencies", None) or []
+    return file_stamps([p for p, _s, _m in deps]) == list(deps)
 
 
 def find_project_root(start: str | None = None) -> Path:
@@ -108,7 +126,7 @@ class Cache:
         except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
             self.misses += 1
             return None
-        if not isinstance(record, FileRecord) or record.content_hash != digest:
+        if not isinstance(record, FileRecord) or record.content_hash != digest or not _unchanged(record):
             self.misses += 1
             return None
         self.hits += 1

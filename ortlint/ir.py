@@ -258,3 +258,4 @@ class SourceUnit:
     notes: list[tuple[Loc, str]] = field(default_factory=list)
     lines: int = 0
     constants: dict[str, int] = field(default_factory=dict)  # enumerators, `#define NAME 42`
+    dependencies: list[str] = field(default_factory=list)  # headers the result depends on (precise mode)

@@ -33,13 +33,14 @@ class UnitMeta:
     notes: list[tuple[int, str]]
     lines: int
     constants: dict[str, int]
+    dependencies: list[str]
 
 
 def unit_meta(unit: ir.SourceUnit) -> UnitMeta:
     functions = [(fn.name, fn.loc.line, fn.is_static, tuple(sorted(fn.callees())), [(l.line, m) for l, m in fn.notes])
                  for fn in unit.functions]
     return UnitMeta(unit.path, unit.language, functions, [(l.line, m) for l, m in unit.notes], unit.lines,
-                    dict(unit.constants))
+                    dict(unit.constants), list(unit.dependencies))
 
 
 # ----------------------------------------------------------------------------- worker side

@@ -13,7 +13,7 @@ import dataclasses
 import hashlib
 import os
 
-from .cache import Cache, FileRecord, FunctionRecord, content_hash, summary_digest
+from .cache import Cache, FileRecord, FunctionRecord, content_hash, file_stamps, summary_digest
 from .discover import SourceFile, discover
 from .frontends.source import MAX_BYTES
 
@@ -681,7 +681,10 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
         notes = list(previous.notes)
         keys = [(path, fr.name, fr.line) for fr in previous.functions]
         lines = previous.lines
-    record = FileRecord(path, digest, lines, notes, constants=dict(program.file_constants.get(path, {})))
+    deps = unit.dependencies if unit is not None else meta.dependencies if meta is not None else None
+    record = FileRecord(path, digest, lines, notes, constants=dict(program.file_constants.get(path, {})),
+                        dependencies=file_stamps(deps) if deps is not None else list(previous.dependencies)
+                        if previous is not None else [])
     for key in keys:
         info = program.functions.get(key)
         result = analysis.results.get(key)

@@ -154,3 +154,30 @@ def test_compile_database_folder_is_accepted(tmp_path: Path) -> None:
     db = tmp_path / "compile_commands.json"
     db.write_text("[]")
     assert clang_frontend.resolve_compile_commands(str(tmp_path), []) == str(db)
+
+
+def test_cached_results_follow_edited_headers(tmp_path: Path) -> None:
+    """Precise mode expands macros from headers: a cached result must not survive a header edit."""
+    (tmp_path / "check.h").write_text(
+        "#define CHECK(e) do { OrtStatus *s_ = (e); if (s_ != NULL) { api->ReleaseStatus(s_); } } while (0)\n")
+    (tmp_path / "a.c").write_text(
+        '#include <stddef.h>\n#include "onnxruntime_c_api.h"\n#include "check.h"\n'
+        "int f(const OrtApi *api) {\n"
+        "  OrtSessionOptions *o = NULL;\n"
+        "  CHECK(api->CreateSessionOptions(&o));\n"
+        "  CHECK(api->SetIntraOpNumThreads(o, 1));\n"
+        "  api->ReleaseSessionOptions(o);\n"
+        "  return 0;\n"
+        "}\n")
+    db = [{"directory": str(tmp_path), "file": str(tmp_path / "a.c"),
+           "arguments": ["cc", "-I", str(INCLUDE), "-I", str(tmp_path), "-c", "a.c"]}]
+    (tmp_path / "compile_commands.json").write_text(json.dumps(db))
+    config = RunConfig([str(tmp_path / "a.c")], default_policy(), compile_commands=str(tmp_path / "compile_commands.json"),
+                       cache_dir=str(tmp_path / "cache"))
+    assert not run(config).findings
+    header = tmp_path / "check.h"
+    header.write_text(
+        "#define CHECK(e) do { OrtStatus *s_ = (e); if (s_ != NULL) { api->ReleaseStatus(s_); return -1; } } while (0)\n")
+    os.utime(header, ns=(1, 1))  # a different mtime even on coarse clocks
+    again = run(config)
+    assert [(f.line, f.rule) for f in again.findings] == [(6, "ORT001")]  # the hidden return leaks `o`

@@ -507,10 +507,22 @@ def parse_with_clang(path: str, policy: Policy, compile_commands: str) -> ir.Sou
     oracle = build_oracle(tu, main, policy)
     source = SourceText(source.path, blank_inactive(source.data, oracle.skipped), source.original)
     unit = _lower(path, source, policy, oracle)
+    unit.dependencies = _included_files(tu, main)
     if oracle.errors:
         unit.notes.append((ir.Loc(1, 1, 1, 1), f"libclang reported {len(oracle.errors)} error(s) "
                            f"(first: {oracle.errors[0]}); types and macros may be incomplete"))
     return unit
+
+
+def _included_files(tu: object, main: str) -> list[str]:
+    """Every header the translation unit read: a cached result is valid only while they are
+    unchanged (the file's own content is checked by the cache already)."""
+    try:
+        names = {os.path.abspath(inc.include.name) for inc in tu.get_includes()}  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - no dependency list just means less caching
+        return []
+    names.discard(os.path.abspath(main))
+    return sorted(names)
 
 
 def _lower(path: str, source: SourceText, policy: Policy, oracle: ClangOracle) -> ir.SourceUnit:
