@@ -190,6 +190,8 @@ def _cindex():
         if library and not ci.Config.loaded:
             ci.Config.set_library_file(library)
         _STATE["index"] = ci.Index.create()
+        # drop it before interpreter shutdown tears down the bindings (else Index.__del__ complains)
+        atexit.register(_STATE.pop, "index", None)
         atexit.register(_STATE.pop, "index", None)  # before the bindings' own teardown
     except Exception as exc:  # ImportError, LibclangError, OSError
         _STATE["error"] = (f"libclang cannot be loaded ({type(exc).__name__}: {exc}); C/C++ files are analyzed "
