@@ -107,6 +107,7 @@ class Cache:
         self.hits = 0
         self.misses = 0
         self._index_dirty = False
+        self._made: set[Path] = set()  # entry folders known to exist
         try:
             self.index = json.loads(self.index_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -135,8 +136,10 @@ class Cache:
     def store(self, record: FileRecord) -> None:
         target = self._entry_path(self.key(record.path, record.content_hash))
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._write_tag()
+            if target.parent not in self._made:  # once per run and folder, not per file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self._write_tag()
+                self._made.add(target.parent)
             fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
                 pickle.dump(record, fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -166,6 +169,30 @@ class Cache:
             if st.st_size == size and st.st_mtime_ns == mtime:
                 out.append((path, digest))
         return out
+
+    # -- the last whole run ------------------------------------------------------------------
+    # Rerunning on an unchanged tree (CI, a second pre-commit pass) needs no per-file work at
+    # all: the last run's report is kept whole under a key made of every analyzed file's path,
+    # language and content hash. One entry per namespace (the latest run), so it never grows.
+
+    def load_run(self, key: str) -> object | None:
+        try:
+            with open(self.dir / "last-run.pickle", "rb") as fh:
+                stored_key, payload = pickle.load(fh)
+        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+            return None
+        return payload if stored_key == key else None
+
+    def store_run(self, key: str, payload: object) -> None:
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._write_tag()
+            fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump((key, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.dir / "last-run.pickle")
+        except (OSError, pickle.PickleError, TypeError, AttributeError):
+            pass
 
     def flush(self) -> None:
         if not self._index_dirty:

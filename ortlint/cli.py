@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 
@@ -196,6 +197,7 @@ def execute(settings: Settings, view: Presentation) -> int:
     except Exception as exc:  # noqa: BLE001 - an analyzer bug must end with a clear message and exit 2
         _internal_error(exc)
         return EXIT_ERROR
+    analyzed = time.perf_counter()
     _apply_baseline(report, settings, view)
     if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
         click.echo(f"ortlint: warning: no C, C++ or Java source files found in {', '.join(config.paths)}", err=True)
@@ -208,7 +210,21 @@ def execute(settings: Settings, view: Presentation) -> int:
     else:
         _emit(_format(report, settings.format, view), view.output, color=_use_color(view))
         _echo_errors(report, settings.format, view)
+    report.stats["output_seconds"] = time.perf_counter() - analyzed
+    _write_stats(report)
     return _exit_code(report, view)
+
+
+def _write_stats(report: Report) -> None:
+    """ORTLINT_STATS=FILE: the run's counters and phase timings as JSON (used by bench/)."""
+    target = os.environ.get("ORTLINT_STATS")
+    if not target:
+        return
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            json.dump(report.stats, fh, indent=1, sort_keys=True)
+    except OSError as exc:
+        click.echo(f"ortlint: warning: ORTLINT_STATS: {target}: cannot write: {exc.strerror or exc}", err=True)
 
 
 def _write_summaries(report: Report, config: RunConfig, path: str) -> None:

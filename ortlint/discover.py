@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +62,17 @@ def discover(paths: list[str], excludes: tuple[str, ...] = (), use_default_exclu
 
 
 def _excluded(rel: str, name: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
+    """`fnmatch.fnmatch(name or rel, any pattern)`, with the patterns compiled once into one
+    regular expression (a tree of 20 000 files otherwise costs a million fnmatch calls)."""
+    if not patterns:
+        return False
+    regex = _exclude_regex(patterns)
+    return regex.match(os.path.normcase(name)) is not None or regex.match(os.path.normcase(rel)) is not None
+
+
+@functools.lru_cache(maxsize=32)
+def _exclude_regex(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns))
 
 
 def _walk(root: str, patterns: tuple[str, ...], extensions: dict[str, str] | None,

@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from .pickling import pickle_by_fields
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
@@ -42,6 +44,7 @@ def resolve_rule(token: str) -> Rule | None:
     return RULE_BY_NAME.get(token.lower())
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Step:
     """One line of a finding's explanation: a location and what happens there."""
@@ -52,6 +55,7 @@ class Step:
     message: str
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Finding:
     rule: str
@@ -84,6 +88,7 @@ class Finding:
         return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Notice:
     """A tool notification: a file that could not be read or parsed, an analysis budget hit."""

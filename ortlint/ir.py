@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
+from .pickling import pickle_by_fields
 
+
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Loc:
     """A source range; lines and columns are 1-based, the end is inclusive of its line."""
@@ -25,6 +28,7 @@ class Loc:
 # ----------------------------------------------------------------------------- expressions
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Var:
     """A named variable: local, parameter, global, or a front-end temporary (`$3`)."""
@@ -32,6 +36,7 @@ class Var:
     name: str
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Field:
     """`base.name`; `p->name` is written `Field(Deref(p), name)`."""
@@ -40,6 +45,7 @@ class Field:
     name: str
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Index:
     """`base[index]`: one element of an array, analyzed as a collection."""
@@ -48,6 +54,7 @@ class Index:
     index: "Expr"
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Deref:
     """`*base`."""
@@ -55,6 +62,7 @@ class Deref:
     base: "Expr"
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class AddrOf:
     """`&base`."""
@@ -62,6 +70,7 @@ class AddrOf:
     base: "Expr"
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Const:
     """A literal. `value` is None for literals without an integer value (strings, floats)."""
@@ -70,6 +79,7 @@ class Const:
     text: str
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Op:
     """An operator applied to operands: `==`, `!=`, `<`, `!`, `+`, `?:`, ..."""
@@ -78,6 +88,7 @@ class Op:
     operands: tuple["Expr", ...]
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Opaque:
     """Anything the engine need not understand; `parts` are the sub-expressions it reads."""
@@ -122,6 +133,7 @@ def strip_addr(e: Expr) -> Expr | None:
 # ----------------------------------------------------------------------------- events
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Call:
     """A call. `callee` is normalized: `api->CreateSession(...)` and `(*env)->F(env, ...)` both
@@ -138,6 +150,7 @@ class Call:
     may_throw: bool = False
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Assign:
     loc: Loc
@@ -145,6 +158,7 @@ class Assign:
     value: Expr
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Use:
     """A read or write through a pointer (`*p`, `p[i]`, `p->f`): a use for ORT006."""
@@ -153,6 +167,7 @@ class Use:
     pointer: Expr
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Kill:
     """Temporaries whose statement is over; a resource held only by them is lost here."""
@@ -161,6 +176,7 @@ class Kill:
     names: tuple[str, ...]
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Havoc:
     """Code the front end could not understand: resources reachable from these names are no
@@ -171,6 +187,7 @@ class Havoc:
     reason: str
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class ScopeExit:
     """The end of a loop: elements of arrays released inside the loop body count as released
@@ -186,11 +203,13 @@ Event = Union[Call, Assign, Use, Kill, Havoc, ScopeExit]
 # ----------------------------------------------------------------------------- terminators
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Jump:
     target: int
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Branch:
     """Two-way branch; `kind` is "if", "loop", "case" or "pp" (a preprocessor alternative)."""
@@ -203,12 +222,14 @@ class Branch:
     kind: str = "if"
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Return:
     value: Expr | None
     loc: Loc
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Halt:
     """The path ends without returning: `abort`-like calls ("abort") or an uncaught throw ("throw")."""
@@ -220,6 +241,7 @@ class Halt:
 Terminator = Union[Jump, Branch, Return, Halt]
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Block:
     id: int
@@ -228,6 +250,7 @@ class Block:
     handler: int | None = None  # where exceptions raised by calls in this block go
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class Function:
     """One analyzable unit: a C function, a C++ method or lambda, a Java method."""
@@ -248,6 +271,7 @@ class Function:
         return {ev.callee for b in self.blocks for ev in b.events if isinstance(ev, Call) and ev.style == "plain"}
 
 
+@pickle_by_fields
 @dataclass(slots=True)
 class SourceUnit:
     """The result of running a front end on one file."""

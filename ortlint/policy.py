@@ -133,11 +133,20 @@ class Policy:
         """A call known not to take ownership of anything it is given."""
         if name in self.neutral.get(style, ()) or name in self.neutral.get("any", ()):
             return True
-        return any(name.startswith(p) for p in self.neutral_prefixes.get(style, ()))
+        prefixes = self.neutral_prefixes.get(style, ())
+        return bool(prefixes) and name.startswith(tuple(prefixes))
 
     def releasers_of(self, kind: str) -> list[str]:
         """Names of the calls that release `kind`, for messages ("use ReleaseSession")."""
-        return sorted({s.name for s in self.calls.values() if s.release and kind in s.release.kinds})
+        table = self.__dict__.get("_releasers")
+        if table is None or table[0] != len(self.calls):  # a table built once (rebuilt if calls are added)
+            by_kind: dict[str, set[str]] = {}
+            for s in self.calls.values():
+                if s.release:
+                    for k in s.release.kinds:
+                        by_kind.setdefault(k, set()).add(s.name)
+            table = self.__dict__["_releasers"] = (len(self.calls), {k: sorted(v) for k, v in by_kind.items()})
+        return list(table[1].get(kind, ()))
 
     def blank_regex(self) -> re.Pattern[str] | None:
         """One regex matching every decoration to blank out before parsing."""
@@ -214,6 +223,8 @@ class _Loader:
         self.path = path
         self.doc = doc
         self.text: str = doc.get("__text__", "")
+        self._line_cache: list[str] | None = None
+        self._header_cache: dict[str, list[int]] = {}
 
     # -- errors -------------------------------------------------------------------------
 
@@ -224,19 +235,13 @@ class _Loader:
 
     def _line_of(self, table: str | None, index: int | None, leaf: str) -> int | None:
         """Best-effort line of a key: the N-th `[[table]]` header, then the key inside it."""
-        lines = self.text.splitlines()
+        lines = self._lines()
         start = 0
         if table is not None and index is not None:
-            header = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
-            seen = -1
-            for i, text in enumerate(lines):
-                if header.match(text):
-                    seen += 1
-                    if seen == index:
-                        start = i
-                        break
-            else:
+            headers = self._headers(table)
+            if index >= len(headers):
                 return None
+            start = headers[index]
         key_re = re.compile(rf"^\s*{re.escape(leaf)}\s*=|[{{,]\s*{re.escape(leaf)}\s*=")
         for i in range(start, len(lines)):
             if i > start and table is not None and lines[i].lstrip().startswith("[["):
@@ -244,6 +249,20 @@ class _Loader:
             if key_re.search(lines[i]):
                 return i + 1
         return start + 1 if table is not None else None
+
+    def _lines(self) -> list[str]:
+        if self._line_cache is None:
+            self._line_cache = self.text.splitlines()
+        return self._line_cache
+
+    def _headers(self, table: str) -> list[int]:
+        """Indexes of the lines holding a `[[table]]` header, in order (computed once: every
+        [[call]] records the line it comes from)."""
+        found = self._header_cache.get(table)
+        if found is None:
+            header = re.compile(rf"^\s*\[\[\s*{re.escape(table)}\s*\]\]")
+            found = self._header_cache[table] = [i for i, text in enumerate(self._lines()) if header.match(text)]
+        return found
 
     def check_keys(self, obj: dict[str, Any], allowed: set[str], key: str, table: str | None, index: int | None) -> None:
         for k in obj:

@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import ir
 import dataclasses
+import gc
 import hashlib
 import os
 
 from .cache import Cache, FileRecord, FunctionRecord, content_hash, file_stamps, summary_digest
-from .discover import SourceFile, discover
+from .discover import Discovery, SourceFile, discover
 from .frontends.source import MAX_BYTES
 
 if TYPE_CHECKING:
@@ -247,16 +248,19 @@ def strongly_connected(graph: dict[FunctionKey, list[FunctionKey]]) -> list[list
 
 
 def analyze_safely(fn: ir.Function, policy: Policy, lookup: Callable[[ir.Call], Summary | None],
-                   options: Options, constants: dict[str, int]) -> FunctionResult:
+                   options: Options, constants: dict[str, int], summarize: bool = True) -> FunctionResult:
     """One function's analysis; an internal error becomes a notice for that function only, so
     a bug never hides the findings of the rest of the tree."""
+    started = time.perf_counter()
     try:
-        return FunctionAnalyzer(fn, policy, lookup, options, constants).run()
+        result = FunctionAnalyzer(fn, policy, lookup, options, constants).run(summarize)
+        result.seconds = time.perf_counter() - started
+        return result
     except RecursionError:
         message = f"{fn.name}() is too deeply nested to analyze; skipped"
     except Exception as exc:  # noqa: BLE001
         message = f"internal error while analyzing {fn.name}(): {type(exc).__name__}: {exc}"
-    return FunctionResult([], None, {}, [(fn.loc.line, message)])
+    return FunctionResult([], None, {}, [(fn.loc.line, message)], seconds=time.perf_counter() - started)
 
 
 class Analysis:
@@ -282,8 +286,15 @@ class Analysis:
         self.constants = program.constants()
         self.constants_digest = summary_digest(tuple(sorted(self.constants.items())))
         self.deps: dict[FunctionKey, dict[str, str]] = {}
+        self.track_deps = True  # only the cache needs them: a run without one turns this off
+        self.component_of: dict[FunctionKey, int] = {}  # members of recursive components -> component
+        self.summarize_all = True  # the cache keeps every summary; without one, only called functions need theirs
+        self.called: set[FunctionKey] = set()
+        self._digests: dict[int, tuple[Summary, str]] = {}  # id(summary) -> (summary, digest)
         self.reused = 0
         self.analyzed = 0
+        self.graph: dict[FunctionKey, list[FunctionKey]] | None = None
+        self.graph_seconds = 0.0  # call graph and its components (timing hook for --stats and bench/)
 
     def lookup_for(self, path: str) -> Callable[[ir.Call], Summary | None]:
         def lookup(call: ir.Call) -> Summary | None:
@@ -295,12 +306,33 @@ class Analysis:
 
     def current_deps(self, info: FunctionInfo) -> dict[str, str]:
         deps = {"$constants": self.constants_digest}
+        component = self.component_of.get(info.key)
         for name in info.callees:
             if self.policy.lookup("plain", name) is not None:
                 continue  # the policy describes it; the callee's own code does not matter
             target = self.program.resolve(info.key[0], name)
-            deps[name] = summary_digest(self.summaries.get(target)) if target is not None else "-"
+            if component is not None and self.component_of.get(target) == component:
+                # a recursive call: the component is analyzed as a whole, from scratch, so its
+                # results depend on its code and on the summaries from outside it only (its own
+                # summaries change from round to round and would never match a cached record)
+                continue
+            deps[name] = self._digest(self.summaries.get(target)) if target is not None else "-"
         return deps
+
+    def needs_summary(self, key: FunctionKey) -> bool:
+        """Summaries of functions nobody calls are only kept for the cache (a later run may add
+        a caller): without a cache, building them is a tenth of the analysis for nothing."""
+        return self.summarize_all or key in self.called
+
+    def _digest(self, summary: Summary | None) -> str:
+        """`summary_digest`, computed once per summary (a helper called from 100 places is
+        otherwise serialized 100 times)."""
+        if summary is None:
+            return summary_digest(None)
+        hit = self._digests.get(id(summary))
+        if hit is None or hit[0] is not summary:
+            hit = self._digests[id(summary)] = (summary, summary_digest(summary))
+        return hit[1]
 
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
         info = self.program.functions[key]
@@ -308,9 +340,11 @@ class Analysis:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
             return self._from_record(info)
-        result = analyze_safely(info.fn, self.policy, self.lookup_for(key[0]), self.options, self.constants)
+        result = analyze_safely(info.fn, self.policy, self.lookup_for(key[0]), self.options, self.constants,
+                                self.needs_summary(key))
         self.results[key] = result
-        self.deps[key] = self.current_deps(info)
+        if self.track_deps:
+            self.deps[key] = self.current_deps(info)
         self.analyzed += 1
         return result
 
@@ -340,8 +374,14 @@ class Analysis:
         return False
 
     def run(self) -> None:
-        graph = self.program.call_graph()
+        started = time.perf_counter()
+        graph = self.graph = self.program.call_graph()
         components = strongly_connected(graph)
+        self.called = {target for targets in graph.values() for target in targets}
+        for index, component in enumerate(components):
+            if len(component) > 1 or component[0] in graph.get(component[0], ()):
+                self.component_of.update((k, index) for k in component)
+        self.graph_seconds = time.perf_counter() - started
         if self.pool is not None:
             self._run_parallel(graph, components)
             return
@@ -379,15 +419,21 @@ class Analysis:
                 else:
                     pending.append(infos[0])
             if pending:
-                jobs = [(i.key, self._callee_summaries(i)) for i in pending]
-                for key, result in sorted(self.pool.analyze(jobs, self.constants).items()):
-                    info = self.program.functions[key]
-                    if result is None:
-                        result = self._from_record(info) if info.record else FunctionResult([], None, {}, [])
-                    self.results[key] = result
-                    self.summaries[key] = result.summary
-                    self.deps[key] = self.current_deps(info)
-                    self.analyzed += 1
+                jobs = [(i.key, self._callee_summaries(i), self.needs_summary(i.key)) for i in pending]
+                # results are taken in as they stream back (while the workers go on); within a
+                # level no function uses another's summary, so the order does not matter
+                self.pool.analyze(jobs, self.constants, on_results=self._take_results)
+
+    def _take_results(self, results: dict[FunctionKey, FunctionResult | None]) -> None:
+        for key, result in sorted(results.items()):
+            info = self.program.functions[key]
+            if result is None:
+                result = self._from_record(info) if info.record else FunctionResult([], None, {}, [])
+            self.results[key] = result
+            self.summaries[key] = result.summary
+            if self.track_deps:
+                self.deps[key] = self.current_deps(info)
+            self.analyzed += 1
 
     def _callee_summaries(self, info: FunctionInfo) -> dict[str, Summary | None]:
         out = {}
@@ -479,26 +525,56 @@ class _Parser:
         return unit
 
 
+GC_THRESHOLDS = (100_000, 50, 1000)
+
+
 def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
     """Analyze the paths of `config` and return every finding and notice, sorted."""
+    # The IR and the engine's states are millions of small objects with almost no reference
+    # cycles: the collector's default thresholds make it rescan the whole heap over and over
+    # (10-15% of a run). Collect rarely during the run; the caller's settings come back after.
+    previous = gc.get_threshold()
+    gc.set_threshold(*(max(a, b) for a, b in zip(GC_THRESHOLDS, previous)))
+    try:
+        return _run(config, progress)
+    finally:
+        gc.set_threshold(*previous)
+
+
+def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
     started = time.perf_counter()
     report = Report()
     found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
     config = _with_compile_database(config, found.files, report)
-    namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands)
-    cache = Cache(config.cache_dir, namespace) if config.cache_dir else None
+    cache = None
+    if config.cache_dir:  # the namespace hashes the policy files and ortlint's sources: not for nothing
+        namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands)
+        cache = Cache(config.cache_dir, namespace)
     program = Program()
     by_path = {s.path: s for s in found.files}
     parser = _Parser(config, program, by_path)
     records: dict[str, FileRecord] = {}
     hashes: dict[str, str] = {}
     to_parse: list[str] = []
+    contents: dict[str, bytes | None] = {}
+    run_key = None
+    if cache is not None:
+        for source in found.files:
+            contents[source.path] = data = _read(source.path)
+            hashes[source.path] = content_hash(data or b"")
+        run_key = _run_key(namespace, found, hashes, contents)
+        replayed = _replay(cache, run_key, by_path, started) if run_key else None
+        if replayed is not None:
+            return replayed
     for source in found.files:
-        data = _read(source.path)
-        digest = content_hash(data or b"")
-        hashes[source.path] = digest
+        if cache is None:  # nothing to look up: the front ends (or the workers) read the file
+            hashes[source.path] = ""
+            to_parse.append(source.path)
+            continue
+        data = contents.pop(source.path)
+        digest = hashes[source.path]
         record = cache.load(source.path, digest) if cache is not None and data is not None else None
         if record is not None:
             records[source.path] = record
@@ -507,8 +583,9 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
             if data is not None:
                 parser.data[source.path] = data
             to_parse.append(source.path)
+    discovered = time.perf_counter()
     workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
-    total_bytes = sum(len(parser.data.get(p) or b"") for p in to_parse)
+    total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
     pool = None
     if workers > 1 and len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES:
         pool = _start_pool(workers, config)
@@ -524,13 +601,17 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
         parsed = time.perf_counter()
         analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse, pool=pool,
                             remote_parse=(lambda paths: _remote_parse(pool, parser, program, by_path, paths)) if pool else None)
+        analysis.track_deps = cache is not None
+        analysis.summarize_all = cache is not None
         analysis.run()
     finally:
         if pool is not None:
             pool.close()
     analyzed = time.perf_counter()
+    dependencies: set[tuple[str, int, int]] = set()
     for source in found.files:
         record = _file_record(source.path, hashes[source.path], program, analysis, parser, records.get(source.path))
+        dependencies.update(getattr(record, "dependencies", None) or ())
         _collect(report, record)
         report.files.append(source.path)
         if cache is not None and (source.path in parser.units or source.path in parser.metas
@@ -539,19 +620,72 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
     if cache is not None:
         cache.flush()
     report.findings = list({(f.rule, f.path, f.line, f.col, f.anchor): f for f in report.findings}.values())
-    called = {target for targets in program.call_graph().values() for target in targets}
+    called = analysis.called if analysis.graph is not None else \
+        {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()
                         if v is not None and k in called and not program.functions[k].context}
     report.sort()
     report.stats = {
         "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
         "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
-        "parse_seconds": parsed - started, "analysis_seconds": analyzed - parsed,
+        "discover_seconds": discovered - started, "parse_seconds": parsed - discovered,
+        "graph_seconds": analysis.graph_seconds, "analysis_seconds": analyzed - parsed - analysis.graph_seconds,
+        "summary_seconds": sum(r.summary_seconds for r in analysis.results.values()),
+        "report_seconds": time.perf_counter() - analyzed, "slowest_functions": _slowest(analysis),
         "parsed_files": len(parser.units) + len(parser.metas), "workers": len(pool.conns) if pool else 1, "analyzed_functions": analysis.analyzed,
         "reused_functions": analysis.reused,
         "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
     }
+    if cache is not None and run_key and not any(i.context for i in program.functions.values()):
+        wanted = {name for info in program.functions.values() for name in info.callees
+                  if program.resolve(info.key[0], name) is None}
+        cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
     return report
+
+
+def _run_key(namespace: str, found: "Discovery", hashes: dict[str, str], contents: dict[str, bytes | None]) -> str | None:
+    """What a whole run's result depends on besides the namespace: every file's path, language
+    and content, and what discovery reported. None when a file cannot be read (its hash says
+    nothing about what the front end will see)."""
+    if any(data is None for data in contents.values()):
+        return None
+    h = hashlib.blake2b(namespace.encode(), digest_size=16)
+    for source in sorted(found.files, key=lambda f: f.path):
+        h.update(f"\0{source.path}\0{source.language}\0{hashes[source.path]}".encode())
+    h.update(repr(sorted(found.problems)).encode())
+    return h.hexdigest()
+
+
+def _replay(cache: Cache, key: str, by_path: dict[str, SourceFile], started: float) -> Report | None:
+    """The last run's report when nothing it depended on changed: the same files (the key),
+    the same headers (precise mode), and still no cached summary from outside the run for the
+    functions it could not resolve (a later run may have cached a file defining one)."""
+    payload = cache.load_run(key)
+    if not isinstance(payload, dict) or not isinstance(payload.get("report"), Report):
+        return None
+    deps = [tuple(d) for d in payload.get("dependencies", [])]
+    if deps and file_stamps([p for p, _s, _m in deps]) != deps:
+        return None
+    wanted = set(payload.get("wanted", ()))
+    if wanted:
+        exclude = {os.path.abspath(p) for p in by_path}
+        if any(cache.load(path, digest) is not None for path, digest in cache.unchanged_context(exclude, wanted)):
+            return None
+    report: Report = payload["report"]
+    stats = dict(report.stats)
+    stats.update({"discover_seconds": time.perf_counter() - started, "parse_seconds": 0.0, "graph_seconds": 0.0,
+                  "analysis_seconds": 0.0, "summary_seconds": 0.0, "report_seconds": 0.0, "slowest_functions": [],
+                  "parsed_files": 0, "workers": 1, "analyzed_functions": 0,
+                  "reused_functions": stats.get("functions", 0), "cache_hits": stats.get("files", 0),
+                  "cache_misses": 0, "run_cache": 1})
+    report.stats = stats
+    return report
+
+
+def _slowest(analysis: Analysis, count: int = 5) -> list[tuple[str, str, int, float]]:
+    """The functions whose analysis took longest: (path, name, line, seconds)."""
+    top = sorted(analysis.results.items(), key=lambda kv: -kv[1].seconds)[:count]
+    return [(key[0], key[1], key[2], round(result.seconds, 4)) for key, result in top if result.seconds > 0]
 
 
 def _with_compile_database(config: RunConfig, files: list[SourceFile], report: Report) -> RunConfig:
@@ -559,7 +693,7 @@ def _with_compile_database(config: RunConfig, files: list[SourceFile], report: R
     the analyzed tree or its build/ folder when C/C++ files are analyzed (an empty string turns it off)."""
     if not any(f.language in ("c", "cpp") for f in files) and config.compile_commands is None:
         return config
-    from .frontends.clang_frontend import resolve_compile_commands  # cheap: libclang loads lazily
+    from .frontends.compile_db import resolve_compile_commands  # cheap: no libclang, no C++ model
     resolved = resolve_compile_commands(config.compile_commands, config.paths)
     if resolved and resolved != config.compile_commands:
         report.notices.append(Notice(resolved, 0, "using this compile database: C/C++ files listed in it are "
@@ -601,6 +735,22 @@ def _unit_lines(parser: _Parser, records: dict[str, FileRecord], path: str) -> _
     if path in records:
         return _Lines(records[path].lines)
     return None
+
+
+def _total_bytes(paths: list[str], data: dict[str, bytes], enough: int) -> int:
+    """Bytes to parse (stopping once past `enough`): read data where the cache step read it."""
+    total = 0
+    for path in paths:
+        if path in data:
+            total += len(data[path])
+        else:
+            try:
+                total += os.path.getsize(path)
+            except OSError:
+                pass
+        if total >= enough:
+            break
+    return total
 
 
 PARALLEL_MIN_FILES = 16  # below this, starting workers costs more than it saves

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -36,6 +37,10 @@ class Budget:
     collapse_after: int = 8  # states per block before "NULL or released" parameters are merged
     widen_after: int = 24  # states per block before non-resource facts are forgotten
     max_states_per_block: int = 400
+    # bindings looked at by events (each assignment's GC scans the state): bounds one long
+    # block, e.g. 10 000 generated `char *pN = NULL;` lines (quadratic, minutes of work),
+    # which the per-state budgets above never see. Real functions stay under 20 000.
+    max_event_work: int = 2_000_000
     max_conds: int = 6
 
 
@@ -74,6 +79,8 @@ class FunctionResult:
     summary: Summary | None
     unknown_callees: dict[str, int]
     notes: list[tuple[int, str]]
+    seconds: float = field(default=0.0, compare=False)  # wall time of the analysis (ORTLINT_STATS, bench/)
+    summary_seconds: float = field(default=0.0, compare=False)  # of which building the summary
 
 
 SummaryLookup = Callable[[Call], "Summary | None"]
@@ -103,13 +110,17 @@ class FunctionAnalyzer:
         self._cond_vars: dict[Expr, frozenset[str]] = {}
         self._status_summaries: dict[str, Summary] = {}
         self._extra: list[tuple[State, int]] = []
+        self._event_work = 0
+        self._stopped = False
         self._released_at: dict[int, set[str]] = {}
         self._work = 0
         self.order = self._reverse_postorder()
 
     # ================================================================== driver
 
-    def run(self) -> FunctionResult:
+    def run(self, summarize: bool = True) -> FunctionResult:
+        """`summarize=False`: no caller needs this function's summary (a run without a cache
+        analyzing a function nobody calls): the findings are the same, the summary is None."""
         entry_state = State()
         for i, name in enumerate(self.fn.params):
             rid = f"p{i}"
@@ -117,9 +128,11 @@ class FunctionAnalyzer:
             entry_state.b[(name,)] = ("r", rid)
         self._explore(entry_state)
         self._emit_leaks()
-        summary = None if self.incomplete else self._summary()
+        started = time.perf_counter()
+        summary = None if self.incomplete or not summarize else self._summary()
+        summary_seconds = time.perf_counter() - started
         findings = sorted(self.findings.values(), key=Finding.sort_key)
-        return FunctionResult(findings, summary, self.unknown, self.notes)
+        return FunctionResult(findings, summary, self.unknown, self.notes, summary_seconds=summary_seconds)
 
     def _reverse_postorder(self) -> dict[int, int]:
         seen: set[int] = set()
@@ -159,11 +172,13 @@ class FunctionAnalyzer:
         queued = {self.fn.entry}
         steps = 0
         self._work = 0
-        while queue:
+        while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
             states = pending.pop(bid, [])
             for state in states:
+                if self._stopped:
+                    return
                 steps += 1
                 self._work += len(state.b) + len(state.r)
                 if steps > self.budget.max_block_visits or self._work > self.budget.max_work:
@@ -230,10 +245,23 @@ class FunctionAnalyzer:
         block = self.blocks[bid]
         states = [state.copy()]
         self._extra = []
+        limit = self.budget.max_event_work
         for ev in block.events:
-            nxt: list[State] = []
-            for s in states:
-                nxt.extend(self._event(block, s, ev))
+            if len(states) == 1:  # the common case, without the list plumbing
+                s = states[0]
+                self._event_work += len(s.b) + len(s.r)
+                nxt = self._event(block, s, ev)
+            else:
+                nxt = []
+                for s in states:
+                    self._event_work += len(s.b) + len(s.r)
+                    nxt.extend(self._event(block, s, ev))
+            if self._event_work > limit:
+                self._give_up(f"analysis of {self.fn.name}() stopped at its work budget (a very long function); "
+                              f"findings for it may be incomplete")
+                self._stopped = True
+                self._extra = []
+                return []
             states = _dedupe(nxt)
             if not states:
                 break
@@ -1514,9 +1542,11 @@ class FunctionAnalyzer:
         after freeing it): the caller must see that too, or it would think it still points
         to the released block."""
         out = []
-        for key, val in sorted(state.b.items(), key=repr):
-            if val != ("k", 0) or len(key) < 2 or not key[0].startswith("@"):
-                continue
+        # filter before sorting by repr (the same order; repr of every binding of every exit
+        # state was a tenth of the summary work)
+        cleared = [(key, val) for key, val in state.b.items()
+                   if val == ("k", 0) and len(key) >= 2 and key[0].startswith("@")]
+        for key, val in sorted(cleared, key=repr) if len(cleared) > 1 else cleared:
             path = _param_path(key[0][1:])
             if path is not None and path[0] < len(self.fn.params):
                 out.append(Effect(path + tuple(key[1:]), "clear"))

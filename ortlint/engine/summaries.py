@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..pickling import pickle_by_fields
 from ..policy import CallSpec
 
 MAX_CASES = 12
@@ -20,6 +21,7 @@ MAX_CASES = 12
 ParamPath = tuple  # (param index, op, op, ...)
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Effect:
     path: ParamPath
@@ -28,6 +30,7 @@ class Effect:
     where: str = ""  # "file:line" of that release inside the callee, for traces
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Case:
     pre: tuple[tuple[ParamPath, str], ...] = ()  # (path, "null" | "nonnull")
@@ -37,6 +40,7 @@ class Case:
     exit: str = "return"  # "return" | "throw" | "abort" | "caller_return"
 
 
+@pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Summary:
     name: str

@@ -37,8 +37,8 @@ from ..policy import Policy
 from .c_treesitter import CFrontEnd, FunctionLowering, Macro
 from .cpp_model import TABLE_TYPES, clean_name, parse_type
 from .source import SourceText, read_source
+from .compile_db import DB_NAME, find_compile_commands, resolve_compile_commands  # noqa: F401 (re-exported)
 
-DB_NAME = "compile_commands.json"
 _CPP_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx")
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
 _DROP_WITH_VALUE = {"-o", "-MF", "-MT", "-MQ", "-Xclang", "--serialize-diagnostics"}
@@ -54,42 +54,8 @@ class ClangFallback(Exception):
 # ----------------------------------------------------------------------------- compile database
 
 
-def find_compile_commands(paths: list[str]) -> str | None:
-    """Auto-discovery: `compile_commands.json` in an analyzed folder or its `build/`, or in a
-    parent folder up to the project root (the first folder with a `.git`)."""
-    for raw in paths:
-        try:
-            start = Path(raw).resolve()
-        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13): nothing to find
-            continue
-        folder = start if start.is_dir() else start.parent
-        candidates = [folder]
-        probe = folder
-        while not (probe / ".git").exists() and probe.parent != probe and len(candidates) < 12:
-            probe = probe.parent
-            candidates.append(probe)
-        if not (probe / ".git").exists():
-            candidates = [folder]
-        for cand in candidates:
-            for db in (cand / DB_NAME, cand / "build" / DB_NAME):
-                if db.is_file():
-                    return str(db)
-    return None
-
-
-def resolve_compile_commands(value: str | None, paths: list[str]) -> str | None:
-    """`--compile-commands` may name the file or its folder; unset means auto-discovery; an
-    empty string turns precise mode off."""
-    if value == "":
-        return None
-    if value is None:
-        return find_compile_commands(paths)
-    p = Path(value)
-    if p.is_dir():
-        for db in (p / DB_NAME, p / "build" / DB_NAME):
-            if db.is_file():
-                return str(db)
-    return value
+# find_compile_commands / resolve_compile_commands live in compile_db.py: the runner calls them
+# on every run with C/C++ files, and importing this module (ctypes, cpp_model, ...) costs start-up.
 
 
 @dataclass

@@ -11,6 +11,7 @@ the canonical type spellings libclang reports in precise mode.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -86,6 +87,7 @@ def split_template_args(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=8192)  # pure, and called for every declaration and call (profile)
 def clean_name(name: str) -> str:
     """Drop spaces, a leading `::`, `(anonymous namespace)::` and inline namespaces like `__1`."""
     name = name.replace("(anonymous namespace)::", "").replace(" ", "")
@@ -93,6 +95,7 @@ def clean_name(name: str) -> str:
     return re.sub(r"\bstd::__(?:1|cxx11)::", "std::", name)
 
 
+@functools.lru_cache(maxsize=8192)  # pure (TypeRef is frozen); the same spellings recur all over a file
 def parse_type(text: str) -> TypeRef:
     """Parse a declared type spelling (never raises; unknown shapes give an empty name)."""
     raw = text

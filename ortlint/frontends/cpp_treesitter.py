@@ -23,6 +23,7 @@ from libclang (`oracle`); the lowering is the same, so both front ends produce t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -1550,6 +1551,7 @@ def _expr_vars(e: ir.Expr) -> set[str]:
     return set()
 
 
+@functools.lru_cache(maxsize=8192)  # pure, called for every call's name
 def strip_template_args(name: str) -> str:
     """`Ort::Value::CreateTensor<float>` -> `Ort::Value::CreateTensor`."""
     out, depth = [], 0
