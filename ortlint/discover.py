@@ -6,7 +6,6 @@ import functools
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 LANGUAGE_BY_SUFFIX = {
     ".c": "c", ".h": "c",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .parallel import UnitMeta, WorkerPool
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
-from .findings import Finding, Notice, Report
+from .findings import Notice, Report
 from .policy import Policy
 
 FunctionKey = tuple[str, str, int]  # (path, name, line)

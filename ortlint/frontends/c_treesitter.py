@@ -7,29 +7,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
 import tree_sitter_c
 from tree_sitter import Language, Node, Parser
 
 from .. import ir
-from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Halt, Index, Jump, Loc, Op, Opaque, Return, Var
+from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
+from .lowering import CfgBuilder, short
 from .source import SourceText, read_source
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
 MAX_MACRO_DEPTH = 8
 MAX_NESTING = 400  # deeper statement/expression nesting is analyzed as opaque code
-_TEXT_LIMIT = 90
 
 _COMPARISONS = {"==", "!=", "<", ">", "<=", ">="}
 _NULL_WORDS = {"NULL": 0, "nullptr": 0, "false": 0, "true": 1, "FALSE": 0, "TRUE": 1}
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+_short = short
 
 
 @dataclass
@@ -46,60 +44,29 @@ class TooDeep(Exception):
     """Nesting beyond MAX_NESTING: the construct is treated as code we cannot see into."""
 
 
-class FunctionLowering:
+class FunctionLowering(CfgBuilder):
     """Builds the control-flow graph of one function definition."""
 
     language = "c"
 
+    CALL_NODE_TYPES = ("call_expression", "conditional_expression", "new_expression",
+                       "object_creation_expression", "method_invocation")
+
     def __init__(self, unit: "CFrontEnd", node: Node, name: str):
+        self.init_graph()
         self.unit = unit
         self.src = unit.src
+        self.ascii = unit.ascii
         self.node = node
         self.name = name
-        self.blocks: list[Block] = []
-        self.cur: Block | None = None
         self.labels: dict[str, int] = {}
         self.loop_stack: list[tuple[int, int]] = []  # (break target, continue target)
         self.switch_breaks: list[int] = []
         self.break_stack: list[int] = []
-        self.temp_counter = 0
-        self.call_counter = 0
-        self.stmt_temps: list[str] = []
-        self.params: list[str] = []
-        self.locals: dict[str, bool] = {}
-        self.notes: list[tuple[Loc, str]] = []
         self.loc_override: Loc | None = None
         self.macro_depth = 0
-        self.depth = 0
-        self.handler: int | None = None
 
     # ------------------------------------------------------------------ graph plumbing
-
-    def new_block(self) -> Block:
-        block = Block(id=len(self.blocks), handler=self.handler)
-        self.blocks.append(block)
-        return block
-
-    def start(self, block: Block) -> None:
-        self.cur = block
-
-    def emit(self, event: ir.Event) -> None:
-        if self.cur is None:  # unreachable code after return/goto: give it a block of its own
-            self.start(self.new_block())
-        assert self.cur is not None
-        self.cur.events.append(event)
-
-    def terminate(self, term: ir.Terminator) -> None:
-        if self.cur is None:
-            self.start(self.new_block())
-        assert self.cur is not None
-        if self.cur.term is None:
-            self.cur.term = term
-        self.cur = None
-
-    def jump(self, target: Block) -> None:
-        if self.cur is not None:
-            self.terminate(Jump(target.id))
 
     def label_block(self, name: str) -> Block:
         if name not in self.labels:
@@ -108,41 +75,8 @@ class FunctionLowering:
 
     # ------------------------------------------------------------------ small helpers
 
-    def text(self, node: Node) -> str:
-        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-
-    def loc(self, node: Node) -> Loc:
-        if self.loc_override is not None:
-            return self.loc_override
-        sp, ep = node.start_point, node.end_point
-        if self.unit.ascii:
-            return Loc(sp[0] + 1, sp[1] + 1, ep[0] + 1, ep[1] + 1)
-        return Loc(sp[0] + 1, self.unit.char_col(node.start_byte, sp[1]) + 1,
-                   ep[0] + 1, self.unit.char_col(node.end_byte, ep[1]) + 1)
-
-    def temp(self) -> Var:
-        self.temp_counter += 1
-        name = f"${self.temp_counter}"
-        self.stmt_temps.append(name)
-        return Var(name)
-
     def note(self, node: Node, message: str) -> None:
         self.notes.append((self.loc(node), message))
-
-    @staticmethod
-    def unparen(node: Node) -> Node:
-        while node.type == "parenthesized_expression" and node.named_child_count == 1:
-            node = node.named_children[0]
-        return node
-
-    def strip_casts(self, node: Node) -> Node:
-        node = self.unparen(node)
-        while node.type == "cast_expression":
-            value = node.child_by_field_name("value")
-            if value is None:
-                break
-            node = self.unparen(value)
-        return node
 
     # ------------------------------------------------------------------ entry point
 
@@ -201,11 +135,6 @@ class FunctionLowering:
                 self.lower_expr_stmt(node)
         finally:
             self.depth -= 1
-
-    def finish_statement(self, node: Node) -> None:
-        if self.stmt_temps:
-            self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
-            self.stmt_temps = []
 
     def stmt_compound_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -295,8 +224,8 @@ class FunctionLowering:
         self.start(join)
 
     def kill_at_start(self, temps: tuple[str, ...], node: Node | None) -> None:
-        if temps and node is not None:
-            self.emit(ir.Kill(self.loc(node), temps))
+        if node is not None:
+            self.kill(temps, self.loc(node))
 
     def stmt_while_statement(self, node: Node) -> None:
         header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
@@ -603,10 +532,6 @@ class FunctionLowering:
         finally:
             self.depth -= 1
 
-    def expr_generic(self, node: Node) -> ir.Expr:
-        parts = tuple(self.lower_expr(c) for c in node.named_children if c.type != "comment")
-        return Opaque(_short(self.text(node)), parts)
-
     def expr_parenthesized_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         inner = [c for c in node.named_children if c.type != "comment"]
         if len(inner) == 1:
@@ -615,9 +540,6 @@ class FunctionLowering:
             self.lower_stmt(inner[0])
             return Opaque("({...})")
         return self.expr_generic(node)
-
-    def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return self.lower_expr(node.child_by_field_name("value"), discard, dest)
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         name = self.text(node)
@@ -679,89 +601,18 @@ class FunctionLowering:
         self.emit(ir.Use(self.loc(node), arg))
         return Deref(arg)
 
-    def expr_unary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        op = self.text(node.child_by_field_name("operator")).strip()
-        arg = self.lower_expr(node.child_by_field_name("argument"))
-        return Op({"not": "!"}.get(op, op), (arg,))
-
-    def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        op = self.text(node.child_by_field_name("operator")).strip()
-        op = {"and": "&&", "or": "||", "not_eq": "!="}.get(op, op)
-        right_node = node.child_by_field_name("right")
-        if op in ("&&", "||") and right_node is not None and has_side_effects(right_node):
-            return self.lower_value_via_branches(node)
-        left = self.lower_expr(node.child_by_field_name("left"))
-        right = self.lower_expr(right_node)
-        return Op(op, (left, right))
-
-    def lower_value_via_branches(self, node: Node) -> ir.Expr:
-        """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""
-        result = self.temp()
-        t, f, join = self.new_block(), self.new_block(), self.new_block()
-        self.lower_cond(node, t, f)
-        self.start(t)
-        self.emit(ir.Assign(self.loc(node), result, Const(1, "1")))
-        self.jump(join)
-        self.start(f)
-        self.emit(ir.Assign(self.loc(node), result, Const(0, "0")))
-        self.jump(join)
-        self.start(join)
-        return result
-
     def expr_conditional_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
-        if not any(has_side_effects(n) for n in (cons, alt) if n is not None):
-            cond = self.lower_expr(node.child_by_field_name("condition"))
-            a = self.lower_expr(cons) if cons is not None else cond
-            b = self.lower_expr(alt)
-            return Op("?:", (cond, a, b))
-        result = dest if dest is not None else self.temp()
-        t, f, join = self.new_block(), self.new_block(), self.new_block()
-        self.lower_cond(node.child_by_field_name("condition"), t, f)
-        for block, arm in ((t, cons), (f, alt)):
-            self.start(block)
-            if arm is not None:
-                self.assign_from(result, arm, self.loc(arm))
-            self.jump(join)
-        self.start(join)
-        return result
+        return self.lower_choice(node, dest)
 
     def expr_comma_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         self.lower_expr(node.child_by_field_name("left"), discard=True)
         return self.lower_expr(node.child_by_field_name("right"), discard, dest)
 
-    def expr_update_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        target = self.lower_expr(node.child_by_field_name("argument"))
-        self.emit(ir.Assign(self.loc(node), target, Opaque(_short(self.text(node)), (target,))))
-        return target
-
-    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        left = self.lower_expr(node.child_by_field_name("left"))
-        right = node.child_by_field_name("right")
-        op = self.text(node.child_by_field_name("operator")).strip()
-        if op != "=":
-            value = self.lower_expr(right)
-            self.emit(ir.Assign(self.loc(node), left, Opaque(_short(self.text(node)), (left, value))))
-            return left
-        self.assign_from(left, right, self.loc(node))
-        return left
-
-    def assign_from(self, target: ir.Expr, value_node: Node | None, loc: Loc) -> None:
-        """`target = value`: a call stores its result straight into `target`."""
-        if value_node is None:
-            return
-        inner = self.strip_casts(value_node)
-        if inner.type in ("call_expression", "conditional_expression", "new_expression",
-                          "object_creation_expression", "method_invocation"):
-            value = self.lower_expr(inner, dest=target)
-            if value != target:
-                self.emit(ir.Assign(loc, target, value))
-            return
-        if inner.type == "initializer_list":
-            self.lower_initializer(target, inner)
-            return
-        value = self.lower_expr(value_node)
-        self.emit(ir.Assign(loc, target, value))
+    def assign_special(self, target: ir.Expr, value: Node, loc: Loc) -> bool:
+        if value.type == "initializer_list":
+            self.lower_initializer(target, value)
+            return True
+        return False
 
     def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         parts = tuple(self.lower_expr(c) for c in node.named_children if c.type != "comment")
@@ -874,23 +725,6 @@ def parse_int(text: str) -> int | None:
             return int(t, 8) if t.startswith("0") and len(t) > 1 else None
         except ValueError:
             return None
-
-
-_SIDE_EFFECT_TYPES = {"call_expression", "assignment_expression", "update_expression", "new_expression",
-                      "delete_expression", "throw_expression", "method_invocation", "object_creation_expression",
-                      "lambda_expression"}
-
-
-def has_side_effects(node: Node) -> bool:
-    stack = [node]
-    budget = 2000
-    while stack and budget:
-        n = stack.pop()
-        budget -= 1
-        if n.type in _SIDE_EFFECT_TYPES:
-            return True
-        stack.extend(n.named_children)
-    return bool(stack)
 
 
 def find_function_declarator(node: Node | None) -> Node | None:
@@ -1031,10 +865,6 @@ class CFrontEnd:
         self.notes: list[tuple[Loc, str]] = []
         self.ascii = self.src.isascii()
         self._snippets: dict[str, object] = {}
-
-    def char_col(self, byte_offset: int, byte_col: int) -> int:
-        """tree-sitter counts columns in bytes; users (and SARIF) count characters."""
-        return len(self.src[byte_offset - byte_col:byte_offset].decode("utf-8", "replace"))
 
     def parse_snippet(self, text: str):
         tree = self._snippets.get(text)

@@ -29,7 +29,6 @@ import re
 import shlex
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from .. import ir

@@ -33,8 +33,9 @@ import tree_sitter_java
 from tree_sitter import Language, Node, Parser
 
 from .. import ir
-from ..ir import Block, Branch, Const, Deref, Field, Halt, Index, Jump, Loc, Op, Opaque, Return, Var
+from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
+from .lowering import CfgBuilder, short
 from .source import read_source
 
 JAVA_LANGUAGE = Language(tree_sitter_java.language())
@@ -43,7 +44,6 @@ ORT_PACKAGE = "ai.onnxruntime"
 _ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 MAX_NESTING = 300
-_TEXT_LIMIT = 90
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"})
 _INT_LITERALS = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal")
@@ -56,9 +56,7 @@ class TooDeep(Exception):
     """Nesting beyond MAX_NESTING: the function is skipped with a note instead of crashing."""
 
 
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+_short = short
 
 
 def _named(node: Node | None) -> list[Node]:
@@ -310,13 +308,17 @@ class PendingFunction:
 # ----------------------------------------------------------------------------- one function
 
 
-class JavaLowering:
+class JavaLowering(CfgBuilder):
     """Builds the control-flow graph of one method, constructor, initializer or lambda."""
 
     language = "java"
+    COMMENT_TYPES = _SKIP
+    CALL_NODE_TYPES = ("method_invocation", "object_creation_expression", "ternary_expression", "switch_expression")
+    UNARY_OPERAND = "operand"
 
     def __init__(self, unit: "JavaFrontEnd", node: Node, name: str, cls: ClassInfo,
                  captured: dict[str, str] | None = None):
+        self.init_graph()
         self.unit = unit
         self.types = unit.types
         self.src = unit.src
@@ -325,109 +327,17 @@ class JavaLowering:
         self.name = name
         self.cls = cls
         self.captured = dict(captured or {})
-        self.blocks: list[Block] = []
-        self.cur: Block | None = None
-        self.handler: int | None = None
         self.ctx: list[Finalizer | Breakable | Inlined] = []
         self.scopes: list[dict[str, str]] = [{}]
-        self.params: list[str] = []
-        self.locals: dict[str, bool] = {}
-        self.notes: list[tuple[Loc, str]] = []
-        self.stmt_temps: list[str] = []
-        self.temp_counter = 0
-        self.call_counter = 0
-        self.depth = 0
         self.pending_label: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ graph plumbing
-
-    def new_block(self, handler: int | None | str = "current") -> Block:
-        block = Block(id=len(self.blocks), handler=self.handler if handler == "current" else handler)
-        self.blocks.append(block)
-        return block
-
-    def start(self, block: Block) -> None:
-        self.cur = block
-
-    def emit(self, event: ir.Event) -> None:
-        if self.cur is None:  # code after return/throw: unreachable, but keep it well-formed
-            self.start(self.new_block())
-        assert self.cur is not None
-        self.cur.events.append(event)
-
-    def terminate(self, term: ir.Terminator) -> None:
-        if self.cur is None:
-            self.start(self.new_block())
-        assert self.cur is not None
-        if self.cur.term is None:
-            self.cur.term = term
-        self.cur = None
-
-    def jump(self, target: Block | int) -> None:
-        if self.cur is not None:
-            self.terminate(Jump(target if isinstance(target, int) else target.id))
 
     def fresh_region(self) -> None:
         """Continue in a new block, so a handler change applies to what follows."""
         block = self.new_block()
         self.jump(block)
         self.start(block)
-
-    def raise_here(self, loc: Loc) -> None:
-        """An exception leaves the current point: to the innermost handler, or out."""
-        if self.handler is not None:
-            self.terminate(Jump(self.handler))
-        else:
-            self.terminate(Halt(loc, "throw"))
-
-    # ------------------------------------------------------------------ small helpers
-
-    def text(self, node: Node) -> str:
-        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-
-    def loc(self, node: Node) -> Loc:
-        sp, ep = node.start_point, node.end_point
-        return Loc(sp[0] + 1, self.col(node.start_byte, sp[1]), ep[0] + 1, self.col(node.end_byte, ep[1]))
-
-    def end_loc(self, node: Node) -> Loc:
-        ep = node.end_point
-        col = self.col(node.end_byte, ep[1])
-        return Loc(ep[0] + 1, col, ep[0] + 1, col)
-
-    def col(self, byte_offset: int, byte_col: int) -> int:
-        """1-based column in characters (tree-sitter counts bytes; SARIF and users count characters)."""
-        if self.ascii:
-            return byte_col + 1
-        return len(self.src[byte_offset - byte_col:byte_offset].decode("utf-8", "replace")) + 1
-
-    def temp(self) -> Var:
-        self.temp_counter += 1
-        name = f"${self.temp_counter}"
-        self.stmt_temps.append(name)
-        return Var(name)
-
-    def finish_statement(self, node: Node) -> None:
-        if self.stmt_temps:
-            self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
-            self.stmt_temps = []
-
-    def take_temps(self) -> tuple[str, ...]:
-        temps = tuple(self.stmt_temps)
-        self.stmt_temps = []
-        return temps
-
-    def kill(self, names: tuple[str, ...], loc: Loc) -> None:
-        if names and self.cur is not None:
-            self.emit(ir.Kill(loc, names))
-
-    @staticmethod
-    def unparen(node: Node) -> Node:
-        while node.type == "parenthesized_expression":
-            kids = _named(node)
-            if len(kids) != 1:
-                break
-            node = kids[0]
-        return node
 
     # ------------------------------------------------------------------ scopes
 
@@ -1141,17 +1051,6 @@ class JavaLowering:
         finally:
             self.depth -= 1
 
-    def expr_generic(self, node: Node) -> ir.Expr:
-        parts = tuple(self.lower_expr(c) for c in _named(node))
-        return Opaque(_short(self.text(node)), parts)
-
-    def expr_parenthesized_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        kids = _named(node)
-        return self.lower_expr(kids[0], discard, dest) if len(kids) == 1 else self.expr_generic(node)
-
-    def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return self.lower_expr(node.child_by_field_name("value"), discard, dest)
-
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         name = self.text(node)
         if self.is_local(name):
@@ -1223,51 +1122,8 @@ class JavaLowering:
                 self.emit(ir.Assign(self.loc(node), Index(array, Opaque("i")), part))
         return Opaque("{...}", parts)
 
-    def expr_unary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        op = self.text(node.child_by_field_name("operator")).strip()
-        return Op(op, (self.lower_expr(node.child_by_field_name("operand")),))
-
-    def expr_update_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        target_node = next(iter(_named(node)), None)
-        target = self.lower_expr(target_node)
-        self.emit(ir.Assign(self.loc(node), target, Opaque(_short(self.text(node)), (target,))))
-        return target
-
-    def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        op = self.text(node.child_by_field_name("operator")).strip()
-        right = node.child_by_field_name("right")
-        if op in ("&&", "||") and right is not None and has_side_effects(right):
-            return self.value_via_branches(node)
-        left = self.lower_expr(node.child_by_field_name("left"))
-        return Op(op, (left, self.lower_expr(right)))
-
-    def value_via_branches(self, node: Node) -> ir.Expr:
-        """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""
-        result = self.temp()
-        t, f, join = self.new_block(), self.new_block(), self.new_block()
-        self.lower_cond(node, t, f)
-        for block, value in ((t, 1), (f, 0)):
-            self.start(block)
-            self.emit(ir.Assign(self.loc(node), result, Const(value, str(value))))
-            self.jump(join)
-        self.start(join)
-        return result
-
     def expr_ternary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
-        if not any(has_side_effects(n) for n in (cons, alt) if n is not None):
-            cond = self.lower_expr(node.child_by_field_name("condition"))
-            return Op("?:", (cond, self.lower_expr(cons), self.lower_expr(alt)))
-        result = dest if dest is not None else self.temp()
-        t, f, join = self.new_block(), self.new_block(), self.new_block()
-        self.lower_cond(node.child_by_field_name("condition"), t, f)
-        for block, arm in ((t, cons), (f, alt)):
-            self.start(block)
-            if arm is not None:
-                self.assign_from(result, arm, self.loc(arm))
-            self.jump(join)
-        self.start(join)
-        return result
+        return self.lower_choice(node, dest)
 
     def expr_instanceof_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         left = self.lower_expr(node.child_by_field_name("left"))
@@ -1276,31 +1132,6 @@ class JavaLowering:
             self.declare(self.text(name), self.types.canon(node.child_by_field_name("right")))
             self.emit(ir.Assign(self.loc(node), Var(self.text(name)), left))
         return Opaque(_short(self.text(node)), (left,))
-
-    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        left = self.lower_expr(node.child_by_field_name("left"))
-        right = node.child_by_field_name("right")
-        op = self.text(node.child_by_field_name("operator")).strip()
-        if op != "=":
-            value = self.lower_expr(right)
-            self.emit(ir.Assign(self.loc(node), left, Opaque(_short(self.text(node)), (left, value))))
-            return left
-        self.assign_from(left, right, self.loc(node))
-        return left
-
-    def assign_from(self, target: ir.Expr, value_node: Node | None, loc: Loc) -> None:
-        """`target = value`: a call stores its result straight into `target`."""
-        if value_node is None:
-            return
-        inner = self.unparen(value_node)
-        while inner.type == "cast_expression" and inner.child_by_field_name("value") is not None:
-            inner = self.unparen(inner.child_by_field_name("value"))
-        if inner.type in ("method_invocation", "object_creation_expression", "ternary_expression", "switch_expression"):
-            value = self.lower_expr(inner, dest=target)
-            if value != target:
-                self.emit(ir.Assign(loc, target, value))
-            return
-        self.emit(ir.Assign(loc, target, self.lower_expr(value_node)))
 
     def expr_switch_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         result = dest if dest is not None else (None if discard else self.temp())
@@ -1524,21 +1355,6 @@ class JavaLowering:
 
 
 # ----------------------------------------------------------------------------- syntax helpers
-
-
-_SIDE_EFFECT_TYPES = frozenset({"method_invocation", "object_creation_expression", "assignment_expression",
-                                "update_expression", "lambda_expression", "switch_expression"})
-
-
-def has_side_effects(node: Node) -> bool:
-    stack, budget = [node], 2000
-    while stack and budget:
-        n = stack.pop()
-        budget -= 1
-        if n.type in _SIDE_EFFECT_TYPES:
-            return True
-        stack.extend(n.named_children)
-    return bool(stack)
 
 
 def lambda_param_names(fn: Node, src: bytes) -> list[str]:

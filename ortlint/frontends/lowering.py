@@ -1,0 +1,261 @@
+"""What every tree-sitter front end does the same way: building a control-flow graph block by
+block, temporaries for nested calls, locations, and the expressions whose syntax the C, C++
+and Java grammars share (assignments, updates, `&&`/`||` used as values, `?:`, casts).
+
+Front ends subclass `CfgBuilder` and add their statements, calls and declarations; class
+attributes name the grammar's node types where they differ.
+"""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from .. import ir
+from ..ir import Block, Const, Halt, Jump, Loc, Op, Opaque, Var
+
+_TEXT_LIMIT = 90
+
+
+def short(text: str) -> str:
+    """Source text for messages: whitespace folded, long text cut."""
+    text = " ".join(text.split())
+    return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
+
+
+class CfgBuilder:
+    """Graph plumbing and shared expression lowering for one function."""
+
+    COMMENT_TYPES: frozenset[str] = frozenset({"comment"})
+    CALL_NODE_TYPES: tuple[str, ...] = ()  # node types whose value can be stored straight into a target
+    UNARY_OPERAND = "argument"
+    OPERATOR_ALIASES = {"and": "&&", "or": "||", "not": "!", "not_eq": "!="}
+
+    src: bytes
+    ascii: bool
+    loc_override: Loc | None = None
+
+    def init_graph(self) -> None:
+        self.blocks: list[Block] = []
+        self.cur: Block | None = None
+        self.handler: int | None = None
+        self.stmt_temps: list[str] = []
+        self.temp_counter = 0
+        self.call_counter = 0
+        self.depth = 0
+        self.params: list[str] = []
+        self.locals: dict[str, bool] = {}
+        self.notes: list[tuple[Loc, str]] = []
+
+    # ------------------------------------------------------------------ blocks
+
+    def new_block(self, handler: int | None | str = "current") -> Block:
+        block = Block(id=len(self.blocks), handler=self.handler if handler == "current" else handler)
+        self.blocks.append(block)
+        return block
+
+    def start(self, block: Block) -> None:
+        self.cur = block
+
+    def emit(self, event: ir.Event) -> None:
+        if self.cur is None:  # code after return/goto/throw: unreachable, but kept well-formed
+            self.start(self.new_block())
+        assert self.cur is not None
+        self.cur.events.append(event)
+
+    def terminate(self, term: ir.Terminator) -> None:
+        if self.cur is None:
+            self.start(self.new_block())
+        assert self.cur is not None
+        if self.cur.term is None:
+            self.cur.term = term
+        self.cur = None
+
+    def jump(self, target: Block | int) -> None:
+        if self.cur is not None:
+            self.terminate(Jump(target if isinstance(target, int) else target.id))
+
+    def raise_here(self, loc: Loc) -> None:
+        """An exception leaves the current point: to the innermost handler, or out."""
+        if self.handler is not None:
+            self.terminate(Jump(self.handler))
+        else:
+            self.terminate(Halt(loc, "throw"))
+
+    # ------------------------------------------------------------------ temporaries
+
+    def temp(self) -> Var:
+        self.temp_counter += 1
+        name = f"${self.temp_counter}"
+        self.stmt_temps.append(name)
+        return Var(name)
+
+    def take_temps(self) -> tuple[str, ...]:
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        return temps
+
+    def finish_statement(self, node: Node) -> None:
+        """The statement is over: its temporaries die (a resource only they hold is lost)."""
+        if self.stmt_temps:
+            self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
+            self.stmt_temps = []
+
+    def kill(self, names: tuple[str, ...], loc: Loc) -> None:
+        if names and self.cur is not None:
+            self.emit(ir.Kill(loc, names))
+
+    # ------------------------------------------------------------------ source
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def loc(self, node: Node) -> Loc:
+        if self.loc_override is not None:
+            return self.loc_override
+        sp, ep = node.start_point, node.end_point
+        return Loc(sp[0] + 1, self.col(node.start_byte, sp[1]), ep[0] + 1, self.col(node.end_byte, ep[1]))
+
+    def end_loc(self, node: Node) -> Loc:
+        ep = node.end_point
+        col = self.col(node.end_byte, ep[1])
+        return Loc(ep[0] + 1, col, ep[0] + 1, col)
+
+    def col(self, byte_offset: int, byte_col: int) -> int:
+        """1-based column in characters (tree-sitter counts bytes; SARIF and users count characters)."""
+        if self.ascii:
+            return byte_col + 1
+        return len(self.src[byte_offset - byte_col:byte_offset].decode("utf-8", "replace")) + 1
+
+    def named(self, node: Node | None) -> list[Node]:
+        """Named children without comments (comments may appear anywhere)."""
+        return [c for c in node.named_children if c.type not in self.COMMENT_TYPES] if node is not None else []
+
+    def unparen(self, node: Node) -> Node:
+        while node.type == "parenthesized_expression":
+            kids = self.named(node)
+            if len(kids) != 1:
+                break
+            node = kids[0]
+        return node
+
+    def strip_casts(self, node: Node) -> Node:
+        node = self.unparen(node)
+        while node.type == "cast_expression" and node.child_by_field_name("value") is not None:
+            node = self.unparen(node.child_by_field_name("value"))
+        return node
+
+    # ------------------------------------------------------------------ shared expressions
+
+    def lower_expr(self, node: Node | None, discard: bool = False, dest: ir.Expr | None = None) -> ir.Expr:
+        raise NotImplementedError
+
+    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
+        raise NotImplementedError
+
+    def expr_generic(self, node: Node) -> ir.Expr:
+        parts = tuple(self.lower_expr(c) for c in self.named(node))
+        return Opaque(short(self.text(node)), parts)
+
+    def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.lower_expr(node.child_by_field_name("value"), discard, dest)
+
+    def operator(self, node: Node) -> str:
+        op_node = node.child_by_field_name("operator")
+        op = self.text(op_node).strip() if op_node is not None else "?"
+        return self.OPERATOR_ALIASES.get(op, op)
+
+    def expr_unary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Op(self.operator(node), (self.lower_expr(node.child_by_field_name(self.UNARY_OPERAND)),))
+
+    def update_target(self, node: Node) -> Node | None:
+        """The operand of `x++` / `--x`."""
+        return node.child_by_field_name("argument") or next(iter(self.named(node)), None)
+
+    def expr_update_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        target = self.lower_expr(self.update_target(node))
+        self.emit(ir.Assign(self.loc(node), target, Opaque(short(self.text(node)), (target,))))
+        return target
+
+    def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = self.operator(node)
+        right = node.child_by_field_name("right")
+        if op in ("&&", "||") and right is not None and has_side_effects(right):
+            return self.value_via_branches(node)
+        left = self.lower_expr(node.child_by_field_name("left"))
+        return Op(op, (left, self.lower_expr(right)))
+
+    def value_via_branches(self, node: Node) -> ir.Expr:
+        """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""
+        result = self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(node, t, f)
+        for block, value in ((t, 1), (f, 0)):
+            self.start(block)
+            self.emit(ir.Assign(self.loc(node), result, Const(value, str(value))))
+            self.jump(join)
+        self.start(join)
+        return result
+
+    def lower_choice(self, node: Node, dest: ir.Expr | None) -> ir.Expr:
+        """`c ? a : b`: pure arms stay an expression; arms with calls become branches that store
+        into `dest` (or a temporary), so each call happens only on its own path."""
+        cond = node.child_by_field_name("condition")
+        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        if not any(has_side_effects(n) for n in (cons, alt) if n is not None):
+            value = self.lower_expr(cond)
+            a = self.lower_expr(cons) if cons is not None else value  # GNU `c ?: b`
+            return Op("?:", (value, a, self.lower_expr(alt)))
+        result = dest if dest is not None else self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(cond, t, f)
+        for block, arm in ((t, cons), (f, alt)):
+            self.start(block)
+            if arm is not None:
+                self.assign_from(result, arm, self.loc(arm))
+            self.jump(join)
+        self.start(join)
+        return result
+
+    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        left = self.lower_expr(node.child_by_field_name("left"))
+        right = node.child_by_field_name("right")
+        if self.operator(node) != "=":
+            value = self.lower_expr(right)
+            self.emit(ir.Assign(self.loc(node), left, Opaque(short(self.text(node)), (left, value))))
+            return left
+        self.assign_from(left, right, self.loc(node))
+        return left
+
+    def assign_from(self, target: ir.Expr, value_node: Node | None, loc: Loc) -> None:
+        """`target = value`: a call stores its result straight into `target` (one event)."""
+        if value_node is None:
+            return
+        inner = self.strip_casts(value_node)
+        if inner.type in self.CALL_NODE_TYPES:
+            value = self.lower_expr(inner, dest=target)
+            if value != target:
+                self.emit(ir.Assign(loc, target, value))
+            return
+        if not self.assign_special(target, inner, loc):
+            self.emit(ir.Assign(loc, target, self.lower_expr(value_node)))
+
+    def assign_special(self, target: ir.Expr, value: Node, loc: Loc) -> bool:
+        """A language's own right-hand sides (C initializer lists); True when handled."""
+        return False
+
+
+_SIDE_EFFECT_TYPES = {"call_expression", "assignment_expression", "update_expression", "new_expression",
+                      "delete_expression", "throw_expression", "method_invocation", "object_creation_expression",
+                      "lambda_expression", "switch_expression"}
+
+
+def has_side_effects(node: Node) -> bool:
+    """Does evaluating `node` call anything or assign anything? (Bounded walk: when in doubt, yes.)"""
+    stack = [node]
+    budget = 2000
+    while stack and budget:
+        n = stack.pop()
+        budget -= 1
+        if n.type in _SIDE_EFFECT_TYPES:
+            return True
+        stack.extend(n.named_children)
+    return bool(stack)
