@@ -77,16 +77,10 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
             from .frontends.c_treesitter import parse_c
             return parse_c(source.path, policy, data)
         if source.language == "cpp":
-            try:
-                from .frontends.cpp_treesitter import parse_cpp
-            except ImportError:
-                from .frontends.c_treesitter import parse_c as parse_cpp
+            from .frontends.cpp_treesitter import parse_cpp
             return parse_cpp(source.path, policy, data)
         if source.language == "java":
-            try:
-                from .frontends.java_treesitter import parse_java
-            except ImportError:
-                return ir.SourceUnit(source.path, "java", [], [], 0)
+            from .frontends.java_treesitter import parse_java
             return parse_java(source.path, policy, data)
     except RecursionError:
         return ir.SourceUnit(source.path, source.language, [],

@@ -36,7 +36,8 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..policy import Policy
 from .c_treesitter import (CFrontEnd, FunctionLowering, Macro, TooDeep, _short, declarator_name,
-                           find_function_declarator, has_side_effects, is_array_declarator)
+                           find_function_declarator, is_array_declarator)
+from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type, walk)
 from .source import SourceText, read_source
