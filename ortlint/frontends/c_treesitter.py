@@ -15,7 +15,7 @@ from tree_sitter import Language, Node, Parser
 from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .lowering import CfgBuilder, short
+from .lowering import CfgBuilder, TooDeep, short
 from .source import SourceText, read_source
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -40,8 +40,6 @@ class Macro:
     variadic: bool
 
 
-class TooDeep(Exception):
-    """Nesting beyond MAX_NESTING: the construct is treated as code we cannot see into."""
 
 
 class FunctionLowering(CfgBuilder):
@@ -450,44 +448,15 @@ class FunctionLowering(CfgBuilder):
 
     # ------------------------------------------------------------------ conditions
 
-    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
-        """Lower a condition with short-circuit evaluation into branches to `t` / `f`."""
-        if node is None:
-            self.jump(t)
-            return
-        node = self.unparen(node)
+    def lower_cond_special(self, node: Node, t: Block, f: Block, kind: str) -> bool:
         if node.type == "condition_clause":  # C++ `if (init; cond)` / `if (T x = f())`
             self.lower_condition_clause(node, t, f, kind)
-            return
-        if node.type == "unary_expression" and self.text(node.child_by_field_name("operator") or node).strip() == "!":
-            self.lower_cond(node.child_by_field_name("argument"), f, t, kind)
-            return
-        if node.type == "binary_expression":
-            op = self.text(node.child_by_field_name("operator")).strip()
-            if op in ("&&", "and", "||", "or"):
-                mid = self.new_block()
-                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-                if op in ("&&", "and"):
-                    self.lower_cond(left, mid, f, kind)
-                else:
-                    self.lower_cond(left, t, mid, kind)
-                self.start(mid)
-                self.lower_cond(right, t, f, kind)
-                return
-        if node.type == "conditional_expression":
-            a, b = self.new_block(), self.new_block()
-            self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
-            self.start(a)
-            self.lower_cond(node.child_by_field_name("consequence"), t, f, kind)
-            self.start(b)
-            self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
-            return
+            return True
         if node.type == "comma_expression":
             self.lower_expr(node.child_by_field_name("left"), discard=True)
             self.lower_cond(node.child_by_field_name("right"), t, f, kind)
-            return
-        expr = self.lower_expr(node)
-        self.terminate(Branch(expr, t.id, f.id, self.loc(node), _short(self.text(node)), kind))
+            return True
+        return False
 
     def lower_condition_clause(self, node: Node, t: Block, f: Block, kind: str) -> None:
         value = node.child_by_field_name("value")
@@ -513,24 +482,6 @@ class FunctionLowering(CfgBuilder):
     def pure_expr(self, node: Node) -> ir.Expr:
         """An expression known to have no side effects (case labels)."""
         return self.lower_expr(node)
-
-    def lower_expr(self, node: Node | None, discard: bool = False, dest: ir.Expr | None = None) -> ir.Expr:
-        """Lower `node`, emitting events for its calls and assignments; return its value.
-
-        `dest`, when given, receives the value of a call directly (so `x = f()` is one event).
-        """
-        if node is None:
-            return Opaque("")
-        self.depth += 1
-        try:
-            if self.depth > MAX_NESTING:
-                raise TooDeep()
-            handler = getattr(self, "expr_" + node.type, None)
-            if handler is not None:
-                return handler(node, discard, dest)
-            return self.expr_generic(node)
-        finally:
-            self.depth -= 1
 
     def expr_parenthesized_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         inner = [c for c in node.named_children if c.type != "comment"]

@@ -35,7 +35,7 @@ from tree_sitter import Language, Node, Parser
 from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .lowering import CfgBuilder, short
+from .lowering import CfgBuilder, TooDeep, short
 from .source import read_source
 
 JAVA_LANGUAGE = Language(tree_sitter_java.language())
@@ -52,8 +52,6 @@ _SIMPLE_STATEMENTS = frozenset({"expression_statement", "local_variable_declarat
                                 "throw_statement", "yield_statement", "explicit_constructor_invocation"})
 
 
-class TooDeep(Exception):
-    """Nesting beyond MAX_NESTING: the function is skipped with a note instead of crashing."""
 
 
 _short = short
@@ -315,6 +313,8 @@ class JavaLowering(CfgBuilder):
     COMMENT_TYPES = _SKIP
     CALL_NODE_TYPES = ("method_invocation", "object_creation_expression", "ternary_expression", "switch_expression")
     UNARY_OPERAND = "operand"
+    TERNARY_TYPE = "ternary_expression"
+    MAX_NESTING = MAX_NESTING
 
     def __init__(self, unit: "JavaFrontEnd", node: Node, name: str, cls: ClassInfo,
                  captured: dict[str, str] | None = None):
@@ -1001,55 +1001,13 @@ class JavaLowering(CfgBuilder):
 
     # ------------------------------------------------------------------ conditions
 
-    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
-        """Short-circuit conditions become branches."""
-        if node is None:
-            self.jump(t)
-            return
-        node = self.unparen(node)
-        if node.type == "unary_expression" and self.text(node.child_by_field_name("operator") or node).strip() == "!":
-            self.lower_cond(node.child_by_field_name("operand"), f, t, kind)
-            return
-        if node.type == "binary_expression":
-            op = self.text(node.child_by_field_name("operator")).strip()
-            if op in ("&&", "||"):
-                mid = self.new_block()
-                left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-                self.lower_cond(left, mid, f, kind) if op == "&&" else self.lower_cond(left, t, mid, kind)
-                self.start(mid)
-                self.lower_cond(right, t, f, kind)
-                return
-        if node.type == "ternary_expression":
-            a, b = self.new_block(), self.new_block()
-            self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
-            self.start(a)
-            self.lower_cond(node.child_by_field_name("consequence"), t, f, kind)
-            self.start(b)
-            self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
-            return
-        expr = self.lower_expr(node)
-        self.terminate(Branch(expr, t.id, f.id, self.loc(node), _short(self.text(node)), kind))
-
     # ------------------------------------------------------------------ expressions
 
-    def lower_expr(self, node: Node | None, discard: bool = False, dest: ir.Expr | None = None) -> ir.Expr:
-        """Lower `node`, emitting events for its calls and assignments; return its value.
-        `dest`, when given, receives a call's result directly (`x = f()` is one event)."""
-        if node is None:
-            return Opaque("")
-        self.depth += 1
-        try:
-            if self.depth > MAX_NESTING:
-                raise TooDeep()
-            handler = getattr(self, "expr_" + node.type, None)
-            if handler is not None:
-                return handler(node, discard, dest)
-            if node.type == "ERROR" or node.is_missing:
-                self.unparsed(node)
-                return Opaque("?")
-            return self.expr_generic(node)
-        finally:
-            self.depth -= 1
+    def expr_fallback(self, node: Node) -> ir.Expr:
+        if node.type == "ERROR" or node.is_missing:
+            self.unparsed(node)
+            return Opaque("?")
+        return self.expr_generic(node)
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         name = self.text(node)

@@ -15,6 +15,10 @@ from ..ir import Block, Const, Halt, Jump, Loc, Op, Opaque, Var
 _TEXT_LIMIT = 90
 
 
+class TooDeep(Exception):
+    """Nesting beyond the front end's MAX_NESTING: the function is skipped with a note."""
+
+
 def short(text: str) -> str:
     """Source text for messages: whitespace folded, long text cut."""
     text = " ".join(text.split())
@@ -27,6 +31,8 @@ class CfgBuilder:
     COMMENT_TYPES: frozenset[str] = frozenset({"comment"})
     CALL_NODE_TYPES: tuple[str, ...] = ()  # node types whose value can be stored straight into a target
     UNARY_OPERAND = "argument"
+    TERNARY_TYPE = "conditional_expression"
+    MAX_NESTING = 400  # deeper expressions are skipped with a note, never a RecursionError
     OPERATOR_ALIASES = {"and": "&&", "or": "||", "not": "!", "not_eq": "!="}
 
     src: bytes
@@ -146,10 +152,62 @@ class CfgBuilder:
     # ------------------------------------------------------------------ shared expressions
 
     def lower_expr(self, node: Node | None, discard: bool = False, dest: ir.Expr | None = None) -> ir.Expr:
-        raise NotImplementedError
+        """Lower `node`, emitting events for its calls and assignments; return its value.
+
+        `dest`, when given, receives the value of a call directly (so `x = f()` is one event).
+        Each node type has its `expr_<type>` method; others go to `expr_fallback`.
+        """
+        if node is None:
+            return Opaque("")
+        self.depth += 1
+        try:
+            if self.depth > self.MAX_NESTING:
+                raise TooDeep()
+            handler = getattr(self, "expr_" + node.type, None)
+            if handler is not None:
+                return handler(node, discard, dest)
+            return self.expr_fallback(node)
+        finally:
+            self.depth -= 1
+
+    def expr_fallback(self, node: Node) -> ir.Expr:
+        return self.expr_generic(node)
 
     def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
-        raise NotImplementedError
+        """Lower a condition with short-circuit evaluation into branches to `t` / `f`."""
+        if node is None:
+            self.jump(t)
+            return
+        node = self.unparen(node)
+        if self.lower_cond_special(node, t, f, kind):
+            return
+        if node.type == "unary_expression" and self.operator(node) == "!":
+            self.lower_cond(node.child_by_field_name(self.UNARY_OPERAND), f, t, kind)
+            return
+        if node.type == "binary_expression" and self.operator(node) in ("&&", "||"):
+            mid = self.new_block()
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if self.operator(node) == "&&":
+                self.lower_cond(left, mid, f, kind)
+            else:
+                self.lower_cond(left, t, mid, kind)
+            self.start(mid)
+            self.lower_cond(right, t, f, kind)
+            return
+        if node.type == self.TERNARY_TYPE:
+            a, b = self.new_block(), self.new_block()
+            self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
+            self.start(a)
+            self.lower_cond(node.child_by_field_name("consequence"), t, f, kind)
+            self.start(b)
+            self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
+            return
+        expr = self.lower_expr(node)
+        self.terminate(ir.Branch(expr, t.id, f.id, self.loc(node), short(self.text(node)), kind))
+
+    def lower_cond_special(self, node: Node, t: Block, f: Block, kind: str) -> bool:
+        """A language's own condition forms (C's comma, C++'s `if (init; cond)`); True if handled."""
+        return False
 
     def expr_generic(self, node: Node) -> ir.Expr:
         parts = tuple(self.lower_expr(c) for c in self.named(node))
