@@ -20,17 +20,12 @@ import difflib
 import fnmatch
 import os
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .findings import RULES
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from .tomlfile import read_toml
 
 FORMATS = ("text", "sarif", "json", "github")
 UNKNOWN_CALLS = ("escape", "keep")
@@ -203,16 +198,7 @@ def _line_of(text: str, header: str | None, key: str) -> int | None:
 def read_table(path: str | os.PathLike[str]) -> _Table:
     """Parse a configuration file and return its ortlint table."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read configuration file: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{p}: configuration file is not UTF-8 text") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: invalid TOML: {exc}") from None
+    doc, text = read_toml(p, "configuration file", ConfigError)
     tool = doc.get("tool", {}).get("ortlint") if isinstance(doc.get("tool"), dict) else None
     if tool is not None or p.name == "pyproject.toml":
         if not isinstance(tool, dict):

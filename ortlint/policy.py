@@ -8,15 +8,11 @@ way cppcheck's library files work. Every file is validated on load; a mistake is
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
 RETURNS = ("none", "status", "code")
@@ -191,16 +187,7 @@ def load_policy(extra_files: Iterable[str | Path] = (), include_defaults: bool =
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PolicyError(f"{path}: cannot read policy file: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise PolicyError(f"{path}: policy file is not UTF-8 text") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PolicyError(f"{path}: invalid TOML: {exc}") from None
+    doc, text = read_toml(path, "policy file", PolicyError)
     doc["__text__"] = text
     return doc
 

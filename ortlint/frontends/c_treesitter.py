@@ -679,7 +679,10 @@ def parse_int(text: str) -> int | None:
 
 
 def find_function_declarator(node: Node | None) -> Node | None:
-    while node is not None:
+    """The function declarator inside pointer/reference/parenthesized declarators, if any."""
+    depth = 0
+    while node is not None and depth < 50:
+        depth += 1
         if node.type == "function_declarator":
             return node
         if node.type in ("pointer_declarator", "parenthesized_declarator", "attributed_declarator",

@@ -19,6 +19,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from ..policy import Policy
+from .c_treesitter import find_function_declarator
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
 TABLE_TYPES = frozenset({
@@ -330,7 +331,7 @@ class FileModel:
             found = innermost_name(self.src, decl)
             if found is None:
                 continue
-            if _function_declarator(decl) is not None:  # a method declaration
+            if find_function_declarator(decl) is not None:  # a method declaration
                 cls.declared_methods.add(found[0])
                 if found[0].startswith("~"):
                     cls.has_dtor_decl = True
@@ -351,7 +352,7 @@ class FileModel:
             if found is None:
                 continue
             name, _ = found
-            if _function_declarator(target) is not None:
+            if find_function_declarator(target) is not None:
                 if cls is not None:
                     cls.declared_methods.add(name)
                     if name.startswith("~"):
@@ -386,7 +387,7 @@ class FileModel:
 
     def _return_text(self, node: Node) -> str:
         declarator = node.child_by_field_name("declarator")
-        func = _function_declarator(declarator)
+        func = find_function_declarator(declarator)
         trailing = next((c for c in func.named_children if c.type == "trailing_return_type"), None) if func else None
         if trailing is not None:
             return node_text(self.src, trailing.named_children[0] if trailing.named_children else None)
@@ -411,7 +412,7 @@ class FileModel:
 
     def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
         """Which parameters are references to pointers or numbers: callers pass the variable."""
-        func = _function_declarator(declarator)
+        func = find_function_declarator(declarator)
         params = func.child_by_field_name("parameters") if func is not None else None
         if params is None:
             return
@@ -579,24 +580,6 @@ def is_reference_param(param: Node) -> bool:
         node = node.child_by_field_name("declarator") or next(
             (c for c in node.named_children if c.type.endswith("declarator")), None)
     return False
-
-
-def _function_declarator(node: Node | None) -> Node | None:
-    """The function declarator inside pointer/reference/parenthesized declarators, if any."""
-    depth = 0
-    while node is not None and depth < 50:
-        depth += 1
-        if node.type == "function_declarator":
-            return node
-        if node.type in ("pointer_declarator", "reference_declarator", "parenthesized_declarator",
-                         "attributed_declarator"):
-            inner = node.child_by_field_name("declarator")
-            if inner is None:
-                inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
-            node = inner
-            continue
-        return None
-    return None
 
 
 # ----------------------------------------------------------------------------- walking declarations
