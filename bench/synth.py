@@ -349,11 +349,21 @@ def tree_lines(paths: list[Path]) -> int:
     return sum(_count_lines(p.read_bytes()) for p in paths)
 
 
-if __name__ == "__main__":  # pragma: no cover - quick manual check
+def main(argv: list[str] | None = None) -> None:
+    """`python bench/synth.py [DIR] [LINES]`: build one tree and print its folder."""
+    import argparse
     import sys
     import tempfile
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="ortlint-tree-"))
-    tree = build_tree(target, int(sys.argv[2]) if len(sys.argv) > 2 else 10_000)
+    parser = argparse.ArgumentParser(description="Build a synthetic tree from ortlint's fixtures.")
+    parser.add_argument("folder", nargs="?", help="where to build it (default: a new temporary folder)")
+    parser.add_argument("lines", nargs="?", type=int, default=10_000, help="about how many lines (default: 10000)")
+    args = parser.parse_args(argv)
+    target = Path(args.folder) if args.folder else Path(tempfile.mkdtemp(prefix="ortlint-tree-"))
+    tree = build_tree(target, args.lines)
     print(f"{tree.root}: {len(tree.files)} files, {tree.lines} lines, {tree.copies} copies, {tree.by_language}",
           file=sys.stderr)
     print(os.fspath(tree.root))
+
+
+if __name__ == "__main__":  # pragma: no cover - manual use
+    main()
