@@ -549,40 +549,70 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     program = Program()
     by_path = {s.path: s for s in found.files}
     parser = _Parser(config, program, by_path)
-    records: dict[str, FileRecord] = {}
     hashes: dict[str, str] = {}
-    to_parse: list[str] = []
-    contents: dict[str, bytes | None] = {}
     run_key = None
     if cache is not None:
-        for source in found.files:
-            contents[source.path] = data = _read(source.path)
-            hashes[source.path] = content_hash(data or b"")
+        contents = {s.path: _read(s.path) for s in found.files}
+        hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
         run_key = _run_key(namespace, found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
             return replayed
+        records, to_parse = _load_records(cache, found, contents, hashes, program, parser)
+        del contents  # the parser keeps what it still needs
+    else:  # nothing to look up: the front ends (or the workers) read the files
+        records, to_parse = {}, [s.path for s in found.files]
+        hashes.update((s.path, "") for s in found.files)
+    discovered = time.perf_counter()
+    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache)
+    analyzed = time.perf_counter()
+    dependencies = _assemble(report, found, program, analysis, parser, records, hashes, cache)
+    report.stats = {
+        "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
+        "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
+        "discover_seconds": discovered - started, "parse_seconds": parsed - discovered,
+        "graph_seconds": analysis.graph_seconds, "analysis_seconds": analyzed - parsed - analysis.graph_seconds,
+        "summary_seconds": sum(r.summary_seconds for r in analysis.results.values()),
+        "report_seconds": time.perf_counter() - analyzed, "slowest_functions": _slowest(analysis),
+        "parsed_files": len(parser.units) + len(parser.metas), "workers": workers,
+        "analyzed_functions": analysis.analyzed, "reused_functions": analysis.reused,
+        "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
+    }
+    if cache is not None and run_key and not any(i.context for i in program.functions.values()):
+        wanted = {name for info in program.functions.values() for name in info.callees
+                  if program.resolve(info.key[0], name) is None}
+        cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
+    return report
+
+
+def _load_records(cache: Cache, found: "Discovery", contents: dict[str, bytes | None], hashes: dict[str, str],
+                  program: Program, parser: _Parser) -> tuple[dict[str, FileRecord], list[str]]:
+    """Cached records of unchanged files go into the program; the rest must be parsed."""
+    records: dict[str, FileRecord] = {}
+    to_parse: list[str] = []
     for source in found.files:
-        if cache is None:  # nothing to look up: the front ends (or the workers) read the file
-            hashes[source.path] = ""
-            to_parse.append(source.path)
-            continue
-        data = contents.pop(source.path)
-        digest = hashes[source.path]
-        record = cache.load(source.path, digest) if cache is not None and data is not None else None
+        data = contents[source.path]
+        record = cache.load(source.path, hashes[source.path]) if data is not None else None
         if record is not None:
             records[source.path] = record
             program.add_record(record)
-        else:
-            if data is not None:
-                parser.data[source.path] = data
-            to_parse.append(source.path)
-    discovered = time.perf_counter()
+            continue
+        if data is not None:
+            parser.data[source.path] = data
+        to_parse.append(source.path)
+    return records, to_parse
+
+
+def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str], program: Program,
+                       parser: _Parser, cache: Cache | None) -> tuple["Analysis", int, float]:
+    """Parse what must be parsed (in worker processes when it pays) and analyze the program.
+    Returns the analysis, the number of processes used and when parsing ended."""
     workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
     total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
     pool = None
     if workers > 1 and len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES:
         pool = _start_pool(workers, config)
+    by_path = parser.by_path
     try:
         if pool is not None:
             for meta in pool.parse([(p, by_path[p].language, parser.data.pop(p, None)) for p in to_parse]):
@@ -601,7 +631,13 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     finally:
         if pool is not None:
             pool.close()
-    analyzed = time.perf_counter()
+    return analysis, len(pool.conns) if pool else 1, parsed
+
+
+def _assemble(report: Report, found: "Discovery", program: Program, analysis: "Analysis", parser: _Parser,
+              records: dict[str, FileRecord], hashes: dict[str, str], cache: Cache | None) -> set[tuple[str, int, int]]:
+    """Findings, notices and summaries into the report, in a stable order; new records into the
+    cache. Returns the headers the results depend on (precise mode)."""
     dependencies: set[tuple[str, int, int]] = set()
     for source in found.files:
         record = _file_record(source.path, hashes[source.path], program, analysis, parser, records.get(source.path))
@@ -619,22 +655,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     report.summaries = {k: v for k, v in analysis.summaries.items()
                         if v is not None and k in called and not program.functions[k].context}
     report.sort()
-    report.stats = {
-        "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
-        "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
-        "discover_seconds": discovered - started, "parse_seconds": parsed - discovered,
-        "graph_seconds": analysis.graph_seconds, "analysis_seconds": analyzed - parsed - analysis.graph_seconds,
-        "summary_seconds": sum(r.summary_seconds for r in analysis.results.values()),
-        "report_seconds": time.perf_counter() - analyzed, "slowest_functions": _slowest(analysis),
-        "parsed_files": len(parser.units) + len(parser.metas), "workers": len(pool.conns) if pool else 1, "analyzed_functions": analysis.analyzed,
-        "reused_functions": analysis.reused,
-        "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
-    }
-    if cache is not None and run_key and not any(i.context for i in program.functions.values()):
-        wanted = {name for info in program.functions.values() for name in info.callees
-                  if program.resolve(info.key[0], name) is None}
-        cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
-    return report
+    return dependencies
 
 
 def _run_key(namespace: str, found: "Discovery", hashes: dict[str, str], contents: dict[str, bytes | None]) -> str | None:
