@@ -465,6 +465,13 @@ class FunctionAnalyzer:
         state.b[loc] = ("r", rid)
         return rid
 
+    def _owner_key(self, state: State, e: Expr) -> str:
+        """How the owner object of a JNI buffer is recognized at its release: its value when the
+        state knows it (so `a = data; ...; Release(data, ...)` matches), else its text."""
+        text = _owner_text(e)
+        v = self._eval(state, e)
+        return f"{text}|@{v[1]}" if v is not None and v[0] == "r" else text
+
     def _value_res(self, state: State, e: Expr, create: bool) -> tuple[str | None, Res | None]:
         """The resource an argument expression points to (creating an opaque one on demand)."""
         v = self._eval(state, e)
@@ -984,7 +991,7 @@ class FunctionAnalyzer:
         if acq.owner is not None and (acq.owner < len(ev.args) or acq.owner == RECEIVER and ev.receiver is not None):
             owner_expr = ev.receiver if acq.owner == RECEIVER else ev.args[acq.owner]
             if kind.owned:
-                owner_text = _owner_text(owner_expr)
+                owner_text = self._owner_key(state, owner_expr)
             else:
                 prid, pres = self._value_res(state, owner_expr, create=True)
                 parent = prid
@@ -1092,11 +1099,12 @@ class FunctionAnalyzer:
                 self._wrong_release(state, ev, rid, res, name, callee, via)
                 return
             if rel.owner is not None and res.owner is not None and rel.owner < len(ev.args):
-                owner = _owner_text(ev.args[rel.owner])
-                if owner != res.owner:
+                owner = self._owner_key(state, ev.args[rel.owner])
+                if not _same_owner(owner, res.owner):
                     site = self.sites.get(rid)
-                    self._report("ORT003", ev.loc, f"{callee}(){via} releases `{name}` against `{owner}`, but it was "
-                                 f"acquired from `{res.owner}`" + (f" at line {site.line}" if site else ""),
+                    self._report("ORT003", ev.loc, f"{callee}(){via} releases `{name}` against `{_owner_shown(owner)}`, "
+                                 f"but it was acquired from `{_owner_shown(res.owner)}`"
+                                 + (f" at line {site.line}" if site else ""),
                                  state, rid, anchor=f"owner:{callee}:{name}")
                     state.r[rid] = res._replace(st=CONSUMED)
                     return
@@ -1130,9 +1138,9 @@ class FunctionAnalyzer:
     def _release_token(self, state: State, ev: Call, rel: Release) -> None:
         owner = None
         if rel.owner is not None and rel.owner < len(ev.args):
-            owner = ir.expr_text(_strip_value(ev.args[rel.owner]))
+            owner = self._owner_key(state, ev.args[rel.owner])
         candidates = [rid for rid, res in state.r.items()
-                      if res.st == HELD and res.kind in rel.kinds and (owner is None or res.owner in (None, owner))]
+                      if res.st == HELD and res.kind in rel.kinds and _same_owner(owner, res.owner)]
         if candidates:
             rid = sorted(candidates)[-1]
             state.r[rid] = state.r[rid]._replace(st=RELEASED)
@@ -1636,6 +1644,22 @@ def _strip_value(e: Expr) -> Expr:
 def _short_path(where: str) -> str:
     """`a/b/util.c:42` -> `util.c:42`: traces stay readable."""
     return where.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _same_owner(a: str | None, b: str | None) -> bool:
+    """Owner keys are `text` or `text|@rid`: the same value (an alias) or, failing that, the
+    same text."""
+    if a is None or b is None:
+        return True
+    ta, _, ra = a.partition("|@")
+    tb, _, rb = b.partition("|@")
+    if ra and rb:
+        return ra == rb
+    return ta == tb
+
+
+def _owner_shown(key: str | None) -> str:
+    return (key or "").partition("|@")[0]
 
 
 def _owner_text(e: Expr) -> str:
