@@ -140,3 +140,13 @@ def test_decorated_functions_parse_without_errors(signature: str) -> None:
 def test_syntax_errors_become_notes_and_havoc_not_exceptions() -> None:
     unit = parse_c("t.c", default_policy(), b"int f(void){ char *p = malloc(1); FOO( { free(p) ) } return 0; }")
     assert unit.notes or any(isinstance(ev, ir.Havoc) for fn in unit.functions for b in fn.blocks for ev in b.events)
+
+
+def test_unparsed_regions_are_reported_only_where_nothing_was_analyzed() -> None:
+    from ortlint.frontends.c_treesitter import _uncovered
+    assert _uncovered(10, 40, [(12, 30)]) == [(10, 11), (31, 40)]
+    assert _uncovered(10, 40, [(5, 50)]) == []
+    split_header = (b"#ifdef _WIN32\nint wmain(int argc, wchar_t **argv) {\n#else\nint main(int argc, char **argv) {\n"
+                    b"#endif\n  char *p = malloc(1);\n  return 0;\n}\n")
+    unit = parse_c("t.c", default_policy(), split_header)
+    assert [f.name for f in unit.functions] == ["main"] and not unit.notes

@@ -778,6 +778,20 @@ def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     return body
 
 
+def _uncovered(first: int, last: int, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The line ranges of [first, last] outside every (start, end) of `covered` (sorted)."""
+    out, cur = [], first
+    for a, b in covered:
+        if b < cur or a > last:
+            continue
+        if a > cur:
+            out.append((cur, a - 1))
+        cur = max(cur, b + 1)
+    if cur <= last:
+        out.append((cur, last))
+    return out
+
+
 def _descendants_with_errors(node: Node) -> list[Node]:
     """Function definitions that error recovery placed inside another function's body."""
     out = []
@@ -845,21 +859,22 @@ class CFrontEnd:
                              self.collect_constants(root))
 
     def note_unparsed(self, root: Node, functions: list[ir.Function]) -> None:
-        """Code with a body that tree-sitter could not turn into a function is reported, so a
-        user knows it was not checked (instead of silently seeing no findings)."""
+        """Code with statements that tree-sitter could not turn into any function is reported,
+        so a user knows it was not checked (instead of silently seeing no findings). Parts of an
+        unparsed region that an analyzed function covers are not (a header split by `#ifdef`)."""
         if not root.has_error:
             return
-        covered = [(f.loc.line, f.loc.end_line) for f in functions]
+        covered = sorted((f.loc.line, f.loc.end_line) for f in functions)
+        lines = self.src.split(b"\n")
         stack = [root]
         while stack:
             node = stack.pop()
             if node.type == "ERROR":
-                first, last = node.start_point[0] + 1, node.end_point[0] + 1
-                inside = any(a <= first and last <= b for a, b in covered)
-                if not inside and b"{" in self.src[node.start_byte:node.end_byte]:
-                    self.notes.append((Loc(first, node.start_point[1] + 1, last, node.end_point[1] + 1),
-                                       f"could not parse lines {first}-{last}; code there is not analyzed"))
-                    continue
+                for first, last in _uncovered(node.start_point[0] + 1, node.end_point[0] + 1, covered):
+                    text = b"\n".join(lines[first - 1:last])
+                    if b"{" in text and b";" in text:
+                        self.notes.append((Loc(first, 1, last, 1), f"could not parse lines {first}-{last}; code there is not analyzed"))
+                continue
             if node.type in self.CONTAINERS:
                 stack.extend(reversed(node.named_children))
 
