@@ -115,7 +115,9 @@ class Cache:
 
     @staticmethod
     def key(path: str, digest: str) -> str:
-        return hashlib.blake2b(f"{os.path.abspath(path)}\0{digest}".encode(), digest_size=16).hexdigest()
+        """Keyed by the path as the run spells it: records hold that spelling in their function
+        keys and findings, so `../src/a.c` and `/work/src/a.c` must not share an entry."""
+        return hashlib.blake2b(f"{path}\0{digest}".encode(), digest_size=16).hexdigest()
 
     def _entry_path(self, key: str) -> Path:
         return self.dir / key[:2] / f"{key}.pickle"
@@ -127,7 +129,8 @@ class Cache:
         except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
             self.misses += 1
             return None
-        if not isinstance(record, FileRecord) or record.content_hash != digest or not _unchanged(record):
+        if (not isinstance(record, FileRecord) or record.content_hash != digest or record.path != path
+                or not _unchanged(record)):
             self.misses += 1
             return None
         self.hits += 1
@@ -149,7 +152,8 @@ class Cache:
         try:
             st = os.stat(record.path)
             exported = sorted({f.name for f in record.functions if not f.is_static})
-            self.index[os.path.abspath(record.path)] = [st.st_size, st.st_mtime_ns, record.content_hash, exported]
+            self.index[os.path.abspath(record.path)] = [st.st_size, st.st_mtime_ns, record.content_hash, exported,
+                                                        record.path]
             self._index_dirty = True
         except OSError:
             pass
@@ -159,15 +163,15 @@ class Cache:
         whose size and mtime are unchanged since they were cached."""
         out = []
         for path, entry in sorted(self.index.items()):
-            if path in exclude or len(entry) != 4 or not wanted.intersection(entry[3]):
+            if path in exclude or len(entry) != 5 or not wanted.intersection(entry[3]):
                 continue
-            size, mtime, digest, _names = entry
+            size, mtime, digest, _names, spelled = entry
             try:
                 st = os.stat(path)
             except OSError:
                 continue
             if st.st_size == size and st.st_mtime_ns == mtime:
-                out.append((path, digest))
+                out.append((spelled, digest))  # records are keyed by the path as it was written
         return out
 
     # -- the last whole run ------------------------------------------------------------------

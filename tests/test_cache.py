@@ -94,3 +94,18 @@ def test_policy_change_starts_a_new_namespace(tmp_path: Path) -> None:
     other = run(RunConfig([str(tree)], load_policy([extra]), cache_dir=str(tmp_path / "cache")))
     assert other.stats["parsed_files"] == 3
     assert len([d for d in os.listdir(tmp_path / "cache") if d.startswith("v")]) == 2
+
+
+def test_the_same_tree_spelled_another_way_gets_the_same_findings(tmp_path: Path, monkeypatch) -> None:
+    """Regression: records keyed by absolute path were loaded for a run spelling the paths
+    differently (`tree` vs `/abs/tree`); their function keys did not match and the run reported
+    nothing, then stored that empty report as the whole-run result."""
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    monkeypatch.chdir(tmp_path)
+    plain = go(["tree"], tmp_path / "cache")
+    other = go([str(tree)], tmp_path / "cache")
+    again = go([str(tree)], tmp_path / "cache")
+    assert plain.findings and len(other.findings) == len(plain.findings) == len(again.findings)
+    assert {(Path(f.path).name, f.line, f.rule) for f in other.findings} == \
+        {(Path(f.path).name, f.line, f.rule) for f in plain.findings}
