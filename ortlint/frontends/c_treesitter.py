@@ -910,7 +910,10 @@ class CFrontEnd:
             nxt = nxt + 1 if nxt is not None else None
 
     def lower_function(self, node: Node, name: str) -> list[ir.Function]:
-        lowering = self.lowering_class(self, node, name)
+        return self.lower_with(self.lowering_class(self, node, name), node, name)
+
+    def lower_with(self, lowering: FunctionLowering, node: Node, name: str) -> list[ir.Function]:
+        """One function's graph; nesting too deep for the lowering skips it with a note."""
         try:
             return [lowering.lower()]
         except (TooDeep, RecursionError):

@@ -19,7 +19,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from ..policy import Policy
-from .c_treesitter import find_function_declarator
+from .c_treesitter import find_function_declarator, is_array_declarator
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
 TABLE_TYPES = frozenset({
@@ -232,19 +232,9 @@ def declared_type_text(src: bytes, type_node: Node | None, declarator: Node | No
     """The type of one declarator of a declaration, as text: `OrtValue *` for `OrtValue *v`."""
     base = node_text(src, type_node)
     pointers = declarator_pointers(declarator)
-    if declarator is not None and _is_array(declarator):
+    if declarator is not None and is_array_declarator(declarator):
         return f"{base}{'*' * pointers}[]"
     return base + "*" * pointers
-
-
-def _is_array(node: Node) -> bool:
-    depth = 0
-    while node is not None and depth < 50:
-        depth += 1
-        if node.type == "array_declarator":
-            return True
-        node = node.child_by_field_name("declarator")
-    return False
 
 
 def innermost_name(src: bytes, node: Node | None) -> tuple[str, Node] | None:

@@ -35,7 +35,7 @@ from tree_sitter import Language, Node, Parser, Range
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..policy import Policy
-from .c_treesitter import (CFrontEnd, FunctionLowering, Macro, TooDeep, _short, declarator_name,
+from .c_treesitter import (CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, is_array_declarator)
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
@@ -1645,13 +1645,7 @@ class CppFrontEnd(CFrontEnd):
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
 
     def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
-        lowering = CppLowering(self, node, name, cls, ns)
-        try:
-            return [lowering.lower()]
-        except (TooDeep, RecursionError):
-            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
-            return []
+        return self.lower_with(CppLowering(self, node, name, cls, ns), node, name)
 
     def cpp_function_nodes(self, root: Node) -> Iterator[tuple[Node, str, ClassInfo | None, tuple[str, ...]]]:
         """Every function definition with a body, named with its namespaces and class."""
