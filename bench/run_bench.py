@@ -165,6 +165,11 @@ def ortlint_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "ortlint"]
 
 
+def ortlint_version() -> str:
+    """`ortlint 0.1.0 (compiled: 9 of 9 modules)`: whether the compiled modules were measured."""
+    return subprocess.run(ortlint_command() + ["--version"], capture_output=True, text=True).stdout.strip()
+
+
 def compile_package() -> None:
     """Byte-compile ortlint once (an installed package is; PYTHONDONTWRITEBYTECODE would otherwise
     make every measured process compile its sources again, 0.1 s of start-up)."""
@@ -424,7 +429,7 @@ def fmt_rate(x: float) -> str:
 def table(results: dict) -> str:
     sizes = results["sizes"]
     lines = [f"ortlint benchmark: {results['machine']['cores']} cores, {results['machine']['python']}, "
-             f"--jobs {results['jobs']}, median of {results['repeat']} runs"]
+             f"--jobs {results['jobs']}, median of {results['repeat']} runs; {results.get('ortlint', '?')}"]
     if sizes:
         head = (f"{'size':>5} {'files':>6} {'lines':>8} {'wall s':>7} {'CPU s':>7} {'lines/s':>8} {'files/s':>7} "
                 f"{'ms/Kl':>6} {'peak MB':>8} {'floor l/s':>9} {'x floor':>7} {'cppcheck l/s':>12} {'x cppchk':>8} "
@@ -548,12 +553,13 @@ def main(argv: list[str] | None = None) -> int:
     workdir.mkdir(parents=True, exist_ok=True)
     if shutil.which("cppcheck") is None and args.cppcheck:
         log("cppcheck is not installed: the comparison with it is skipped (apt-get install cppcheck)")
-    log(f"working in {workdir}; {os.cpu_count()} cores; load {load_average():.2f}")
+    log(f"working in {workdir}; {os.cpu_count()} cores; load {load_average():.2f}; {ortlint_version()}")
     compile_package()
     groups = synth.prepare_groups()
     results: dict = {
         "machine": {"cores": os.cpu_count(), "python": f"Python {platform.python_version()}",
                     "platform": platform.platform(), "load_at_start": load_average()},
+        "ortlint": ortlint_version(),
         "jobs": args.jobs, "repeat": args.repeat, "sizes": [], "targets_wanted": TARGETS,
     }
     try:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import click
 
 from . import __version__
+from ._native import native_status
 from .baseline import BaselineError, read_baseline, split_new, write_baseline
 from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, drop_excluded, load_settings,
                      resolve_rules)
@@ -55,6 +56,13 @@ class _DefaultCommandGroup(click.Group):
         if not args or args[0] not in self.commands:
             args = ["check", *args]
         return super().parse_args(ctx, args)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    click.echo(f"ortlint {__version__} ({native_status()})")
+    ctx.exit()
 
 
 @click.group(cls=_DefaultCommandGroup, context_settings=CONTEXT)
@@ -134,7 +142,8 @@ Documentation: docs/cli.md"""
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Per-file result cache.  [default: .ortlint_cache]")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache (also: ORTLINT_NO_CACHE=1).")
-@click.version_option(__version__, "--version", prog_name="ortlint", message="%(prog)s %(version)s")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version (and whether the compiled modules are in use) and exit.")
 def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
           rule_files: tuple[str, ...], config_file: str | None, isolated: bool, exclude: tuple[str, ...],
           force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],

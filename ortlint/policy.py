@@ -7,6 +7,7 @@ way cppcheck's library files work. Every file is validated on load; a mistake is
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,12 +54,7 @@ class Acquire:
 
     @property
     def arg(self) -> int | None:
-        m = _INTO.match(self.into)
-        if m and m.group(2):
-            return int(m.group(2))
-        if m and m.group(3):
-            return int(m.group(3))
-        return None
+        return _into_arg(self.into)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +152,17 @@ class Policy:
             parts = [p for p in (calls, words, *self.blank_patterns) if p]
             self._blank_re = re.compile("|".join(f"(?:{p})" for p in parts)) if parts else re.compile(r"(?!x)x")
         return self._blank_re
+
+
+@functools.lru_cache(maxsize=None)
+def _into_arg(into: str) -> int | None:
+    """The argument an acquisition writes (`*2` -> 2, `1[]` -> 1); asked at every call site."""
+    m = _INTO.match(into)
+    if m and m.group(2):
+        return int(m.group(2))
+    if m and m.group(3):
+        return int(m.group(3))
+    return None
 
 
 # ----------------------------------------------------------------------------- loading

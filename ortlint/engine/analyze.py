@@ -11,6 +11,7 @@ something borrowed (ORT005), and a use after release (ORT006).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import heapq
 import re
 import time
@@ -22,7 +23,7 @@ from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import RECEIVER, Acquire, CallSpec, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
-                    is_nonnull_fact, is_null_fact)
+                    is_nonnull_fact, is_null_fact, replaced)
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
 STATUS_KIND = "ort.Status"
@@ -113,6 +114,7 @@ class FunctionAnalyzer:
         self._event_work = 0
         self._stopped = False
         self._released_at: dict[int, set[str]] = {}
+        self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
         self.order = self._reverse_postorder()
 
@@ -167,7 +169,7 @@ class FunctionAnalyzer:
 
     def _explore(self, entry: State) -> None:
         pending: dict[int, list[State]] = {self.fn.entry: [entry]}
-        visited: dict[int, set] = {}
+        visited: dict[int, set | State] = {}
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
         steps = 0
@@ -193,15 +195,22 @@ class FunctionAnalyzer:
                         heapq.heappush(queue, (self.order.get(succ, 0), succ))
                         queued.add(succ)
 
-    def _admit(self, bid: int, state: State, visited: dict[int, set]) -> bool:
+    def _admit(self, bid: int, state: State, visited: dict[int, "set | State"]) -> bool:
         """Should `state` be explored from block `bid`? Identical states are explored once;
         past the thresholds, states are merged more coarsely (see Budget)."""
-        seen = visited.setdefault(bid, set())
         self._work += len(state.b) + len(state.r)
+        seen = visited.get(bid)
+        if seen is None:
+            # most blocks are reached by one state only: its key is computed when a second comes
+            visited[bid] = state
+            self._released_at[bid] = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
+            return True
+        if isinstance(seen, State):  # admitted states are never changed afterwards (blocks run on copies)
+            seen = visited[bid] = {seen.key()}
         key = state.key()
         if key in seen:
             return False
-        released = self._released_at.setdefault(bid, set())
+        released = self._released_at[bid]
         released.update(rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED)
         if len(seen) >= self.budget.collapse_after:
             self._collapse_released_params(state, released)
@@ -226,9 +235,11 @@ class FunctionAnalyzer:
         """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
         value the caller owns, "known NULL here" and "released on the other path here" mean the
         same to the caller (releasing NULL does nothing): both become "released if not NULL"."""
+        if not released_elsewhere:
+            return
         for rid, res in list(state.r.items()):
             if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
-                state.r[rid] = res._replace(st=RELEASED, fact=None)
+                state.r[rid] = replaced(res, st=RELEASED, fact=None)
 
     @staticmethod
     def _forget_facts(state: State) -> None:
@@ -236,7 +247,7 @@ class FunctionAnalyzer:
         and forget unknown values that carry no information any more."""
         state.b = {k: v for k, v in state.b.items() if v[0] == "r"}
         state.conds = frozenset()
-        state.r = {rid: (res._replace(fact=None) if res.st == OPAQUE else res) for rid, res in state.r.items()}
+        state.r = {rid: (replaced(res, fact=None) if res.st == OPAQUE else res) for rid, res in state.r.items()}
         _drop_blank_opaques(state)
 
     # ================================================================== blocks and events
@@ -301,7 +312,7 @@ class FunctionAnalyzer:
         if isinstance(term, ir.Branch):
             out = []
             for truth, target in ((True, term.then), (False, term.orelse)):
-                s = self._assume(state.copy(), term.cond, truth)
+                s = self._assume(state.copy() if truth else state, term.cond, truth)  # the last one needs no copy
                 if s is None:
                     continue
                 s.note(term.loc.line, term.loc.col, _branch_note(term, truth))
@@ -524,7 +535,7 @@ class FunctionAnalyzer:
                 named = not key[0].startswith("$")
                 coll = "[]" in key
                 if (named and not res.bound) or (coll and not res.coll):
-                    res = res._replace(bound=res.bound or named, coll=res.coll or coll)
+                    res = replaced(res, bound=res.bound or named, coll=res.coll or coll)
                     state.r[value[1]] = res
         if not local:
             self._escape_val(state, value, key)
@@ -538,7 +549,7 @@ class FunctionAnalyzer:
         to the array (no leak or double release is claimed for it)."""
         res = state.r.get(rid)
         if res is not None and res.st == HELD:
-            state.r[rid] = res._replace(st=ESCAPED, esc=key)
+            state.r[rid] = replaced(res, st=ESCAPED, esc=key)
 
     def _invalidate(self, state: State, key: LocKey) -> None:
         """A location is overwritten: drop remembered conditions and sub-locations that read it."""
@@ -561,13 +572,13 @@ class FunctionAnalyzer:
         if res is None:
             return
         if res.st in (HELD, BORROWED, OPAQUE):
-            state.r[rid] = res._replace(st=ESCAPED, esc=where)
+            state.r[rid] = replaced(res, st=ESCAPED, esc=where)
             if res.st == BORROWED and res.parent and self._is_java(res.kind):
                 # a Result's output handed to another owner: whoever takes the values out of
                 # a Result takes over closing them (the Result has nothing else to close)
                 self._escape_val(state, ("r", res.parent), where, depth + 1)
         elif res.st == ESCAPED and res.esc is None and where is not None:
-            state.r[rid] = res._replace(esc=where)
+            state.r[rid] = replaced(res, esc=where)
         prefix = "@" + rid
         for k, v in list(state.b.items()):
             if k[0] == prefix and v[0] == "r" and v[1] != rid:
@@ -591,16 +602,14 @@ class FunctionAnalyzer:
 
     def _gc(self, state: State, loc: ir.Loc, lost: bool = True) -> None:
         """Forget resources nothing refers to; a held one losing its last reference is a leak."""
-        referenced = {v[1] for v in state.b.values() if v[0] == "r"}
-        changed = True
-        while changed:
-            changed = False
-            for k in [k for k in state.b if k[0].startswith("@") and k[0][1:] not in state.r]:
-                del state.b[k]
-                changed = True
-            if changed:
-                referenced = {v[1] for v in state.b.values() if v[0] == "r"}
-        for rid, res in list(state.r.items()):
+        b, r = state.b, state.r
+        orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
+        for k in orphans:  # memory of resources already forgotten
+            del b[k]
+        referenced = {v[1] for v in b.values() if v[0] == "r"}
+        if len(referenced) >= len(r) and referenced.issuperset(r):
+            return  # the common case: everything is still referenced
+        for rid, res in list(r.items()):
             if rid in referenced or rid[0] == "p":
                 continue
             if res.st == HELD:
@@ -628,7 +637,7 @@ class FunctionAnalyzer:
         if res is None or depth > 6:
             return
         if res.st in (HELD, BORROWED, RELEASED, DANGLING, OPAQUE):
-            state.r[rid] = res._replace(st=CONSUMED)
+            state.r[rid] = res.with_st(CONSUMED)
         for k, v in list(state.b.items()):
             if k[0] == "@" + rid and v[0] == "r":
                 self._consume_tree(state, v[1], depth + 1)
@@ -675,7 +684,7 @@ class FunctionAnalyzer:
                             state.b[k] = ("k", 0)
                     del state.r[rid]
                 else:
-                    state.r[rid] = res._replace(maybe_null=False)
+                    state.r[rid] = replaced(res, maybe_null=False)
                 return state
             if res.st != OPAQUE:  # something this function acquired: a valid, non-NULL pointer
                 if c == 0:
@@ -684,7 +693,7 @@ class FunctionAnalyzer:
             fact = _narrow(res.fact, eq, c)
             if fact is False:
                 return None
-            state.r[rid] = res._replace(fact=fact)
+            state.r[rid] = replaced(res, fact=fact)
             return state
         fact = _narrow(v, eq, c)
         if fact is False:
@@ -696,7 +705,7 @@ class FunctionAnalyzer:
             # memory reached through a parameter or a global: give it an identity, so the
             # NULL test shows up in this function's summary as a precondition
             rid = self._new_opaque(state, loc)
-            state.r[rid] = state.r[rid]._replace(fact=fact)
+            state.r[rid] = replaced(state.r[rid], fact=fact)
             return state
         state.b[loc] = fact
         return state
@@ -741,7 +750,7 @@ class FunctionAnalyzer:
             where = self._last_note(state, parent, "released")
             msg = f"`{name}` is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
-        state.r[rid] = res._replace(st=CONSUMED)
+        state.r[rid] = res.with_st(CONSUMED)
 
     def _last_note(self, state: State, rid: str, word: str) -> str:
         node = state.trace
@@ -908,7 +917,7 @@ class FunctionAnalyzer:
             res = state.r.get(rid)
             if res is None or res.st not in (HELD, OPAQUE) or (kinds and res.kind and res.kind not in kinds):
                 continue
-            state.r[rid] = res._replace(st=RELEASED)
+            state.r[rid] = res.with_st(RELEASED)
             state.note(loc.line, loc.col, f"released with the other elements of `{ir.expr_text(_strip_value(elem))}` by {by}",
                        rid, release=by.rstrip("()") if by.endswith("()") else None)
 
@@ -948,7 +957,7 @@ class FunctionAnalyzer:
         if spec.moves is not None and spec.moves < len(ev.args):
             rid, res = self._value_res(ok, ev.args[spec.moves], create=True)  # also `p->data`: a summary says so
             if rid is not None and res is not None and res.st in (HELD, OPAQUE):
-                ok.r[rid] = res._replace(st=CONSUMED)
+                ok.r[rid] = res.with_st(CONSUMED)
         self._neutral_outs(ok, ev, spec)
         self._neutral_outs(bad, ev, spec)
         return self._acquire_all(ok, ev, spec) + [bad]
@@ -1079,12 +1088,12 @@ class FunctionAnalyzer:
             where = self._last_note(state, rid, "released")
             self._report("ORT002", ev.loc, f"`{name}` ({label}) is released a second time by {callee}(){via}; "
                          f"it was already released{where}", state, rid, anchor=f"double:{callee}:{name}")
-            state.r[rid] = res._replace(st=CONSUMED)
+            state.r[rid] = res.with_st(CONSUMED)
             return
         if res.st == CONSUMED:
             return
         if res.st == BORROWED and self._is_java(res.kind):  # Java: closing a Result's output early is allowed
-            state.r[rid] = res._replace(st=RELEASED)
+            state.r[rid] = res.with_st(RELEASED)
             state.note(ev.loc.line, ev.loc.col, f"`{name}` closed by {callee}(){via}", rid, release=callee)
             return
         if res.st == BORROWED:
@@ -1092,7 +1101,7 @@ class FunctionAnalyzer:
             src = f" (from {site.callee}() at line {site.line})" if site else ""
             self._report("ORT005", ev.loc, f"{callee}(){via} releases `{name}`, a {label}{src} that the caller does not own; "
                          f"it must not be released", state, rid, anchor=f"foreign:{callee}:{name}")
-            state.r[rid] = res._replace(st=CONSUMED)
+            state.r[rid] = res.with_st(CONSUMED)
             return
         if res.st == HELD and rel is not None and res.kind is not None:
             if res.kind not in rel.kinds:
@@ -1106,7 +1115,7 @@ class FunctionAnalyzer:
                                  f"but it was acquired from `{_owner_shown(res.owner)}`"
                                  + (f" at line {site.line}" if site else ""),
                                  state, rid, anchor=f"owner:{callee}:{name}")
-                    state.r[rid] = res._replace(st=CONSUMED)
+                    state.r[rid] = res.with_st(CONSUMED)
                     return
             if rel.keep_if_arg is not None and rel.keep_if_arg < len(ev.args):
                 mode = self._eval(state, ev.args[rel.keep_if_arg])
@@ -1115,11 +1124,11 @@ class FunctionAnalyzer:
                     return
         if res.st == ESCAPED and res.kind is None:
             return
-        state.r[rid] = res._replace(st=RELEASED)
+        state.r[rid] = res.with_st(RELEASED)
         state.note(ev.loc.line, ev.loc.col, f"`{name}` released by {callee}(){via}", rid, release=callee)
         for other, ores in list(state.r.items()):
             if ores.parent == rid and ores.st == BORROWED:
-                state.r[other] = ores._replace(st=DANGLING)
+                state.r[other] = ores.with_st(DANGLING)
 
     def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:
         kind = self.policy.kinds[res.kind]  # type: ignore[index]
@@ -1133,7 +1142,7 @@ class FunctionAnalyzer:
         else:
             msg = f"{callee}(){via} does not release {kind.label}: `{name}` was acquired{origin}{hint}"
         self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}")
-        state.r[rid] = res._replace(st=CONSUMED)
+        state.r[rid] = res.with_st(CONSUMED)
 
     def _release_token(self, state: State, ev: Call, rel: Release) -> None:
         owner = None
@@ -1143,7 +1152,7 @@ class FunctionAnalyzer:
                       if res.st == HELD and res.kind in rel.kinds and _same_owner(owner, res.owner)]
         if candidates:
             rid = sorted(candidates)[-1]
-            state.r[rid] = state.r[rid]._replace(st=RELEASED)
+            state.r[rid] = state.r[rid].with_st(RELEASED)
             state.note(ev.loc.line, ev.loc.col, f"released by {ev.callee}()", rid)
             del state.r[rid]
 
@@ -1224,10 +1233,7 @@ class FunctionAnalyzer:
         if e is None:
             return
         if effect.what == "release":
-            spec = self._release_spec(effect.relby)
-            rel = spec.release if spec is not None else None
-            if rel is not None:  # the owner object and mode arguments stay inside the helper
-                rel = dataclasses.replace(rel, owner=None, keep_if_arg=None)
+            rel = self._helper_release(effect.relby)
             fake = Call(ev.id, ev.loc, effect.relby or ev.callee, ev.style, None, (e,), None, ev.text)
             self._release_expr(state, fake, e, rel, effect.relby or ev.callee, helper, effect.where)
         elif effect.what == "escape":
@@ -1238,7 +1244,19 @@ class FunctionAnalyzer:
         else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
             rid, res = self._value_res(state, e, create=True)
             if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):
-                state.r[rid] = res._replace(st=CONSUMED)
+                state.r[rid] = res.with_st(CONSUMED)
+
+    def _helper_release(self, name: str | None) -> Release | None:
+        """How `name`, called inside a helper, releases; the owner object and mode arguments
+        stay inside the helper. The same for every call of every helper: computed once."""
+        if name in self._helper_releases:
+            return self._helper_releases[name]
+        spec = self._release_spec(name)
+        rel = spec.release if spec is not None else None
+        if rel is not None:
+            rel = dataclasses.replace(rel, owner=None, keep_if_arg=None)
+        self._helper_releases[name] = rel
+        return rel
 
     def _release_spec(self, name: str | None) -> CallSpec | None:
         if name is None:
@@ -1304,7 +1322,7 @@ class FunctionAnalyzer:
                 res = state.r.get(v[1])
                 if res is not None and res.coll and res.st in (HELD, OPAQUE):
                     if what == "release":
-                        state.r[v[1]] = res._replace(st=RELEASED)
+                        state.r[v[1]] = res.with_st(RELEASED)
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
@@ -1700,7 +1718,11 @@ _TOP_PARAM = re.compile(r"^p\d+$")
 _PARAM_RID = re.compile(r"^p(\d+)((?:/[^/#]+)*)")
 
 
+@functools.lru_cache(maxsize=4096)
 def _param_path(rid: str) -> tuple | None:
+    """`p1/*/.data` -> (1, "*", ".data"): the parameter and the access path a resource id names."""
+    if rid[:1] != "p":
+        return None
     m = _PARAM_RID.match(rid)
     if not m or "#" in rid:
         return None
