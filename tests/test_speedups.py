@@ -91,7 +91,9 @@ def test_pickle_by_fields_refuses_fields_its_constructor_does_not_take() -> None
 
 
 def test_ir_pickles_by_constructor() -> None:
-    assert ir.Loc.__reduce__ is not object.__reduce__ and ir.Function.__reduce__ is not object.__reduce__
+    assert ir.Var.__reduce__ is not object.__reduce__ and ir.Function.__reduce__ is not object.__reduce__
+    assert isinstance(ir.Loc(1, 2, 3, 4), tuple)  # pickled (and skipped by the cycle collector) as a tuple
+    assert pickle.loads(pickle.dumps(ir.Loc(1, 2, 3, 4))) == ir.Loc(1, 2, 3, 4)
 
 
 # ----------------------------------------------------------------------------- policy tables
