@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Callable, Iterable
 
 import tree_sitter_c
 from tree_sitter import Language, Node, Parser
@@ -15,7 +15,7 @@ from tree_sitter import Language, Node, Parser
 from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .lowering import CfgBuilder, TooDeep, short
+from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from .source import SourceText, read_source
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -28,6 +28,9 @@ _NULL_WORDS = {"NULL": 0, "nullptr": 0, "false": 0, "true": 1, "FALSE": 0, "TRUE
 
 
 _short = short
+_WHITESPACE = re.compile(r"\s+")
+_VOID = Opaque("void")  # IR values are never changed: one object for every call whose result is not used
+_UNINITIALIZED = Opaque("uninitialized")  # (the same for declarations without a value)
 
 
 @dataclass
@@ -52,6 +55,7 @@ class FunctionLowering(CfgBuilder):
 
     def __init__(self, unit: "CFrontEnd", node: Node, name: str):
         self.init_graph()
+        self._stmt_handlers = handler_table(type(self), "stmt_")
         self.unit = unit
         self.src = unit.src
         self.ascii = unit.ascii
@@ -63,6 +67,8 @@ class FunctionLowering(CfgBuilder):
         self.break_stack: list[int] = []
         self.loc_override: Loc | None = None
         self.macro_depth = 0
+        self.F = unit.F
+        self.name_values = unit.name_values
 
     # ------------------------------------------------------------------ graph plumbing
 
@@ -79,11 +85,11 @@ class FunctionLowering(CfgBuilder):
     # ------------------------------------------------------------------ entry point
 
     def lower(self) -> ir.Function:
-        declarator = self.node.child_by_field_name("declarator")
+        declarator = self.node.child_by_field_id(self.F.declarator)
         self.params = self.collect_params(declarator)
         entry = self.new_block()
         self.start(entry)
-        body = self.node.child_by_field_name("body")
+        body = self.node.child_by_field_id(self.F.body)
         if body is not None:
             self.lower_function_body(body)
         end_loc = self.loc(self.node)
@@ -93,10 +99,14 @@ class FunctionLowering(CfgBuilder):
             if block.term is None:
                 block.term = Return(None, end_loc)
         return ir.Function(
-            name=self.name, path=self.unit.path, loc=self.loc(self.node), language=self.language,
+            name=self.name, path=self.unit.path, loc=end_loc, language=self.language,
             params=self.params, locals=self.locals, blocks=self.blocks, entry=0,
-            is_static=self.unit.is_static(self.node), notes=self.notes,
+            is_static=self.function_is_static(), notes=self.notes,
         )
+
+    def function_is_static(self) -> bool:
+        """Internal linkage: only this file can call the function."""
+        return self.unit.is_static(self.node)
 
     def lower_function_body(self, body: Node) -> None:
         self.lower_stmt(body)
@@ -105,13 +115,13 @@ class FunctionLowering(CfgBuilder):
         func = find_function_declarator(declarator)
         if func is None:
             return []
-        params = func.child_by_field_name("parameters")
+        params = func.child_by_field_id(self.F.parameters)
         names: list[str] = []
         if params is None:
             return names
         for p in params.named_children:
             if p.type in ("parameter_declaration", "optional_parameter_declaration"):
-                name = declarator_name(p.child_by_field_name("declarator"), self.src)
+                name = declarator_name(p.child_by_field_id(self.F.declarator), self.src)
                 names.append(name or f"$arg{len(names)}")
         return names
 
@@ -122,17 +132,31 @@ class FunctionLowering(CfgBuilder):
         try:
             if self.depth > MAX_NESTING:
                 raise TooDeep()
-            handler = getattr(self, "stmt_" + node.type, None)
-            if handler is not None:
-                handler(node)
-            elif node.type.startswith("preproc_") or node.type in ("comment", ";", "{", "}"):
-                self.stmt_preproc_other(node)
-            elif node.is_error or node.has_error and node.type == "ERROR":
-                self.stmt_ERROR(node)
-            elif node.is_named:
-                self.lower_expr_stmt(node)
+            kind = node.type
+            try:
+                handler = self._stmt_handlers[kind]
+            except KeyError:
+                handler = self._stmt_handlers[kind] = self._stmt_handler(kind)
+            handler(self, node)
         finally:
             self.depth -= 1
+
+    @classmethod
+    def _stmt_handler(cls, kind: str) -> Callable[[FunctionLowering, Node], None]:
+        """What `lower_stmt` calls for a node type (resolved once per class and type)."""
+        handler = getattr(cls, "stmt_" + kind, None)
+        if handler is not None:
+            return handler
+        if kind.startswith("preproc_") or kind in ("comment", ";", "{", "}"):
+            return cls.stmt_preproc_other
+        return cls.lower_other_stmt
+
+    def lower_other_stmt(self, node: Node) -> None:
+        """A node with no statement handler: an expression used as a statement."""
+        if node.is_error or node.has_error and node.type == "ERROR":
+            self.stmt_ERROR(node)
+        elif node.is_named:
+            self.lower_expr_stmt(node)
 
     def stmt_compound_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -152,14 +176,14 @@ class FunctionLowering(CfgBuilder):
 
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []
-        for child in node.children_by_field_name("declarator"):
+        for child in node.children_by_field_id(self.F.declarator):
             self.lower_declarator(child, node)
         self.finish_statement(node)
 
     def lower_declarator(self, decl: Node, whole: Node) -> None:
         if decl.type == "init_declarator":
-            target = decl.child_by_field_name("declarator")
-            value = decl.child_by_field_name("value")
+            target = decl.child_by_field_id(self.F.declarator)
+            value = decl.child_by_field_id(self.F.value)
         else:
             target, value = decl, None
         name = declarator_name(target, self.src)
@@ -168,12 +192,12 @@ class FunctionLowering(CfgBuilder):
         self.locals[name] = is_array_declarator(target)
         if value is None:
             if not self.locals[name]:
-                self.emit(ir.Assign(self.loc(decl), Var(name), Opaque("uninitialized")))
+                self.emit(ir.Assign(self.loc(decl), self.var(name), _UNINITIALIZED))
             return
         if value.type == "initializer_list":
-            self.lower_initializer(Var(name), value)
+            self.lower_initializer(self.var(name), value)
             return
-        self.assign_from(Var(name), value, self.loc(decl))
+        self.assign_from(self.var(name), value, self.loc(decl))
 
     def lower_initializer(self, target: ir.Expr, init: Node) -> None:
         """`T a[2] = {NULL, f()}`: calls inside are evaluated, elements stay untracked."""
@@ -181,7 +205,7 @@ class FunctionLowering(CfgBuilder):
             if child.type == "initializer_list":
                 self.lower_initializer(target, child)
             elif child.type == "initializer_pair":
-                value = child.child_by_field_name("value")
+                value = child.child_by_field_id(self.F.value)
                 if value is not None:
                     self.lower_expr(value)
             else:
@@ -189,15 +213,17 @@ class FunctionLowering(CfgBuilder):
 
     def stmt_return_statement(self, node: Node) -> None:
         self.stmt_temps = []
-        value = node.named_children[0] if node.named_children else None
+        kids = node.named_children
+        value = kids[0] if kids else None
         expr = self.lower_expr(value) if value is not None and value.type != "comment" else None
         self.terminate(Return(expr, self.loc(node)))
         self.stmt_temps = []
 
     def stmt_if_statement(self, node: Node) -> None:
-        cond = node.child_by_field_name("condition")
-        then = node.child_by_field_name("consequence")
-        alt = node.child_by_field_name("alternative")
+        F = self.F
+        cond = node.child_by_field_id(F.condition)
+        then = node.child_by_field_id(F.consequence)
+        alt = node.child_by_field_id(F.alternative)
         then_b, join = self.new_block(), self.new_block()
         else_b = self.new_block() if alt is not None else join
         self.stmt_temps = []
@@ -230,14 +256,14 @@ class FunctionLowering(CfgBuilder):
         self.jump(header)
         self.start(header)
         self.stmt_temps = []
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(self.F.condition)
         self.lower_cond(cond, body_b, exit_b, kind="loop")
         temps = tuple(self.stmt_temps)
         self.stmt_temps = []
         first = len(self.blocks)
         self.start(body_b)
         self.kill_at_start(temps, cond)
-        self.lower_loop_body(node.child_by_field_name("body"), exit_b, header)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, header)
         self.jump(header)
         self.close_loop(exit_b, {body_b.id, header.id} | set(range(first, len(self.blocks))), temps, cond, node)
 
@@ -262,11 +288,11 @@ class FunctionLowering(CfgBuilder):
         self.jump(body_b)
         first = len(self.blocks)
         self.start(body_b)
-        self.lower_loop_body(node.child_by_field_name("body"), exit_b, cond_b)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, cond_b)
         self.jump(cond_b)
         self.start(cond_b)
         self.stmt_temps = []
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(self.F.condition)
         loop_again = self.new_block()
         self.lower_cond(cond, loop_again, exit_b, kind="loop")
         temps = tuple(self.stmt_temps)
@@ -277,13 +303,13 @@ class FunctionLowering(CfgBuilder):
         self.close_loop(exit_b, {body_b.id, cond_b.id} | set(range(first, len(self.blocks))), temps, cond, node)
 
     def stmt_for_statement(self, node: Node) -> None:
-        init = node.child_by_field_name("initializer")
+        init = node.child_by_field_id(self.F.initializer)
         if init is not None:
             self.lower_stmt(init) if init.type == "declaration" else self.lower_expr_stmt(init)
         header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
         self.jump(header)
         self.start(header)
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(self.F.condition)
         self.stmt_temps = []
         if cond is not None:
             self.lower_cond(cond, body_b, exit_b, kind="loop")
@@ -294,25 +320,25 @@ class FunctionLowering(CfgBuilder):
         first = len(self.blocks)
         self.start(body_b)
         self.kill_at_start(temps, cond)
-        self.lower_loop_body(node.child_by_field_name("body"), exit_b, update_b)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, update_b)
         self.jump(update_b)
         self.start(update_b)
-        for update in node.children_by_field_name("update"):
+        for update in node.children_by_field_id(self.F.update):
             self.lower_expr_stmt(update)
         self.jump(header)
         self.close_loop(exit_b, {body_b.id, header.id, update_b.id} | set(range(first, len(self.blocks))), temps, cond, node)
 
     def stmt_switch_statement(self, node: Node) -> None:
         self.stmt_temps = []
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(self.F.condition)
         value = self.lower_expr(cond) if cond is not None else Opaque("?")
         exit_b = self.new_block()
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(self.F.body)
         cases = [c for c in (body.named_children if body is not None else []) if c.type == "case_statement"]
         case_blocks = [self.new_block() for _ in cases]
         default_target = exit_b
         for case, block in zip(cases, case_blocks):
-            case_value = case.child_by_field_name("value")
+            case_value = case.child_by_field_id(self.F.value)
             if case_value is None:
                 default_target = block
                 continue
@@ -329,7 +355,7 @@ class FunctionLowering(CfgBuilder):
             for case, block in zip(cases, case_blocks):
                 self.jump(block)  # fall-through from the previous case
                 self.start(block)
-                value_node = case.child_by_field_name("value")
+                value_node = case.child_by_field_id(self.F.value)
                 for child in case.named_children:
                     if child != value_node and child.type != "comment":
                         self.lower_stmt(child)
@@ -341,7 +367,7 @@ class FunctionLowering(CfgBuilder):
 
     def stmt_case_statement(self, node: Node) -> None:  # a case label outside a switch body
         for child in node.named_children:
-            if child != node.child_by_field_name("value"):
+            if child != node.child_by_field_id(self.F.value):
                 self.lower_stmt(child)
 
     def stmt_break_statement(self, node: Node) -> None:
@@ -353,12 +379,12 @@ class FunctionLowering(CfgBuilder):
             self.terminate(Jump(self.loop_stack[-1][1]))
 
     def stmt_goto_statement(self, node: Node) -> None:
-        label = node.child_by_field_name("label")
+        label = node.child_by_field_id(self.F.label)
         if label is not None:
             self.terminate(Jump(self.label_block(self.text(label)).id))
 
     def stmt_labeled_statement(self, node: Node) -> None:
-        label = node.child_by_field_name("label")
+        label = node.child_by_field_id(self.F.label)
         block = self.label_block(self.text(label)) if label is not None else self.new_block()
         self.jump(block)
         self.start(block)
@@ -380,12 +406,12 @@ class FunctionLowering(CfgBuilder):
     # -- preprocessor inside a function body: alternatives are branches of their own
 
     def stmt_preproc_if(self, node: Node) -> None:
-        cond_node = node.child_by_field_name("condition")
+        cond_node = node.child_by_field_id(self.F.condition)
         cond_text = "#if " + (self.text(cond_node).strip() if cond_node is not None else "")
         self.lower_pp_alternatives(node, cond_text, self.pp_constant(cond_node))
 
     def stmt_preproc_ifdef(self, node: Node) -> None:
-        name = node.child_by_field_name("name")
+        name = node.child_by_field_id(self.F.name)
         directive = self.text(node.children[0]) if node.children else "#ifdef"
         self.lower_pp_alternatives(node, f"{directive.strip()} {self.text(name) if name else ''}", None)
 
@@ -413,8 +439,8 @@ class FunctionLowering(CfgBuilder):
         return None
 
     def lower_pp_alternatives(self, node: Node, cond_text: str, constant: bool | None) -> None:
-        alt = node.child_by_field_name("alternative")
-        skip = [c for c in (node.child_by_field_name("condition"), node.child_by_field_name("name"), alt) if c is not None]
+        alt = node.child_by_field_id(self.F.alternative)
+        skip = [c for c in (node.child_by_field_id(self.F.condition), node.child_by_field_id(self.F.name), alt) if c is not None]
         body = [c for c in node.named_children if c not in skip]
         then_b, join = self.new_block(), self.new_block()
         else_b = self.new_block() if alt is not None else join
@@ -449,17 +475,18 @@ class FunctionLowering(CfgBuilder):
     # ------------------------------------------------------------------ conditions
 
     def lower_cond_special(self, node: Node, t: Block, f: Block, kind: str) -> bool:
-        if node.type == "condition_clause":  # C++ `if (init; cond)` / `if (T x = f())`
+        node_type = node.type
+        if node_type == "condition_clause":  # C++ `if (init; cond)` / `if (T x = f())`
             self.lower_condition_clause(node, t, f, kind)
             return True
-        if node.type == "comma_expression":
-            self.lower_expr(node.child_by_field_name("left"), discard=True)
-            self.lower_cond(node.child_by_field_name("right"), t, f, kind)
+        if node_type == "comma_expression":
+            self.lower_expr(node.child_by_field_id(self.F.left), discard=True)
+            self.lower_cond(node.child_by_field_id(self.F.right), t, f, kind)
             return True
         return False
 
     def lower_condition_clause(self, node: Node, t: Block, f: Block, kind: str) -> None:
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_id(self.F.value)
         for child in node.named_children:
             if child == value:
                 continue
@@ -471,9 +498,9 @@ class FunctionLowering(CfgBuilder):
             self.jump(t)
         elif value.type == "declaration":
             self.stmt_declaration(value)
-            names = [declarator_name(d, self.src) for d in value.children_by_field_name("declarator")]
+            names = [declarator_name(d, self.src) for d in value.children_by_field_id(self.F.declarator)]
             cond = Var(names[-1]) if names and names[-1] else Opaque("?")
-            self.terminate(Branch(cond, t.id, f.id, self.loc(value), _short(self.text(value)), kind))
+            self.terminate(Branch(cond, t.id, f.id, self.loc(value), self.short_text(value), kind))
         else:
             self.lower_cond(value, t, f, kind)
 
@@ -493,13 +520,36 @@ class FunctionLowering(CfgBuilder):
         return self.expr_generic(node)
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        name = self.text(node)
-        if name in _NULL_WORDS:
-            return Const(_NULL_WORDS[name], name)
-        return Var(name)
+        # the most frequent node of all: `text` and the cache lookup of `name_value` inlined
+        name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        found = self.name_values.get(name)
+        return found if found is not None else self.name_value(name)
+
+    def name_value(self, name: str) -> ir.Expr:
+        """The value a plain name reads: `Var(name)`, or a constant for `NULL` / `true` / ...
+        IR values are immutable, so the file shares one per name (names recur all over it)."""
+        found = self.name_values.get(name)
+        if found is None:
+            found = Const(_NULL_WORDS[name], name) if name in _NULL_WORDS else self.var(name)
+            self.name_values[name] = found
+        return found
+
+    def var(self, name: str) -> Var:
+        """`Var(name)`, one object per name in the file (IR values are never changed)."""
+        found = self.unit.vars.get(name)
+        if found is None:
+            found = self.unit.vars[name] = Var(name)
+        return found
 
     def expr_null(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return Const(0, self.text(node))
+        return self.literal(self.text(node), 0)
+
+    def literal(self, text: str, value: int | None) -> Const:
+        """`Const(value, text)`, shared per file (the same literal always has the same value)."""
+        found = self.unit.literals.get(text)
+        if found is None or found.value != value:
+            found = self.unit.literals[text] = Const(value, text)
+        return found
 
     expr_nullptr = expr_null
 
@@ -511,43 +561,45 @@ class FunctionLowering(CfgBuilder):
 
     def expr_number_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         text = self.text(node)
-        return Const(parse_int(text), text)
+        found = self.unit.literals.get(text)
+        return found if found is not None else self.literal(text, parse_int(text))
 
     def expr_string_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return Const(None, _short(self.text(node)))
+        return Const(None, self.short_text(node))
 
     expr_concatenated_string = expr_char_literal = expr_raw_string_literal = expr_string_literal
 
     def expr_sizeof_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return Opaque(_short(self.text(node)))  # the operand is not evaluated
+        return Opaque(self.short_text(node))  # the operand is not evaluated
 
     expr_alignof_expression = expr_offsetof_expression = expr_sizeof_expression
 
     def expr_field_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        base_node = node.child_by_field_name("argument")
-        field_node = node.child_by_field_name("field")
-        base = self.lower_expr(base_node)
-        op = self.text(node.child_by_field_name("operator")).strip() if node.child_by_field_name("operator") else "."
+        F = self.F
+        field_node = node.child_by_field_id(F.field)
+        base = self.lower_expr(node.child_by_field_id(F.argument))
         name = self.text(field_node) if field_node is not None else "?"
-        if op == "->":
+        if self.is_arrow(node):
             self.emit(ir.Use(self.loc(node), base))
             return Field(Deref(base), name)
         return Field(base, name)
 
     def expr_subscript_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        base = self.lower_expr(node.child_by_field_name("argument"))
-        index_node = node.child_by_field_name("index")
+        F = self.F
+        base = self.lower_expr(node.child_by_field_id(F.argument))
+        index_node = node.child_by_field_id(F.index)
         if index_node is None:  # tree-sitter-cpp: subscript_argument_list
-            indices = node.child_by_field_name("indices")
+            indices = node.child_by_field_id(F.indices)
             index_node = indices.named_children[0] if indices is not None and indices.named_children else None
         index = self.lower_expr(index_node) if index_node is not None else Opaque("?")
         self.emit(ir.Use(self.loc(node), base))
         return Index(base, index)
 
     def expr_pointer_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        op = self.text(node.child_by_field_name("operator")).strip()
-        arg = self.lower_expr(node.child_by_field_name("argument"))
-        if op == "&":
+        op = node.child_by_field_id(self.F.operator)
+        address_of = self.src[op.start_byte:op.end_byte] == b"&"
+        arg = self.lower_expr(node.child_by_field_id(self.F.argument))
+        if address_of:
             return AddrOf(arg)
         self.emit(ir.Use(self.loc(node), arg))
         return Deref(arg)
@@ -556,8 +608,8 @@ class FunctionLowering(CfgBuilder):
         return self.lower_choice(node, dest)
 
     def expr_comma_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        self.lower_expr(node.child_by_field_name("left"), discard=True)
-        return self.lower_expr(node.child_by_field_name("right"), discard, dest)
+        self.lower_expr(node.child_by_field_id(self.F.left), discard=True)
+        return self.lower_expr(node.child_by_field_id(self.F.right), discard, dest)
 
     def assign_special(self, target: ir.Expr, value: Node, loc: Loc) -> bool:
         if value.type == "initializer_list":
@@ -566,11 +618,11 @@ class FunctionLowering(CfgBuilder):
         return False
 
     def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        parts = tuple(self.lower_expr(c) for c in node.named_children if c.type != "comment")
+        parts = tuple([self.lower_expr(c) for c in node.named_children if c.type != "comment"])
         return Opaque("{...}", parts)
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_id(self.F.value)
         return self.lower_expr(value) if value is not None else Opaque("(T){...}")
 
     def expr_ERROR(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -580,12 +632,14 @@ class FunctionLowering(CfgBuilder):
     # ------------------------------------------------------------------ calls
 
     def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        function = node.child_by_field_name("function")
-        arguments = node.child_by_field_name("arguments")
-        arg_nodes = [a for a in (arguments.named_children if arguments is not None else []) if a.type != "comment"]
+        F = self.F
+        function = node.child_by_field_id(F.function)
+        arguments = node.child_by_field_id(F.arguments)
+        arg_nodes = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
         fn = self.unparen(function) if function is not None else None
-        if fn is not None and fn.type == "identifier":
-            macro = self.unit.macros.get(self.text(fn))
+        macros = self.unit.macros
+        if macros and fn is not None and fn.type == "identifier":
+            macro = macros.get(self.text(fn))
             if macro is not None and self.macro_depth < MAX_MACRO_DEPTH:
                 expanded = self.expand_macro(macro, node, arguments, discard, dest)
                 if expanded is not None:
@@ -594,7 +648,7 @@ class FunctionLowering(CfgBuilder):
         if drop_first:
             arg_nodes = arg_nodes[1:]
         receiver_expr = self.lower_expr(receiver) if receiver is not None else None
-        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        args = tuple([self.lower_expr(a) for a in arg_nodes])
         return self.emit_call(node, callee, style, receiver_expr, args, discard, dest)
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
@@ -602,8 +656,8 @@ class FunctionLowering(CfgBuilder):
         target = dest if dest is not None else (None if discard else self.temp())
         self.call_counter += 1
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          _short(self.text(node)), may_throw))
-        return target if target is not None else Opaque("void")
+                          self.short_text(node), may_throw))
+        return target if target is not None else _VOID
 
     def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
         """Return (name, style, receiver node, drop first argument) for a call's function part.
@@ -614,25 +668,47 @@ class FunctionLowering(CfgBuilder):
         if fn is None:
             return "<indirect>", "indirect", None, False
         fn = self.unparen(fn)
-        if fn.type == "identifier":
+        kind = fn.type
+        if kind == "identifier":
             return self.text(fn), "plain", None, False
-        if fn.type == "field_expression":
-            field_node = fn.child_by_field_name("field")
-            base = fn.child_by_field_name("argument")
-            op_node = fn.child_by_field_name("operator")
-            op = self.text(op_node).strip() if op_node is not None else "."
+        if kind == "field_expression":
+            F = self.F
+            field_node = fn.child_by_field_id(F.field)
+            base = fn.child_by_field_id(F.argument)
             name = self.text(field_node) if field_node is not None else "?"
-            if op == "->" and base is not None:
+            if base is not None and self.is_arrow(fn):
                 table = self.strip_casts(base)
                 self_arg = table
-                if table.type == "pointer_expression" and self.text(table.child_by_field_name("operator")).strip() == "*":
-                    self_arg = self.strip_casts(table.child_by_field_name("argument"))
-                drop = bool(arg_nodes) and self.text(self.strip_casts(arg_nodes[0])) == self.text(self_arg)
+                if table.type == "pointer_expression":
+                    op = table.child_by_field_id(F.operator)
+                    if self.src[op.start_byte:op.end_byte] == b"*":
+                        self_arg = self.strip_casts(table.child_by_field_id(F.argument))
+                drop = bool(arg_nodes) and self.same_text(self.strip_casts(arg_nodes[0]), self_arg)
                 return name, "table", self_arg if drop else base, drop
             return name, "method", base, False
-        if fn.type in ("qualified_identifier", "template_function", "scoped_identifier"):
-            return re.sub(r"\s+", "", self.text(fn)), "plain", None, False
+        if kind in ("qualified_identifier", "template_function", "scoped_identifier"):
+            return _WHITESPACE.sub("", self.text(fn)), "plain", None, False
         return "<indirect>", "indirect", None, False
+
+    def operator(self, node: Node) -> str:
+        op_node = node.child_by_field_id(self.F.operator)
+        op = self.text(op_node).strip() if op_node is not None else "?"
+        return self.OPERATOR_ALIASES.get(op, op)
+
+    def is_arrow(self, field_expression: Node) -> bool:
+        """Is this `p->f` (not `s.f`)? The operator token's bytes, without decoding them."""
+        op = field_expression.child_by_field_id(self.F.operator)
+        return op is not None and self.src[op.start_byte:op.end_byte] == b"->"
+
+    def same_text(self, a: Node, b: Node) -> bool:
+        """`self.text(a) == self.text(b)`, comparing bytes (decoded only when not ASCII)."""
+        src = self.src
+        x, y = src[a.start_byte:a.end_byte], src[b.start_byte:b.end_byte]
+        if x == y:
+            return True
+        if x.isascii() and y.isascii():
+            return False
+        return x.decode("utf-8", "replace") == y.decode("utf-8", "replace")
 
     # ------------------------------------------------------------------ macros defined in the file
 
@@ -657,7 +733,7 @@ class FunctionLowering(CfgBuilder):
                 return Opaque("void")
             stmt = body.named_children[0] if body.named_children else None
             assign = stmt.named_children[0] if stmt is not None and stmt.named_children else None
-            value = assign.child_by_field_name("right") if assign is not None else None
+            value = assign.child_by_field_id(self.F.right) if assign is not None else None
             return self.lower_expr(value, dest=dest) if value is not None else None
         finally:
             self.src, self.loc_override = saved
@@ -683,10 +759,11 @@ def find_function_declarator(node: Node | None) -> Node | None:
     depth = 0
     while node is not None and depth < 50:
         depth += 1
-        if node.type == "function_declarator":
+        kind = node.type
+        if kind == "function_declarator":
             return node
-        if node.type in ("pointer_declarator", "parenthesized_declarator", "attributed_declarator",
-                         "reference_declarator", "abstract_pointer_declarator"):
+        if kind in ("pointer_declarator", "parenthesized_declarator", "attributed_declarator",
+                    "reference_declarator", "abstract_pointer_declarator"):
             inner = node.child_by_field_name("declarator")
             if inner is None:
                 inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
@@ -700,10 +777,13 @@ def declarator_name(node: Node | None, src: bytes) -> str | None:
     depth = 0
     while node is not None and depth < 50:
         depth += 1
-        if node.type in ("identifier", "field_identifier", "operator_name", "destructor_name"):
+        kind = node.type
+        if kind in ("identifier", "field_identifier", "operator_name", "destructor_name"):
             return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-        if node.type in ("qualified_identifier",):
-            return re.sub(r"\s+", "", src[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+        if kind == "qualified_identifier":
+            return _WHITESPACE.sub("", src[node.start_byte:node.end_byte].decode("utf-8", "replace"))
+        if not node.child_count:  # a leaf: nothing declared below
+            return None
         inner = node.child_by_field_name("declarator")
         if inner is None:
             inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
@@ -717,6 +797,8 @@ def is_array_declarator(node: Node | None) -> bool:
         depth += 1
         if node.type == "array_declarator":
             return True
+        if not node.child_count:  # a leaf (the declared name)
+            return False
         node = node.child_by_field_name("declarator")
     return False
 
@@ -833,6 +915,10 @@ class CFrontEnd:
         self.notes: list[tuple[Loc, str]] = []
         self.ascii = self.src.isascii()
         self._snippets: dict[str, object] = {}
+        self.name_values: dict[str, ir.Expr] = {}  # see FunctionLowering.name_value
+        self.vars: dict[str, Var] = {}  # see FunctionLowering.var
+        self.literals: dict[str, Const] = {}  # see FunctionLowering.literal
+        self.F = field_ids(self.ts_language)
 
     def parse_snippet(self, text: str):
         tree = self._snippets.get(text)
@@ -884,15 +970,16 @@ class CFrontEnd:
         stack = [root]
         while stack:
             node = stack.pop()
-            if node.type == "enumerator_list":
+            kind = node.type
+            if kind == "enumerator_list":
                 self._enumerators(node, out)
-            elif node.type == "preproc_def":
-                name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            elif kind == "preproc_def":
+                name, value = node.child_by_field_id(self.F.name), node.child_by_field_id(self.F.value)
                 if name is not None and value is not None:
                     number = parse_int(self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip().strip("()"))
                     if number is not None:
                         out[self.src[name.start_byte:name.end_byte].decode()] = number
-            elif node.type not in ("function_definition", "compound_statement"):
+            elif kind not in ("function_definition", "compound_statement") and node.child_count:
                 stack.extend(node.named_children)
         return out
 
@@ -901,7 +988,7 @@ class CFrontEnd:
         for e in node.named_children:
             if e.type != "enumerator":
                 continue
-            name, value = e.child_by_field_name("name"), e.child_by_field_name("value")
+            name, value = e.child_by_field_id(self.F.name), e.child_by_field_id(self.F.value)
             if value is not None:
                 text = self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip()
                 nxt = parse_int(text) if parse_int(text) is not None else out.get(text)
@@ -925,10 +1012,11 @@ class CFrontEnd:
         stack = [root]
         while stack:
             node = stack.pop()
-            if node.type == "preproc_function_def":
-                name = node.child_by_field_name("name")
-                params = node.child_by_field_name("parameters")
-                value = node.child_by_field_name("value")
+            kind = node.type
+            if kind == "preproc_function_def":
+                name = node.child_by_field_id(self.F.name)
+                params = node.child_by_field_id(self.F.parameters)
+                value = node.child_by_field_id(self.F.value)
                 if name is None or value is None:
                     continue
                 ptext = self.src[params.start_byte:params.end_byte].decode("utf-8", "replace") if params else "()"
@@ -940,8 +1028,8 @@ class CFrontEnd:
                 if self.policy.lookup("plain", macro_name) is not None and self.policy.lookup("plain", macro_name).status_check is None:
                     continue  # the policy describes this name precisely; trust it over the text
                 self.macros[macro_name] = Macro(macro_name, plist, self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"), variadic)
-            elif node.type in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
-                               "linkage_specification", "declaration_list", "namespace_definition"):
+            elif kind in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                          "linkage_specification", "declaration_list", "namespace_definition"):
                 stack.extend(reversed(node.named_children))
 
     CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
@@ -953,22 +1041,23 @@ class CFrontEnd:
         stack = [root]
         while stack:
             node = stack.pop()
-            if node.type == "function_definition":
-                name = declarator_name(node.child_by_field_name("declarator"), self.src)
+            kind = node.type
+            if kind == "function_definition":
+                name = declarator_name(node.child_by_field_id(self.F.declarator), self.src)
                 if name:
                     yield node, name
-                body = node.child_by_field_name("body")
+                body = node.child_by_field_id(self.F.body)
                 if body is not None and body.has_error:
                     stack.extend(reversed([c for c in _descendants_with_errors(body)]))
-            elif node.type in self.CONTAINERS:
+            elif kind in self.CONTAINERS:
                 children = node.named_children
-                if node.type == "preproc_if" and self._is_if0(node):
-                    alt = node.child_by_field_name("alternative")
+                if kind == "preproc_if" and self._is_if0(node):
+                    alt = node.child_by_field_id(self.F.alternative)
                     children = [alt] if alt is not None else []
                 stack.extend(reversed(children))
 
     def _is_if0(self, node: Node) -> bool:
-        cond = node.child_by_field_name("condition")
+        cond = node.child_by_field_id(self.F.condition)
         return cond is not None and self.src[cond.start_byte:cond.end_byte].strip() in (b"0", b"(0)")
 
 

@@ -20,6 +20,7 @@ from tree_sitter import Node
 
 from ..policy import Policy
 from .c_treesitter import find_function_declarator, is_array_declarator
+from .lowering import FieldIds, field_ids
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
 TABLE_TYPES = frozenset({
@@ -29,6 +30,10 @@ TABLE_TYPES = frozenset({
 SMART_POINTERS = frozenset({"std::unique_ptr", "std::shared_ptr", "unique_ptr", "shared_ptr"})
 CONTAINERS = frozenset({"std::vector", "std::array", "std::deque", "std::list", "vector", "array",
                         "std::basic_string", "std::span", "gsl::span"})
+_ORT_CLASSES = re.compile(r"^(?:Value|Session|SessionOptions|Env|MemoryInfo|RunOptions|Status|TypeInfo|"
+                          r"TensorTypeAndShapeInfo|Allocator|AllocatorWithDefaultOptions|IoBinding|"
+                          r"ModelMetadata|ArenaCfg|CustomOpDomain|ThreadingOptions|KeyValuePairs|"
+                          r"LoraAdapter|Exception|RunOptions)$")
 _QUALIFIER_WORDS = re.compile(r"\b(?:const|volatile|struct|class|union|enum|typename|mutable|constexpr|"
                               r"static|inline|register|thread_local|extern|__restrict|restrict)\b")
 
@@ -217,9 +222,10 @@ def declarator_pointers(node: Node | None) -> int:
     count, depth = 0, 0
     while node is not None and depth < 50:
         depth += 1
-        if node.type in ("pointer_declarator", "abstract_pointer_declarator"):
+        kind = node.type
+        if kind in ("pointer_declarator", "abstract_pointer_declarator"):
             count += 1
-        if node.type in ("function_declarator",):
+        if kind == "function_declarator" or not node.child_count:  # a leaf is the declared name
             return count
         inner = node.child_by_field_name("declarator")
         if inner is None:
@@ -245,6 +251,8 @@ def innermost_name(src: bytes, node: Node | None) -> tuple[str, Node] | None:
         if node.type in ("identifier", "field_identifier", "operator_name", "destructor_name",
                          "qualified_identifier", "type_identifier"):
             return clean_name(node_text(src, node)), node
+        if not node.child_count:  # another leaf: nothing declared below
+            return None
         inner = node.child_by_field_name("declarator")
         if inner is None:
             inner = next((c for c in node.named_children
@@ -256,9 +264,10 @@ def innermost_name(src: bytes, node: Node | None) -> tuple[str, Node] | None:
 class FileModel:
     """Classes, aliases, global types and function return types of one C++ file."""
 
-    def __init__(self, src: bytes, policy: Policy):
+    def __init__(self, src: bytes, policy: Policy, fields: FieldIds | None = None):
         self.src = src
         self.policy = policy
+        self.F = fields if fields is not None else _cpp_fields()
         self.classes: dict[str, ClassInfo] = {}  # both short and qualified names
         self.aliases: dict[str, str] = {}
         self.globals: dict[str, str] = {}
@@ -268,15 +277,18 @@ class FileModel:
         self.internal: set[int] = set()  # start bytes of function definitions with internal linkage
         self._releaser = _releasers_by_label(policy)
         self._owners: dict[str, Ownership] = {}
+        self.declarations: list[tuple[Node, tuple[str, ...], str | None, bool]] = []  # `walk` of the file, once
 
     # -- collection ---------------------------------------------------------------------
 
     def collect(self, root: Node) -> None:
-        """Two passes: classes and declarations first, then out-of-class member definitions."""
-        for node, ns, cls, internal in walk(root, self.src):
+        """Two passes: classes and declarations first, then out-of-class member definitions.
+        The walk is made once; its list serves both passes and the front end's function list."""
+        self.declarations = list(walk(root, self.src))
+        for node, ns, cls, internal in self.declarations:
             self._collect_one(node, ns, cls, internal)
-        for node, ns, cls_name, _internal in walk(root, self.src):
-            if node.type == "function_definition" and cls_name is None:
+        for node, ns, cls_name, _internal in self.declarations:
+            if cls_name is None and node.type == "function_definition":
                 self._attach_out_of_class(node, ns)
 
     def _collect_one(self, node: Node, ns: tuple[str, ...], cls_name: str | None, internal: bool) -> None:
@@ -286,11 +298,11 @@ class FileModel:
         if kind in ("class_specifier", "struct_specifier", "union_specifier"):
             self._collect_class(node, ns, cls)
         elif kind == "alias_declaration":
-            name = node_text(self.src, node.child_by_field_name("name"))
-            self.aliases[name] = node_text(self.src, node.child_by_field_name("type"))
+            name = node_text(self.src, node.child_by_field_id(self.F.name))
+            self.aliases[name] = node_text(self.src, node.child_by_field_id(self.F.type))
         elif kind == "type_definition":
-            type_node = node.child_by_field_name("type")
-            for decl in node.children_by_field_name("declarator"):
+            type_node = node.child_by_field_id(self.F.type)
+            for decl in node.children_by_field_id(self.F.declarator):
                 found = innermost_name(self.src, decl)
                 if found:
                     self.aliases[found[0]] = declared_type_text(self.src, type_node, decl)
@@ -305,8 +317,8 @@ class FileModel:
             self._collect_function(node, ns, cls, internal)
 
     def _collect_class(self, node: Node, ns: tuple[str, ...], outer: ClassInfo | None) -> None:
-        name = node_text(self.src, node.child_by_field_name("name"))
-        if not name or node.child_by_field_name("body") is None:
+        name = node_text(self.src, node.child_by_field_id(self.F.name))
+        if not name or node.child_by_field_id(self.F.body) is None:
             return
         qual = class_qualname(clean_name(name), ns, outer.qualname if outer else None)
         info = self.classes.get(qual) or ClassInfo(clean_name(name), qual)
@@ -315,9 +327,9 @@ class FileModel:
 
     def _collect_field(self, node: Node, cls: ClassInfo) -> None:
         """A member of a class: its type (methods declared but not defined are noted too)."""
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(self.F.type)
         is_static = any(c.type == "storage_class_specifier" and node_text(self.src, c) == "static" for c in node.children)
-        for decl in node.children_by_field_name("declarator"):
+        for decl in node.children_by_field_id(self.F.declarator):
             found = innermost_name(self.src, decl)
             if found is None:
                 continue
@@ -329,15 +341,15 @@ class FileModel:
             cls.fields[found[0]] = declared_type_text(self.src, type_node, decl)
             if not is_static:
                 cls.field_order.append(found[0])
-        default = node.child_by_field_name("default_value")
+        default = node.child_by_field_id(self.F.default_value)
         if default is not None and cls.field_order:
             cls.field_defaults[cls.field_order[-1]] = default
 
     def _collect_declaration(self, node: Node, ns: tuple[str, ...], cls: ClassInfo | None) -> None:
         """A declaration outside a function: global variable types and function return types."""
-        type_node = node.child_by_field_name("type")
-        for decl in node.children_by_field_name("declarator"):
-            target = decl.child_by_field_name("declarator") if decl.type == "init_declarator" else decl
+        type_node = node.child_by_field_id(self.F.type)
+        for decl in node.children_by_field_id(self.F.declarator):
+            target = decl.child_by_field_id(self.F.declarator) if decl.type == "init_declarator" else decl
             found = innermost_name(self.src, target)
             if found is None:
                 continue
@@ -359,7 +371,7 @@ class FileModel:
 
     def _collect_function(self, node: Node, ns: tuple[str, ...], cls: ClassInfo | None, internal: bool) -> None:
         """A function definition: return type, reference parameters, and the class it belongs to."""
-        declarator = node.child_by_field_name("declarator")
+        declarator = node.child_by_field_id(self.F.declarator)
         found = innermost_name(self.src, declarator)
         if found is None:
             return
@@ -376,12 +388,12 @@ class FileModel:
             self._record_ref_params(name, ns, declarator)
 
     def _return_text(self, node: Node) -> str:
-        declarator = node.child_by_field_name("declarator")
+        declarator = node.child_by_field_id(self.F.declarator)
         func = find_function_declarator(declarator)
         trailing = next((c for c in func.named_children if c.type == "trailing_return_type"), None) if func else None
         if trailing is not None:
             return node_text(self.src, trailing.named_children[0] if trailing.named_children else None)
-        text = node_text(self.src, node.child_by_field_name("type"))
+        text = node_text(self.src, node.child_by_field_id(self.F.type))
         return text + "*" * declarator_pointers(declarator)
 
     def _record_return(self, name: str, ns: tuple[str, ...], text: str) -> None:
@@ -403,18 +415,18 @@ class FileModel:
     def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
         """Which parameters are references to pointers or numbers: callers pass the variable."""
         func = find_function_declarator(declarator)
-        params = func.child_by_field_name("parameters") if func is not None else None
+        params = func.child_by_field_id(self.F.parameters) if func is not None else None
         if params is None:
             return
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
         indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and self.is_value_reference(
-            declared_type_text(self.src, p.child_by_field_name("type"), p.child_by_field_name("declarator"))))
+            declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
             self.ref_params.setdefault(key, indexes)
 
     def _add_method(self, cls: ClassInfo, name: str, node: Node) -> None:
         """Attach a definition to its class: constructor, destructor or method (bodiless = declared only)."""
-        if node.child_by_field_name("body") is None:  # = default / = delete
+        if node.child_by_field_id(self.F.body) is None:  # = default / = delete
             if name.startswith("~"):
                 cls.has_dtor_decl = True
             cls.declared_methods.add(name)
@@ -428,7 +440,7 @@ class FileModel:
 
     def _attach_out_of_class(self, node: Node, ns: tuple[str, ...]) -> None:
         """`void Model::fail(...) {...}` belongs to class Model for inlining and name lookup."""
-        found = innermost_name(self.src, node.child_by_field_name("declarator"))
+        found = innermost_name(self.src, node.child_by_field_id(self.F.declarator))
         if found is None or "::" not in found[0]:
             return
         owner, member = found[0].rsplit("::", 1)
@@ -457,10 +469,7 @@ class FileModel:
     def qualify_ort(self, name: str) -> str:
         """`Value` after `using namespace Ort;` is `Ort::Value`."""
         if "Ort" in self.namespaces_used and "::" not in name and name not in self.classes and \
-                re.match(r"^(?:Value|Session|SessionOptions|Env|MemoryInfo|RunOptions|Status|TypeInfo|"
-                         r"TensorTypeAndShapeInfo|Allocator|AllocatorWithDefaultOptions|IoBinding|"
-                         r"ModelMetadata|ArenaCfg|CustomOpDomain|ThreadingOptions|KeyValuePairs|"
-                         r"LoraAdapter|Exception|RunOptions)$", name):
+                _ORT_CLASSES.match(name):
             return "Ort::" + name
         return name
 
@@ -541,6 +550,14 @@ class FileModel:
         return ReleaseFn("delete[]" if array else "delete", "plain")
 
 
+def _cpp_fields() -> FieldIds:
+    """The C++ grammar's field ids (for a model made without the front end's)."""
+    import tree_sitter_cpp  # only when no front end passed them
+    from tree_sitter import Language
+
+    return field_ids(Language(tree_sitter_cpp.language()))
+
+
 def _releasers_by_label(policy: Policy) -> dict[str, ReleaseFn]:
     """Type name -> its policy release call (`OrtSession` -> `ReleaseSession`), from kind labels; cached per policy."""
     cached = getattr(policy, "_cpp_releasers", None)
@@ -563,9 +580,10 @@ def is_reference_param(param: Node) -> bool:
     depth = 0
     while node is not None and depth < 20:
         depth += 1
-        if node.type in ("reference_declarator", "abstract_reference_declarator"):
+        kind = node.type
+        if kind in ("reference_declarator", "abstract_reference_declarator"):
             return True  # `T *&p` too: there are no pointers to references
-        if node.type in ("function_declarator", "abstract_function_declarator"):
+        if kind in ("function_declarator", "abstract_function_declarator") or not node.child_count:
             return False
         node = node.child_by_field_name("declarator") or next(
             (c for c in node.named_children if c.type.endswith("declarator")), None)

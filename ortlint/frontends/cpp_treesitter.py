@@ -35,11 +35,11 @@ from tree_sitter import Language, Node, Parser, Range
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..policy import Policy
-from .c_treesitter import (CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
+from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, is_array_declarator)
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
-                        declared_type_text, is_reference_param, node_text, parse_type, walk)
+                        declared_type_text, is_reference_param, node_text, parse_type)
 from .source import SourceText, read_source
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -62,8 +62,12 @@ _ORT_RETURNS = {"Ort::Session::Run": "std::vector<Ort::Value>", "Ort::Value::Get
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 _DEFER_WORDS = re.compile(r"DEFER|SCOPE_?EXIT|ON_?EXIT|FINALLY|CLEANUP|SCOPE_?GUARD|AT_?SCOPE_?END")
 _UNKNOWN_TYPE = re.compile(r"\bauto\b|\bdecltype\b|^<lambda>$")
+_AUTO = re.compile(r"\bauto\b")
+_ORT_CREATE = re.compile(r"^(Ort::\w+)::Create\w*$")
+_STD_PREFIX = re.compile(r"^(?:std::|::)")
 _CONTAINER_STORE = {"push_back", "emplace_back", "push_front", "emplace_front", "insert", "emplace"}
 _CONTAINER_SELF = {"data", "begin", "end", "cbegin", "cend", "rbegin", "rend"}
+_UNKNOWN = object()  # "not computed yet" (None is a computed answer: no type known)
 
 
 class Oracle(Protocol):
@@ -145,10 +149,8 @@ class CppLowering(FunctionLowering):
 
     # ================================================================== entry
 
-    def lower(self) -> ir.Function:
-        fn = super().lower()
-        fn.is_static = self.node.start_byte in self.model.internal or self.node.type == "lambda_expression"
-        return fn
+    def function_is_static(self) -> bool:
+        return self.node.start_byte in self.model.internal or self.node.type == "lambda_expression"
 
     def collect_params(self, declarator: Node | None) -> list[str]:
         """Parameter names, with their declared types (which decide how calls on them are lowered)."""
@@ -157,21 +159,21 @@ class CppLowering(FunctionLowering):
         for p in params_node.named_children if params_node is not None else []:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration"):
                 continue
-            decl = p.child_by_field_name("declarator")
+            decl = p.child_by_field_id(self.F.declarator)
             name = declarator_name(decl, self.src) or f"$arg{len(names)}"
             names.append(name)
-            self.frames[-1].types[name] = self.declared_type(p.child_by_field_name("type"), decl)
+            self.frames[-1].types[name] = self.declared_type(p.child_by_field_id(self.F.type), decl)
             if is_reference_param(p) and self.node.type != "lambda_expression" and \
                     self.model.is_value_reference(self.frames[-1].types[name]):
                 self.ref_params.add(name)
         return names
 
     def _params_node(self, fn_node: Node) -> Node | None:
-        declarator = fn_node.child_by_field_name("declarator")
+        declarator = fn_node.child_by_field_id(self.F.declarator)
         if fn_node.type == "lambda_expression":
-            return declarator.child_by_field_name("parameters") if declarator is not None else None
+            return declarator.child_by_field_id(self.F.parameters) if declarator is not None else None
         func = find_function_declarator(declarator)
-        return func.child_by_field_name("parameters") if func is not None else None
+        return func.child_by_field_id(self.F.parameters) if func is not None else None
 
     def lower_function_body(self, body: Node) -> None:
         self.push_scope()
@@ -260,17 +262,17 @@ class CppLowering(FunctionLowering):
         if t == "call_expression":
             return self.call_type(node, depth)
         if t == "subscript_expression":
-            return self._element_type(self.expr_type(node.child_by_field_name("argument"), depth + 1))
+            return self._element_type(self.expr_type(node.child_by_field_id(self.F.argument), depth + 1))
         if t == "pointer_expression":
-            inner = self.expr_type(node.child_by_field_name("argument"), depth + 1)
-            op = self.text(node.child_by_field_name("operator")).strip()
+            inner = self.expr_type(node.child_by_field_id(self.F.argument), depth + 1)
+            op = self.text(node.child_by_field_id(self.F.operator)).strip()
             if inner is None:
                 return None
             return inner + "*" if op == "&" else _deref_text(inner)
         if t == "new_expression":
-            return self.text(node.child_by_field_name("type")) + "*"
+            return self.text(node.child_by_field_id(self.F.type)) + "*"
         if t == "compound_literal_expression":
-            return self.text(node.child_by_field_name("type"))
+            return self.text(node.child_by_field_id(self.F.type))
         return None
 
     def _identifier_type(self, node: Node) -> str | None:
@@ -284,8 +286,8 @@ class CppLowering(FunctionLowering):
 
     def _field_type(self, node: Node, depth: int) -> str | None:
         """`a.m` / `p->m` / `this->m`: the member's declared type, when the class is in this file."""
-        base = self.strip_casts(node.child_by_field_name("argument"))
-        member = clean_name(self.text(node.child_by_field_name("field")))
+        base = self.strip_casts(node.child_by_field_id(self.F.argument))
+        member = clean_name(self.text(node.child_by_field_id(self.F.field)))
         if base.type == "this":
             return self.cls.fields.get(member) if self.cls is not None else None
         base_type = self.expr_type(base, depth + 1)
@@ -308,7 +310,7 @@ class CppLowering(FunctionLowering):
 
     def call_type(self, node: Node, depth: int = 0) -> str | None:
         """The type a call returns: file functions, API getters, factories, smart pointer ops."""
-        fn = self.unparen(node.child_by_field_name("function"))
+        fn = self.unparen(node.child_by_field_id(self.F.function))
         if fn is None:
             return None
         if fn.type == "field_expression":
@@ -326,7 +328,7 @@ class CppLowering(FunctionLowering):
         found = self.model.returns.get(name)
         if found is not None:
             return found
-        m = re.match(r"^(Ort::\w+)::Create\w*$", self.model.qualify_ort(name))
+        m = _ORT_CREATE.match(self.model.qualify_ort(name))
         if m:
             return m.group(1)
         if self.is_type_name(name):
@@ -335,7 +337,7 @@ class CppLowering(FunctionLowering):
 
     def _member_call_type(self, fn: Node, depth: int) -> str | None:
         """`x.f()`: smart-pointer get/release give the pointee; known Ort:: methods and this file's methods their declared return type."""
-        name = strip_template_args(clean_name(self.text(fn.child_by_field_name("field"))))
+        name = strip_template_args(clean_name(self.text(fn.child_by_field_id(self.F.field))))
         if name in _API_GETTERS and name != "Ort::GetApi":
             return _API_GETTERS[name]
         base_type = self.receiver_type(fn, depth)
@@ -352,16 +354,16 @@ class CppLowering(FunctionLowering):
 
     def receiver_type(self, fn: Node, depth: int = 0) -> str | None:
         """The type of the object a member call is made on (pointer stripped for `->`)."""
-        base = fn.child_by_field_name("argument")
-        op = self.text(fn.child_by_field_name("operator")).strip() if fn.child_by_field_name("operator") else "."
+        base = fn.child_by_field_id(self.F.argument)
         oracle = self.unit.oracle
-        field_node = fn.child_by_field_name("field")
-        if oracle is not None and self.macro_depth == 0 and field_node is not None:
-            found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
-            if found is not None and found[0] == "method" and found[1]:
-                return found[1]
+        if oracle is not None and self.macro_depth == 0:
+            field_node = fn.child_by_field_id(self.F.field)
+            if field_node is not None:
+                found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
+                if found is not None and found[0] == "method" and found[1]:
+                    return found[1]
         text = self.expr_type(base, depth + 1)
-        if text is None or op != "->":
+        if text is None or not self.is_arrow(fn):
             return text
         own = self.model.ownership(text)
         if own.what == "smart" and own.pointee is not None:
@@ -470,7 +472,7 @@ class CppLowering(FunctionLowering):
         """`return p;` / `return std::move(p);` of a local guard moves it out: no destructor."""
         node = self.unparen(node)
         if node.type == "call_expression":
-            fn = node.child_by_field_name("function")
+            fn = node.child_by_field_id(self.F.function)
             if fn is not None and clean_name(self.text(fn)) in _MOVES:
                 args = self.call_args(node)
                 node = self.unparen(args[0]) if args else node
@@ -508,7 +510,7 @@ class CppLowering(FunctionLowering):
         self.stmt_temps = []
 
     def stmt_try_statement(self, node: Node) -> None:
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(self.F.body)
         catches = [c for c in node.named_children if c.type == "catch_clause"]
         if not catches:
             if body is not None:
@@ -536,13 +538,13 @@ class CppLowering(FunctionLowering):
             block = self.new_block()
             if i < len(catches) - 1:
                 nxt = self.new_block()
-                params = clause.child_by_field_name("parameters")
+                params = clause.child_by_field_id(self.F.parameters)
                 text = "catch " + (self.text(params) if params is not None else "(...)")
                 self.terminate(ir.Branch(Opaque(text), block.id, nxt.id, self.loc(clause), _short(text), "case"))
             else:
                 self.jump(block)
             self.start(block)
-            body = clause.child_by_field_name("body")
+            body = clause.child_by_field_id(self.F.body)
             if body is not None:
                 self.lower_stmt(body)
             self.jump(join)
@@ -580,7 +582,7 @@ class CppLowering(FunctionLowering):
         releases every element (the engine's release-loop rule)."""
         self.push_scope()
         self.stmt_temps = []
-        right = node.child_by_field_name("right")
+        right = node.child_by_field_id(self.F.right)
         range_expr = self.lower_expr(right) if right is not None else Opaque("?")
         if not isinstance(range_expr, (Var, Field, Deref, Index)):
             tmp = Var(self.fresh_name("range"))
@@ -596,7 +598,7 @@ class CppLowering(FunctionLowering):
         self.start(body_b)
         saved = dict(self.rename)
         self.bind_range_variable(node, range_expr, right)
-        self.lower_loop_body(node.child_by_field_name("body"), exit_b, header)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, header)
         self.rename = saved
         self.jump(header)
         self.close_loop(exit_b, {body_b.id, header.id} | set(range(first, len(self.blocks))), (), None, node)
@@ -604,7 +606,7 @@ class CppLowering(FunctionLowering):
 
     def bind_range_variable(self, node: Node, range_expr: ir.Expr, right: Node | None) -> None:
         """Bind the loop variable of a range-for to `range[i]` (structured bindings are opaque)."""
-        decl = node.child_by_field_name("declarator")
+        decl = node.child_by_field_id(self.F.declarator)
         element = Index(range_expr, Opaque("i"))
         if decl is not None and decl.type == "structured_binding_declarator":
             for ident in decl.named_children:
@@ -614,14 +616,14 @@ class CppLowering(FunctionLowering):
         if not name:
             return
         self.rename[name] = element
-        declared = self.declared_type(node.child_by_field_name("type"), decl)
+        declared = self.declared_type(node.child_by_field_id(self.F.type), decl)
         if "auto" in declared:
             declared = self._element_type(self.expr_type(right)) or declared
         self.frames[-1].types[name] = declared
 
     def stmt_alias_declaration(self, node: Node) -> None:
-        name = self.text(node.child_by_field_name("name"))
-        self.model.aliases.setdefault(name, self.text(node.child_by_field_name("type")))
+        name = self.text(node.child_by_field_id(self.F.name))
+        self.model.aliases.setdefault(name, self.text(node.child_by_field_id(self.F.type)))
 
     def stmt_using_declaration(self, node: Node) -> None:
         """`using namespace X;` / `using X::y;` inside a body: nothing runs."""
@@ -640,22 +642,22 @@ class CppLowering(FunctionLowering):
 
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(self.F.type)
         static = any(c.type == "storage_class_specifier" and self.text(c) in ("static", "thread_local") for c in node.children)
-        for child in node.children_by_field_name("declarator"):
+        for child in node.children_by_field_id(self.F.declarator):
             self.lower_cpp_declarator(child, type_node, static)
         self.finish_statement(node)
 
     def lower_cpp_declarator(self, decl: Node, type_node: Node | None, static: bool) -> None:
         """One declarator of a declaration: name, type (from libclang when known), construction."""
-        target, value = (decl.child_by_field_name("declarator"), decl.child_by_field_name("value")) \
+        target, value = (decl.child_by_field_id(self.F.declarator), decl.child_by_field_id(self.F.value)) \
             if decl.type == "init_declarator" else (decl, None)
         args: list[Node] | None = None
         if find_function_declarator(target) is not None:
             decl = self.reparse_as_construction(decl, target)
             if decl is None:
                 return  # a local function prototype
-            target, value = decl.child_by_field_name("declarator"), decl.child_by_field_name("value")
+            target, value = decl.child_by_field_id(self.F.declarator), decl.child_by_field_id(self.F.value)
         if value is not None and value.type in ("argument_list", "initializer_list"):
             args = [a for a in value.named_children if a.type != "comment"]
         if target is not None and target.type == "structured_binding_declarator":
@@ -665,7 +667,7 @@ class CppLowering(FunctionLowering):
         if not name:
             return
         type_text = self.declared_type(type_node, target)
-        if re.search(r"\bauto\b", type_text) and value is not None and args is None:
+        if _AUTO.search(type_text) and value is not None and args is None:
             type_text = self.infer_auto(type_text, value)
         var = self.declare_local(name, type_text, target, static)
         self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl))
@@ -676,7 +678,7 @@ class CppLowering(FunctionLowering):
         one (`int count`, a type): the declaration is parsed again with braces for parentheses
         (same offsets, so locations stay right) and the init-declarator is returned."""
         func = find_function_declarator(target)
-        params = func.child_by_field_name("parameters") if func is not None else None
+        params = func.child_by_field_id(self.F.parameters) if func is not None else None
         stmt = decl.parent
         if params is None or stmt is None or not params.named_children or self.looks_like_prototype(params):
             return None
@@ -685,7 +687,7 @@ class CppLowering(FunctionLowering):
         data[params.end_byte - 1] = ord("}")
         tree = self.unit.parse_range(bytes(data), stmt)
         for node in tree.root_node.named_children:
-            for child in node.children_by_field_name("declarator"):
+            for child in node.children_by_field_id(self.F.declarator):
                 if child.start_byte == decl.start_byte and child.type == "init_declarator":
                     return child
         return None
@@ -695,12 +697,12 @@ class CppLowering(FunctionLowering):
         for p in params.named_children:
             if p.type not in ("parameter_declaration", "optional_parameter_declaration", "variadic_parameter_declaration"):
                 return False
-            decl = p.child_by_field_name("declarator")
+            decl = p.child_by_field_id(self.F.declarator)
             if decl is not None and declarator_name(decl, self.src):
                 continue
             if decl is not None and decl.type == "abstract_function_declarator":
                 return False  # `g(x)`: a call
-            type_node = p.child_by_field_name("type")
+            type_node = p.child_by_field_id(self.F.type)
             name = clean_name(self.text(type_node)) if type_node is not None else ""
             base = strip_template_args(name)
             if base in _CASTS or base in _MOVES or base in _MAKERS:
@@ -733,7 +735,7 @@ class CppLowering(FunctionLowering):
             del self.rename[name]
         if not static:
             self.locals[name] = aggregate
-        return Var(name)
+        return self.var(name)
 
     def declare_local(self, name: str, type_text: str, target: Node | None, static: bool) -> Var:
         """Declare a local with its type; objects with destructors and containers are aggregates."""
@@ -770,14 +772,15 @@ class CppLowering(FunctionLowering):
         ref = self.model.resolve_alias(parse_type(type_text))
         is_object = not ref.pointers and not ref.array and ref.name not in _SCALARS and own.what != "smart"
         guards = self.scope_guard_args(args, value) if is_object else []
-        self.guard_lambdas.update(g.start_byte for g in guards)
+        if guards:
+            self.guard_lambdas.update(g.start_byte for g in guards)
         if own.what == "smart":
             self.init_smart_pointer(var, name, own, args, value, loc)
         elif own.what == "class" and own.cls is not None:
             self.init_class_object(var, name, own.cls, args, value, loc)
         elif own.what == "ort" and args:
             self.emit_call_node(decl, strip_template_args(self.model.qualify_ort(parse_type(type_text).name)),
-                                "plain", None, tuple(self.lower_expr(a) for a in args), True, None, loc)
+                                "plain", None, tuple([self.lower_expr(a) for a in args]), True, None, loc)
         elif own.what == "container" and args is not None:
             for a in args:
                 self.lower_expr(a, discard=True)
@@ -791,7 +794,7 @@ class CppLowering(FunctionLowering):
             else:
                 self.assign_from(var, value, loc)
         elif not self.locals.get(var.name, True):
-            self.emit(ir.Assign(loc, var, Opaque("uninitialized")))
+            self.emit(ir.Assign(loc, var, _UNINITIALIZED))
         if guards:
             self.scope_guard_lambdas(name, guards, loc)
 
@@ -799,7 +802,7 @@ class CppLowering(FunctionLowering):
         """`std::string msg = api->GetErrorMessage(st);` copies the characters: the object does
         not hold the pointer. True for object types initialized from a value of another type."""
         ref = self.model.resolve_alias(parse_type(type_text))
-        if ref.pointers or ref.array or not ref.name or ref.name in _SCALARS or re.search(r"\bauto\b", type_text):
+        if ref.pointers or ref.array or not ref.name or ref.name in _SCALARS or _AUTO.search(type_text):
             return False
         if not ref.name.startswith("std::") and self.model.find_class(ref.name, self.ns) is None:
             return False  # an unknown type may be a typedef of a pointer or a number
@@ -819,7 +822,7 @@ class CppLowering(FunctionLowering):
         if scalar and not args:
             self.emit(ir.Assign(loc, var, Const(0, "{}")))
             return
-        lowered = tuple(self.lower_expr(a) for a in args)
+        lowered = tuple([self.lower_expr(a) for a in args])
         self.emit_call_node(decl, clean_name(ref.name) or "<constructor>", "plain", None, lowered, True, None, loc)
 
     def scope_guard_args(self, args: list[Node] | None, value: Node | None) -> list[Node]:
@@ -830,7 +833,7 @@ class CppLowering(FunctionLowering):
             inner = self.strip_casts(value)
             if inner.type != "call_expression":
                 return []
-            fn = inner.child_by_field_name("function")
+            fn = inner.child_by_field_id(self.F.function)
             if fn is None or fn.type == "field_expression" or clean_name(self.text(fn)).startswith("std::"):
                 return []
             args = self.call_args(inner)
@@ -847,6 +850,8 @@ class CppLowering(FunctionLowering):
         return node
 
     def lambda_var(self, node: Node) -> Node | None:
+        if not any(frame.lambdas for frame in self.frames):
+            return None  # no lambda variable anywhere: nothing to look up (asked for every argument)
         node = self.strip_casts(node)
         if node.type == "identifier":
             return self.lookup("lambdas", self.text(node))
@@ -902,7 +907,7 @@ class CppLowering(FunctionLowering):
         if inner is None or inner.type != "call_expression":
             return
         args = self.call_args(inner)
-        if len(args) < 2 or self.model.ownership(clean_name(self.text(inner.child_by_field_name("function")))).what != "smart":
+        if len(args) < 2 or self.model.ownership(clean_name(self.text(inner.child_by_field_id(self.F.function)))).what != "smart":
             return
         release, lam = self.deleter_from_arg(args[1], own)
         for frame in reversed(self.frames):
@@ -914,7 +919,7 @@ class CppLowering(FunctionLowering):
         """`auto p = SessionPtr(raw)` / `= std::unique_ptr<T, D>(raw, d)`: the raw pointer."""
         inner = self.strip_casts(value)
         if inner.type == "call_expression":
-            fn = inner.child_by_field_name("function")
+            fn = inner.child_by_field_id(self.F.function)
             args = self.call_args(inner)
             if fn is not None and fn.type != "field_expression" and args and \
                     self.model.ownership(clean_name(self.text(fn))).what == "smart":
@@ -931,12 +936,12 @@ class CppLowering(FunctionLowering):
         `&ReleaseX`, `free`, a lambda or a variable holding one."""
         inner = self.strip_casts(node)
         if inner.type == "pointer_expression":
-            inner = self.strip_casts(inner.child_by_field_name("argument"))
+            inner = self.strip_casts(inner.child_by_field_id(self.F.argument))
         if inner.type == "lambda_expression":
             self.register_lambda(inner)
             return None, self.keep(inner)
         if inner.type == "field_expression":
-            return ReleaseFn(strip_template_args(self.text(inner.child_by_field_name("field"))), "table"), None
+            return ReleaseFn(strip_template_args(self.text(inner.child_by_field_id(self.F.field))), "table"), None
         if inner.type in ("identifier", "qualified_identifier"):
             lam = self.lambda_var(inner)
             if lam is not None:
@@ -953,11 +958,11 @@ class CppLowering(FunctionLowering):
         bodies are lowered in place, with the members as fields of the object."""
         if args is None and value is not None:
             inner = self.strip_casts(value)
-            fn = inner.child_by_field_name("function") if inner.type == "call_expression" else None
+            fn = inner.child_by_field_id(self.F.function) if inner.type == "call_expression" else None
             if fn is not None and clean_name(self.text(fn)) in (cls.name, cls.qualname):
                 args = self.call_args(inner)
             elif inner.type == "compound_literal_expression":
-                body = inner.child_by_field_name("value")
+                body = inner.child_by_field_id(self.F.value)
                 args = [a for a in body.named_children if a.type != "comment"] if body is not None else []
             else:
                 self.lower_expr(value, discard=True)
@@ -1048,7 +1053,7 @@ class CppLowering(FunctionLowering):
         for i, p in enumerate(params.named_children if params is not None else []):
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
                 continue
-            decl = p.child_by_field_name("declarator")
+            decl = p.child_by_field_id(self.F.declarator)
             name = declarator_name(decl, self.src)
             if not name:
                 continue
@@ -1064,16 +1069,16 @@ class CppLowering(FunctionLowering):
         params = self._params_node(fn_node)
         out = {}
         for p in params.named_children if params is not None else []:
-            decl = p.child_by_field_name("declarator")
+            decl = p.child_by_field_id(self.F.declarator)
             name = declarator_name(decl, self.src)
             if name:
-                out[name] = declared_type_text(self.src, p.child_by_field_name("type"), decl)
+                out[name] = declared_type_text(self.src, p.child_by_field_id(self.F.type), decl)
         return out
 
     def inline_method(self, fn_node: Node, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc,
                       result: ir.Expr | None = None) -> bool:
         """Lower a method, constructor or destructor body in place with `obj` as `*this`; False when it cannot be."""
-        body = fn_node.child_by_field_name("body")
+        body = fn_node.child_by_field_id(self.F.body)
         if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
             return False
         saved_src = self.src
@@ -1089,7 +1094,7 @@ class CppLowering(FunctionLowering):
 
     def inline_lambda(self, lam: Node, args: list[ir.Expr], loc: Loc, result: ir.Expr | None = None) -> bool:
         """Lower a lambda body in place (captures are the enclosing variables); False when it cannot be."""
-        body = lam.child_by_field_name("body")
+        body = lam.child_by_field_id(self.F.body)
         if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
             return False
         src = self.node_src.get(lam.id, self.src)
@@ -1106,14 +1111,14 @@ class CppLowering(FunctionLowering):
     # ================================================================== expressions
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        name = self.text(node)
+        name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")  # `text`, inlined (hot)
         if name in self.rename:
             return self.rename[name]
         if name in self.ref_params and name not in self.locals:
             return Deref(Var(name))  # a reference parameter: the caller's object
         if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
             return Field(self.this_obj, name)
-        return super().expr_identifier(node, discard, dest)
+        return self.name_value(name)
 
     expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
 
@@ -1124,9 +1129,9 @@ class CppLowering(FunctionLowering):
         return AddrOf(self.this_obj) if self.this_obj is not None else Var("this")
 
     def expr_field_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        base = node.child_by_field_name("argument")
+        base = node.child_by_field_id(self.F.argument)
         if base is not None and self.strip_casts(base).type == "this":
-            return self.member_expr(strip_template_args(self.text(node.child_by_field_name("field"))))
+            return self.member_expr(strip_template_args(self.text(node.child_by_field_id(self.F.field))))
         return super().expr_field_expression(node, discard, dest)
 
     def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1140,18 +1145,18 @@ class CppLowering(FunctionLowering):
             self.unit.add_lambda(node, self.name, self.cls, self.ns)
 
     def expr_new_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        declarator = node.child_by_field_name("declarator")
+        declarator = node.child_by_field_id(self.F.declarator)
         callee = "new[]" if declarator is not None and declarator.type == "new_declarator" else "new"
-        placement = node.child_by_field_name("placement")
+        placement = node.child_by_field_id(self.F.placement)
         if placement is not None:
             callee = callee + "(nothrow)" if "nothrow" in self.text(placement) else "new(placement)"
         if declarator is not None:
-            length = declarator.child_by_field_name("length")
+            length = declarator.child_by_field_id(self.F.length)
             if length is not None:
                 self.lower_expr(length, discard=True)
-        arguments = node.child_by_field_name("arguments")
-        args = tuple(self.lower_expr(a) for a in (arguments.named_children if arguments is not None else [])
-                     if a.type != "comment")
+        arguments = node.child_by_field_id(self.F.arguments)
+        args = tuple([self.lower_expr(a) for a in (arguments.named_children if arguments is not None else [])
+                     if a.type != "comment"])
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1162,8 +1167,8 @@ class CppLowering(FunctionLowering):
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`T{args}` in C++ constructs a T like `T(args)`."""
-        type_node = node.child_by_field_name("type")
-        value = node.child_by_field_name("value")
+        type_node = node.child_by_field_id(self.F.type)
+        value = node.child_by_field_id(self.F.value)
         args = [a for a in value.named_children if a.type != "comment"] if value is not None else []
         if type_node is None:
             return super().expr_compound_literal_expression(node, discard, dest)
@@ -1174,18 +1179,18 @@ class CppLowering(FunctionLowering):
         return Opaque("throw")
 
     def expr_condition_clause(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_id(self.F.value)
         return self.lower_expr(value, discard, dest) if value is not None else Opaque("?")
 
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """Assigning to a smart pointer releases what it held first."""
-        left = self.unparen(node.child_by_field_name("left"))
-        op = self.text(node.child_by_field_name("operator")).strip()
+        left = self.unparen(node.child_by_field_id(self.F.left))
+        op = self.text(node.child_by_field_id(self.F.operator)).strip()
         if op == "=" and left.type == "identifier":
             own = self.owner_of(self.text(left))
             if own is not None and own.what == "smart" and not own.shared:
                 target = self.lower_expr(left)
-                right = node.child_by_field_name("right")
+                right = node.child_by_field_id(self.F.right)
                 value = self.lower_expr(self.unwrap_guard_construction(right))
                 if own.releases():
                     self.release_smart(target, own, self.loc(node))
@@ -1197,8 +1202,8 @@ class CppLowering(FunctionLowering):
     # ================================================================== calls
 
     def call_args(self, node: Node) -> list[Node]:
-        arguments = node.child_by_field_name("arguments")
-        return [a for a in (arguments.named_children if arguments is not None else []) if a.type != "comment"]
+        arguments = node.child_by_field_id(self.F.arguments)
+        return [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
 
     def emit_call_node(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
                        args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, loc: Loc | None = None) -> ir.Expr:
@@ -1213,29 +1218,31 @@ class CppLowering(FunctionLowering):
             self.loc_override = saved
 
     def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        function = node.child_by_field_name("function")
+        function = node.child_by_field_id(self.F.function)
         fn = self.unparen(function) if function is not None else None
         arg_nodes = self.call_args(node)
-        if fn is not None and fn.type == "identifier":
-            macro = self.unit.macros.get(self.text(fn))
+        kind = fn.type if fn is not None else None
+        macros = self.unit.macros
+        if macros and kind == "identifier":
+            macro = macros.get(self.text(fn))
             if macro is not None and self.macro_depth < 8 and self.text(fn) not in self.rename:
-                expanded = self.expand_macro(macro, node, node.child_by_field_name("arguments"), discard, dest)
+                expanded = self.expand_macro(macro, node, node.child_by_field_id(self.F.arguments), discard, dest)
                 if expanded is not None:
                     return expanded
         if fn is None:
-            return self.emit_call(node, "<indirect>", "indirect", None, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
-        if fn.type == "field_expression":
+            return self.emit_call(node, "<indirect>", "indirect", None, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+        if kind == "field_expression":
             return self.lower_member_call(node, fn, arg_nodes, discard, dest)
-        if fn.type in ("identifier", "qualified_identifier", "template_function", "scoped_identifier",
+        if kind in ("identifier", "qualified_identifier", "template_function", "scoped_identifier",
                        "primitive_type", "type_identifier", "template_type"):
             return self.lower_named_call(node, fn, arg_nodes, discard, dest)
         if fn.type == "lambda_expression":  # immediately invoked
             self.register_lambda(fn)
             result = dest if dest is not None else (None if discard else self.temp())
             self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
-            return result if result is not None else Opaque("void")
+            return result if result is not None else _VOID
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
-        args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
+        args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
         return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
                               args, discard, dest)
 
@@ -1257,7 +1264,7 @@ class CppLowering(FunctionLowering):
             if lam is not None:
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_lambda(lam, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
-                return result if result is not None else Opaque("void")
+                return result if result is not None else _VOID
         if self.is_type_name(name):
             own = self.model.ownership(name)
             if own.what == "smart" and arg_nodes:  # a temporary guard around a raw pointer
@@ -1281,7 +1288,7 @@ class CppLowering(FunctionLowering):
             if has_side_effects(arg):
                 kept = self.keep(arg)
                 self.register_cleanup(name, lambda at, n=kept: self.lower_deferred(n), self.loc(node))
-        return Opaque(_short(self.text(node)))
+        return Opaque(self.short_text(node))
 
     def lower_deferred(self, node: Node) -> None:
         """Lower a deferred code argument (DEFER / SCOPE_EXIT) at a scope exit, at its own location."""
@@ -1299,7 +1306,7 @@ class CppLowering(FunctionLowering):
         policy = self.unit.policy
         if policy.lookup("plain", name) is not None or policy.is_neutral("plain", name):
             return name
-        bare = re.sub(r"^(?:std::|::)", "", name)
+        bare = _STD_PREFIX.sub("", name, count=1)
         if bare != name and (policy.lookup("plain", bare) is not None or policy.is_neutral("plain", bare)):
             return bare
         return name
@@ -1333,7 +1340,7 @@ class CppLowering(FunctionLowering):
         return arg
 
     def havoc_captures(self, lam: Node) -> None:
-        body = lam.child_by_field_name("body")
+        body = lam.child_by_field_id(self.F.body)
         if body is None:
             return
         names = sorted({self.rename_target(n) for n in re.findall(r"[A-Za-z_]\w*", self.text(body))})
@@ -1354,7 +1361,7 @@ class CppLowering(FunctionLowering):
                 args = [self.lower_expr(a) for a in arg_nodes]
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_method(chosen, self.cls, self.this_obj, args, self.loc(node), result)
-                return result if result is not None else Opaque("void")
+                return result if result is not None else _VOID
         return self.lower_plain_call(node, f"{self.cls.qualname}::{name}", arg_nodes, discard, dest)
 
     def lower_move(self, arg: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1377,27 +1384,29 @@ class CppLowering(FunctionLowering):
         if dest is None or dest != self.guard_init:
             for a in arg_nodes:
                 self.lower_expr(a, discard=True)
-            return Opaque(_short(self.text(node)))
+            return Opaque(self.short_text(node))
         array = self.template_arg_text(fn).rstrip().endswith("]")
         if array:
             for a in arg_nodes:
                 self.lower_expr(a, discard=True)
             return self.emit_call(node, "new[]", "new", None, (), discard, dest)
-        args = tuple(self.lower_expr(a) for a in arg_nodes)
+        args = tuple([self.lower_expr(a) for a in arg_nodes])
         return self.emit_call(node, "new", "new", None, args, discard, dest)
 
     def lower_member_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`x.f(...)` / `x->f(...)`: classified by what x is (see the module docstring)."""
-        base = fn.child_by_field_name("argument")
-        field_node = fn.child_by_field_name("field")
+        base = fn.child_by_field_id(self.F.argument)
+        field_node = fn.child_by_field_id(self.F.field)
         name = strip_template_args(clean_name(self.text(field_node))) if field_node is not None else "?"
-        op = self.text(fn.child_by_field_name("operator")).strip() if fn.child_by_field_name("operator") else "."
+        op = self.text(fn.child_by_field_id(self.F.operator)).strip() if fn.child_by_field_id(self.F.operator) else "."
         base_inner = self.strip_casts(base) if base is not None else None
         if base_inner is not None and base_inner.type == "this" and self.cls is not None and self.cls.has_method(name):
             return self.call_own_method(node, name, arg_nodes, discard, dest)
-        if self.is_table_call(fn, base_inner):
+        is_table, rtype_text = self.table_call_and_receiver(fn, base_inner)
+        if is_table:
             return self.lower_table_call(node, fn, op, name, base, arg_nodes, discard, dest)
-        rtype_text = self.receiver_type(fn)
+        if rtype_text is _UNKNOWN:
+            rtype_text = self.receiver_type(fn)
         rtype = self.model.resolve_alias(parse_type(rtype_text)) if rtype_text else None
         base_own = self.model.ownership(self.expr_type(base) or "") if base is not None else None
         if op == "." and base_own is not None and base_own.what == "smart":
@@ -1412,39 +1421,45 @@ class CppLowering(FunctionLowering):
             return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
         if op == "->":
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
-            args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
+            args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
             return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
                                   args, discard, dest)
         receiver = self.lower_expr(base)
-        return self.emit_call(node, name, "method", receiver, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+        return self.emit_call(node, name, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
     def is_table_call(self, fn: Node, base: Node | None) -> bool:
         """`api->F(...)`, `api.F(...)` on a `const OrtApi&`, `Ort::GetApi().F(...)`, `env->F(...)`."""
-        field_node = fn.child_by_field_name("field")
+        return self.table_call_and_receiver(fn, base)[0]
+
+    def table_call_and_receiver(self, fn: Node, base: Node | None) -> tuple[bool, str | None | object]:
+        """`is_table_call`, with the `receiver_type(fn)` it computed on the way (`_UNKNOWN` when
+        it did not need it), so that a member call does not work the receiver's type out twice."""
         oracle = self.unit.oracle
-        if oracle is not None and self.macro_depth == 0 and field_node is not None:
-            found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
-            if found is not None:
-                return found[0] == "table"
+        if oracle is not None and self.macro_depth == 0:
+            field_node = fn.child_by_field_id(self.F.field)
+            if field_node is not None:
+                found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
+                if found is not None:
+                    return found[0] == "table", _UNKNOWN
         if base is None:
-            return False
+            return False, _UNKNOWN
         if base.type == "call_expression":
-            callee = strip_template_args(clean_name(self.text(base.child_by_field_name("function") or base)))
+            callee = strip_template_args(clean_name(self.text(base.child_by_field_id(self.F.function) or base)))
             if callee in _API_GETTERS or callee.endswith("GetApi"):
-                return True
+                return True, _UNKNOWN
         rtype = self.receiver_type(fn)
-        return rtype is not None and self.model.resolve_alias(parse_type(rtype)).name in TABLE_TYPES
+        return rtype is not None and self.model.resolve_alias(parse_type(rtype)).name in TABLE_TYPES, rtype
 
     def lower_table_call(self, node: Node, fn: Node, op: str, name: str, base: Node | None, arg_nodes: list[Node],
                          discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """An OrtApi / JNIEnv entry: the same `table` call as in C (the self argument dropped for `(*env)->F(env, ...)`)."""
         if op == "->":
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
-            args = tuple(self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes))
+            args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
             return self.emit_call(node, callee, "table", self.lower_expr(receiver) if receiver is not None else None,
                                   args, discard, dest)
         receiver = self.lower_expr(base) if base is not None else None
-        return self.emit_call(node, name, "table", receiver, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+        return self.emit_call(node, name, "table", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
     def typed_method_call(self, node: Node, base: Node | None, op: str, rtype: TypeRef, name: str,
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1460,14 +1475,14 @@ class CppLowering(FunctionLowering):
                 args = [self.lower_expr(a) for a in arg_nodes]
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_method(chosen, cls, obj, args, self.loc(node), result)
-                return result if result is not None else Opaque("void")
+                return result if result is not None else _VOID
             if cls.has_method(name):
                 if base is not None:
                     self.lower_expr(base)
                 return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
         receiver = self.lower_expr(base) if base is not None else None
         qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
-        return self.emit_call(node, qualified, "method", receiver, tuple(self.lower_expr(a) for a in arg_nodes), discard, dest)
+        return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
     def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
                          dest: ir.Expr | None, own: Ownership) -> ir.Expr:
@@ -1482,17 +1497,17 @@ class CppLowering(FunctionLowering):
             if out is not None:
                 self.emit(ir.Assign(loc, out, target))
             self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
-            return out if out is not None else Opaque("void")
+            return out if out is not None else _VOID
         if name == "reset":
             value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
             own = self.owner_of(self.text(self.unparen(base))) or own
             if own.releases() and not own.shared:
                 self.release_smart(target, own, loc)
             self.emit(ir.Assign(loc, target, value))
-            return Opaque("void")
+            return _VOID
         for a in arg_nodes:
             self.lower_expr(a, discard=True)
-        return Opaque(_short(self.text(node)))
+        return Opaque(self.short_text(node))
 
     def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
                      dest: ir.Expr | None) -> ir.Expr | None:
@@ -1509,13 +1524,13 @@ class CppLowering(FunctionLowering):
                     self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
             else:
                 self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
-            return Opaque("void")
+            return _VOID
         if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
             for a in arg_nodes:
                 self.lower_expr(a, discard=True)
             if name in ("at", "front", "back"):
                 return Index(self.lower_expr(base), Opaque("i"))
-            return Opaque(_short(self.text(node)))
+            return Opaque(self.short_text(node))
         return None
 
 
@@ -1536,6 +1551,9 @@ class _WithoutInit:
 
     def child_by_field_name(self, name: str) -> Node | None:
         return self._node.child_by_field_name(name)
+
+    def child_by_field_id(self, fid: int) -> Node | None:
+        return self._node.child_by_field_id(fid)
 
 
 def _expr_vars(e: ir.Expr) -> set[str]:
@@ -1616,7 +1634,7 @@ class CppFrontEnd(CFrontEnd):
     def __init__(self, source: SourceText, policy: Policy, oracle: Oracle | None = None):
         super().__init__(source, policy)
         self.oracle = oracle
-        self.model = FileModel(self.src, policy)
+        self.model = FileModel(self.src, policy, self.F)
         self._lambdas: list[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = []
         self._lambda_seen: set[int] = set()
         self._range_parser: Parser | None = None
@@ -1649,10 +1667,10 @@ class CppFrontEnd(CFrontEnd):
 
     def cpp_function_nodes(self, root: Node) -> Iterator[tuple[Node, str, ClassInfo | None, tuple[str, ...]]]:
         """Every function definition with a body, named with its namespaces and class."""
-        for node, ns, cls_name, _internal in walk(root, self.src):
-            if node.type != "function_definition" or node.child_by_field_name("body") is None:
+        for node, ns, cls_name, _internal in self.model.declarations:
+            if node.type != "function_definition" or node.child_by_field_id(self.F.body) is None:
                 continue
-            name = declarator_name(node.child_by_field_name("declarator"), self.src)
+            name = declarator_name(node.child_by_field_id(self.F.declarator), self.src)
             if not name:
                 continue
             name = clean_name(name)

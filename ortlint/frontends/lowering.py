@@ -7,12 +7,61 @@ attributes name the grammar's node types where they differ.
 """
 from __future__ import annotations
 
-from tree_sitter import Node
+from collections.abc import Callable
+
+from tree_sitter import Language, Node
 
 from .. import ir
 from ..ir import Block, Const, Halt, Jump, Loc, Op, Opaque, Var
 
 _TEXT_LIMIT = 90
+_HEAD_BYTES = 8 * _TEXT_LIMIT  # enough source to fill a message when the node is longer
+_TEMP_VARS: list[Var] = []  # index n: `Var("$n")`; IR values are never changed, so one object serves all
+
+
+class FieldIds:
+    """A grammar's field ids by name, as attributes (`node.child_by_field_id(F.body)`).
+
+    `child_by_field_name` searches the grammar's field names on every call; by id it is about
+    3x faster, and the lowering asks for fields of almost every node. A name the grammar does
+    not have is id 0, for which tree-sitter finds no child (as `child_by_field_name` does).
+    """
+
+    def __init__(self, language: Language):
+        for fid in range(1, language.field_count + 1):
+            name = language.field_name_for_id(fid)
+            if name is not None:
+                setattr(self, name, fid)
+
+    def __getattr__(self, name: str) -> int:  # only called for names the grammar lacks
+        if name.startswith("__"):
+            raise AttributeError(name)  # copy/pickle probes are not field names
+        return 0
+
+
+_FIELD_IDS: dict[Language, FieldIds] = {}
+
+
+def field_ids(language: Language) -> FieldIds:
+    """The (shared) `FieldIds` of a grammar."""
+    found = _FIELD_IDS.get(language)
+    if found is None:
+        found = _FIELD_IDS[language] = FieldIds(language)
+    return found
+
+
+_HANDLER_TABLES: dict[tuple[type, str], dict[str, Callable[..., object] | None]] = {}
+
+
+def handler_table(cls: type, prefix: str) -> dict[str, Callable[..., object] | None]:
+    """Node type -> the class's `<prefix><type>` method (or None), filled as types are met.
+
+    Dispatch by `getattr(self, prefix + type)` built a string and a bound method for every node;
+    the table resolves each type once per class (subclasses keep their own overrides)."""
+    table = _HANDLER_TABLES.get((cls, prefix))
+    if table is None:
+        table = _HANDLER_TABLES[(cls, prefix)] = {}
+    return table
 
 
 class TooDeep(Exception):
@@ -40,6 +89,7 @@ class CfgBuilder:
     loc_override: Loc | None = None
 
     def init_graph(self) -> None:
+        self._expr_handlers = handler_table(type(self), "expr_")
         self.blocks: list[Block] = []
         self.cur: Block | None = None
         self.handler: int | None = None
@@ -90,9 +140,12 @@ class CfgBuilder:
 
     def temp(self) -> Var:
         self.temp_counter += 1
-        name = f"${self.temp_counter}"
-        self.stmt_temps.append(name)
-        return Var(name)
+        number = self.temp_counter
+        while len(_TEMP_VARS) <= number:  # `$1`, `$2`, ... are the same values in every function
+            _TEMP_VARS.append(Var(f"${len(_TEMP_VARS)}"))
+        var = _TEMP_VARS[number]
+        self.stmt_temps.append(var.name)
+        return var
 
     def take_temps(self) -> tuple[str, ...]:
         temps = tuple(self.stmt_temps)
@@ -114,10 +167,24 @@ class CfgBuilder:
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
+    def short_text(self, node: Node) -> str:
+        """`short(self.text(node))`, decoding and folding only the head of a long node. A call's
+        text contains its arguments' (nested calls), so folding all of it at every level made
+        deep nesting quadratic. Folding a prefix gives a prefix of the folded text: when the
+        folded head is already cut, so is the whole, the same way."""
+        start, end = node.start_byte, node.end_byte
+        if end - start > _HEAD_BYTES:
+            head = " ".join(self.src[start:start + _HEAD_BYTES].decode("utf-8", "replace").split())
+            if len(head) > _TEXT_LIMIT:
+                return head[: _TEXT_LIMIT - 3] + "..."
+        return short(self.src[start:end].decode("utf-8", "replace"))
+
     def loc(self, node: Node) -> Loc:
         if self.loc_override is not None:
             return self.loc_override
         sp, ep = node.start_point, node.end_point
+        if self.ascii:  # the common case, without the two `col` calls
+            return Loc(sp[0] + 1, sp[1] + 1, ep[0] + 1, ep[1] + 1)
         return Loc(sp[0] + 1, self.col(node.start_byte, sp[1]), ep[0] + 1, self.col(node.end_byte, ep[1]))
 
     def end_loc(self, node: Node) -> Loc:
@@ -136,18 +203,33 @@ class CfgBuilder:
         return [c for c in node.named_children if c.type not in self.COMMENT_TYPES] if node is not None else []
 
     def unparen(self, node: Node) -> Node:
-        while node.type == "parenthesized_expression":
-            kids = self.named(node)
-            if len(kids) != 1:
-                break
+        while node.type == "parenthesized_expression":  # every C `if (...)` condition is one
+            kids = node.named_children
+            if len(kids) != 1 or kids[0].type in self.COMMENT_TYPES:  # filter comments only when needed
+                kids = self.named(node)
+                if len(kids) != 1:
+                    break
             node = kids[0]
         return node
 
     def strip_casts(self, node: Node) -> Node:
-        node = self.unparen(node)
-        while node.type == "cast_expression" and node.child_by_field_name("value") is not None:
-            node = self.unparen(node.child_by_field_name("value"))
-        return node
+        """The operand under parentheses and casts (`(T *)(p)` -> `p`), in one loop."""
+        while True:
+            kind = node.type
+            if kind == "parenthesized_expression":
+                kids = node.named_children
+                if len(kids) != 1 or kids[0].type in self.COMMENT_TYPES:  # as in `unparen`
+                    kids = self.named(node)
+                    if len(kids) != 1:
+                        return node
+                node = kids[0]
+            elif kind == "cast_expression":
+                value = node.child_by_field_name("value")
+                if value is None:
+                    return node
+                node = value
+            else:
+                return node
 
     # ------------------------------------------------------------------ shared expressions
 
@@ -163,9 +245,13 @@ class CfgBuilder:
         try:
             if self.depth > self.MAX_NESTING:
                 raise TooDeep()
-            handler = getattr(self, "expr_" + node.type, None)
+            kind = node.type
+            try:
+                handler = self._expr_handlers[kind]
+            except KeyError:
+                handler = self._expr_handlers[kind] = getattr(type(self), "expr_" + kind, None)
             if handler is not None:
-                return handler(node, discard, dest)
+                return handler(self, node, discard, dest)
             return self.expr_fallback(node)
         finally:
             self.depth -= 1
@@ -181,10 +267,11 @@ class CfgBuilder:
         node = self.unparen(node)
         if self.lower_cond_special(node, t, f, kind):
             return
-        if node.type == "unary_expression" and self.operator(node) == "!":
+        node_type = node.type
+        if node_type == "unary_expression" and self.operator(node) == "!":
             self.lower_cond(node.child_by_field_name(self.UNARY_OPERAND), f, t, kind)
             return
-        if node.type == "binary_expression" and self.operator(node) in ("&&", "||"):
+        if node_type == "binary_expression" and self.operator(node) in ("&&", "||"):
             mid = self.new_block()
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if self.operator(node) == "&&":
@@ -194,7 +281,7 @@ class CfgBuilder:
             self.start(mid)
             self.lower_cond(right, t, f, kind)
             return
-        if node.type == self.TERNARY_TYPE:
+        if node_type == self.TERNARY_TYPE:
             a, b = self.new_block(), self.new_block()
             self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
             self.start(a)
@@ -203,7 +290,7 @@ class CfgBuilder:
             self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
             return
         expr = self.lower_expr(node)
-        self.terminate(ir.Branch(expr, t.id, f.id, self.loc(node), short(self.text(node)), kind))
+        self.terminate(ir.Branch(expr, t.id, f.id, self.loc(node), self.short_text(node), kind))
 
     def lower_cond_special(self, node: Node, t: Block, f: Block, kind: str) -> bool:
         """A language's own condition forms (C's comma, C++'s `if (init; cond)`); True if handled."""
@@ -211,7 +298,7 @@ class CfgBuilder:
 
     def expr_generic(self, node: Node) -> ir.Expr:
         parts = tuple(self.lower_expr(c) for c in self.named(node))
-        return Opaque(short(self.text(node)), parts)
+        return Opaque(self.short_text(node), parts)
 
     def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         return self.lower_expr(node.child_by_field_name("value"), discard, dest)
@@ -230,7 +317,7 @@ class CfgBuilder:
 
     def expr_update_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         target = self.lower_expr(self.update_target(node))
-        self.emit(ir.Assign(self.loc(node), target, Opaque(short(self.text(node)), (target,))))
+        self.emit(ir.Assign(self.loc(node), target, Opaque(self.short_text(node), (target,))))
         return target
 
     def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -278,7 +365,7 @@ class CfgBuilder:
         right = node.child_by_field_name("right")
         if self.operator(node) != "=":
             value = self.lower_expr(right)
-            self.emit(ir.Assign(self.loc(node), left, Opaque(short(self.text(node)), (left, value))))
+            self.emit(ir.Assign(self.loc(node), left, Opaque(self.short_text(node), (left, value))))
             return left
         self.assign_from(left, right, self.loc(node))
         return left

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from ..policy import Policy
 
 MAX_BYTES = 16 * 1024 * 1024
+_SPACES = bytes(b if b == ord("\n") else ord(" ") for b in range(256))  # every byte but newline -> space
 
 
 @dataclass
@@ -44,7 +45,7 @@ def blank_decorations(data: bytes, policy: Policy) -> bytes:
         return data
 
     def spaces(m: re.Match[bytes]) -> bytes:
-        return re.sub(rb"[^\n]", b" ", m.group(0))
+        return m.group(0).translate(_SPACES)
 
     return pattern.sub(spaces, data)
 
