@@ -50,7 +50,7 @@ def unit_meta(unit: ir.SourceUnit) -> UnitMeta:
 # ----------------------------------------------------------------------------- worker side
 
 def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compile_commands: str | None) -> None:
-    from .runner import parse_file
+    from .runner import cycle_collection_paused, parse_file
     if not isinstance(policy, Policy):  # policy files: load them here
         policy = load_policy(policy, include_defaults=False)
     functions: dict[FunctionKey, ir.Function] = {}
@@ -66,11 +66,12 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 return
             if kind == "parse":
                 metas = []
-                for path, language, data in message[1]:
-                    unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
-                    for fn in unit.functions:
-                        functions[(fn.path, fn.name, fn.loc.line)] = fn
-                    metas.append(unit_meta(unit))
+                with cycle_collection_paused():
+                    for path, language, data in message[1]:
+                        unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
+                        for fn in unit.functions:
+                            functions[(fn.path, fn.name, fn.loc.line)] = fn
+                        metas.append(unit_meta(unit))
                 conn.send(("ok", metas))
             elif kind == "analyze":
                 _, jobs, new_constants = message

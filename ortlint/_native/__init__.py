@@ -30,6 +30,9 @@ MODULES = (
     "ortlint.frontends.cpp_model",
     "ortlint.frontends.cpp_treesitter",
     "ortlint.frontends.java_treesitter",
+    "ortlint.findings",
+    "ortlint.report.fastjson",
+    "ortlint.report.json_report",
 )
 
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))

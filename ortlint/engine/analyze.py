@@ -169,7 +169,7 @@ class FunctionAnalyzer:
 
     def _explore(self, entry: State) -> None:
         pending: dict[int, list[State]] = {self.fn.entry: [entry]}
-        visited: dict[int, set | State] = {}
+        visited: dict[int, list[State] | set] = {}
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
         steps = 0
@@ -195,23 +195,33 @@ class FunctionAnalyzer:
                         heapq.heappush(queue, (self.order.get(succ, 0), succ))
                         queued.add(succ)
 
-    def _admit(self, bid: int, state: State, visited: dict[int, "set | State"]) -> bool:
+    def _admit(self, bid: int, state: State, visited: dict[int, "list[State] | set"]) -> bool:
         """Should `state` be explored from block `bid`? Identical states are explored once;
-        past the thresholds, states are merged more coarsely (see Budget)."""
+        past the thresholds, states are merged more coarsely (see Budget).
+
+        Most blocks see a few states: those are compared directly (`State.same`, which stops at
+        the first difference and mostly compares shared objects by identity). Hashable keys,
+        which hash every entry, are made only for blocks that see many."""
         self._work += len(state.b) + len(state.r)
         seen = visited.get(bid)
         if seen is None:
-            # most blocks are reached by one state only: its key is computed when a second comes
-            visited[bid] = state
+            visited[bid] = [state]  # admitted states are never changed afterwards (blocks run on copies)
             self._released_at[bid] = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
             return True
-        if isinstance(seen, State):  # admitted states are never changed afterwards (blocks run on copies)
-            seen = visited[bid] = {seen.key()}
+        if isinstance(seen, list):
+            for other in seen:
+                if state.same(other):
+                    return False
+            if len(seen) + 1 < self.budget.collapse_after:
+                seen.append(state)
+                self._released_at[bid] |= {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
+                return True
+            seen = visited[bid] = {other.key() for other in seen}
         key = state.key()
         if key in seen:
             return False
         released = self._released_at[bid]
-        released.update(rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED)
+        released |= {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
         if len(seen) >= self.budget.collapse_after:
             self._collapse_released_params(state, released)
             if len(seen) >= self.budget.widen_after:
@@ -923,7 +933,11 @@ class FunctionAnalyzer:
 
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
         """Split into success and failure where the call can fail, then acquire on success."""
-        ret_acq = next((a for a in spec.acquires if a.into == "return" and self.policy.kinds[a.kind].owned), None)
+        ret_acq = None
+        for acq in spec.acquires:
+            if acq.into == "return" and self.policy.kinds[acq.kind].owned:
+                ret_acq = acq
+                break
         lazy = ret_acq is not None and not self.policy.kinds[ret_acq.kind].must_release
         can_fail = spec.returns in ("status", "code") or (ret_acq is not None and ret_acq.nullable and not lazy)
         if not can_fail:
@@ -1634,8 +1648,16 @@ def _drop_blank_opaques(state: State) -> None:
 
 
 def _dedupe(states: list[State]) -> list[State]:
+    """Identical states once, first occurrence first (a call's outcomes: a handful of states,
+    compared directly; hashed keys only for many)."""
     if len(states) < 2:
         return states
+    if len(states) <= 8:
+        out: list[State] = []
+        for s in states:
+            if not any(s.same(kept) for kept in out):
+                out.append(s)
+        return out
     seen: dict[tuple, State] = {}
     for s in states:
         seen.setdefault(s.key(), s)
