@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ._native import PACKAGE_DIR
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
@@ -170,7 +171,7 @@ def _into_arg(into: str) -> int | None:
 
 def default_rules_dir() -> Path:
     """The `rules/` folder shipped with ortlint (inside the package once installed)."""
-    here = Path(__file__).resolve().parent
+    here = PACKAGE_DIR
     for candidate in (here / "rules", here.parent / "rules"):
         if candidate.is_dir():
             return candidate

@@ -15,6 +15,7 @@ import gc
 import hashlib
 import os
 
+from ._native import PACKAGE_DIR
 from .cache import Cache, FileRecord, FunctionRecord, content_hash, file_stamps, summary_digest
 from .discover import Discovery, SourceFile, discover
 from .frontends.source import MAX_BYTES
@@ -487,7 +488,7 @@ def _code_digest() -> bytes:
     global _CODE_DIGEST
     if _CODE_DIGEST is None:
         h = hashlib.blake2b(digest_size=8)
-        package = os.path.dirname(os.path.abspath(__file__))
+        package = str(PACKAGE_DIR)
         for folder, dirs, names in sorted(os.walk(package)):
             dirs.sort()
             for name in sorted(n for n in names if n.endswith(".py")):
@@ -526,12 +527,15 @@ GC_THRESHOLDS = (100_000, 50, 1000)
 @contextlib.contextmanager
 def cycle_collection_paused() -> Iterator[None]:
     """Parsing builds syntax trees and IR without reference cycles (a few hundred cyclic
-    objects per 100 K lines): collecting while parsing only walks the new IR again and again."""
+    objects per 100 K lines): collecting while parsing only walks the new IR again and again,
+    and so would every collection during the analysis that follows. The IR is set aside
+    (`gc.freeze`) instead; reference counting still frees it when it is dropped."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if was_enabled:
             gc.enable()
 

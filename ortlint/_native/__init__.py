@@ -17,6 +17,7 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
+from pathlib import Path
 
 # the modules worth compiling: where the profile of a run spends its time
 MODULES = (
@@ -30,12 +31,20 @@ MODULES = (
     "ortlint.frontends.cpp_model",
     "ortlint.frontends.cpp_treesitter",
     "ortlint.frontends.java_treesitter",
+    "ortlint.policy",
+    "ortlint.discover",
+    "ortlint.runner",
+    "ortlint.parallel",
+    "ortlint.suppress",
     "ortlint.findings",
     "ortlint.report.fastjson",
     "ortlint.report.json_report",
 )
 
 NATIVE_DIR = os.path.dirname(os.path.abspath(__file__))
+# the package folder, for modules that find files next to their source: a compiled module's
+# own __file__ is its binary in this folder
+PACKAGE_DIR = Path(NATIVE_DIR).parent.resolve()
 _PROJECT_DIR = os.path.dirname(os.path.dirname(NATIVE_DIR))
 DISABLE_VARIABLE = "ORTLINT_PURE_PYTHON"
 
