@@ -35,7 +35,6 @@ from .report import get_formatter
 from .runner import RunConfig, run
 from .summary_report import as_policy as summaries_as_policy
 from .summary_report import explain as explain_summaries
-from .suppress import apply_suppressions
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -183,14 +182,15 @@ def build_run_config(settings: Settings) -> RunConfig:
                      options=Options(unknown_calls=settings.unknown_calls),
                      excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
-                     cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None)
+                     cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
+                     suppressions=True)
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:
-    """Run the analysis, then apply suppressions, rule selection and the baseline (in that order)."""
+    """Run the analysis (which applies suppression comments), then rule selection."""
     report = run(config)
     report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
-    report.stats["suppressed"] = apply_suppressions(report)
+    report.stats.setdefault("suppressed", 0)
     enabled = settings.enabled_rules()
     report.findings = [f for f in report.findings if f.rule in enabled]
     return report

@@ -26,6 +26,7 @@ from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
 from .findings import Notice, Report
 from .policy import Policy
+from .suppress import apply_suppressions
 
 FunctionKey = tuple[str, str, int]  # (path, name, line)
 
@@ -41,6 +42,7 @@ class RunConfig:
     compile_commands: str | None = None  # compile_commands.json: parse C/C++ with libclang
     cache_dir: str | None = None  # per-file cache of parsed IR and summaries (None = off)
     extensions: dict[str, str] | None = None  # extra suffix -> language mappings
+    suppressions: bool = False  # drop findings silenced by `ortlint: ignore[...]` comments (the CLI does)
 
 
 def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
@@ -572,15 +574,16 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     if cache is not None:
         contents = {s.path: _read(s.path) for s in found.files}
         hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
-        run_key = _run_key(namespace, found, hashes, contents)
+        run_key = _run_key(namespace + ("|suppressions" if config.suppressions else ""), found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
-            return replayed
+            return replayed  # suppressions included: they come from the same file contents
         records, to_parse = _load_records(cache, found, contents, hashes, program, parser)
-        del contents  # the parser keeps what it still needs
+        read = contents.get  # suppression comments: from the contents already read, not a second read
     else:  # nothing to look up: the front ends (or the workers) read the files
         records, to_parse = {}, [s.path for s in found.files]
         hashes.update((s.path, "") for s in found.files)
+        read = _read
     discovered = time.perf_counter()
     analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache)
     analyzed = time.perf_counter()
@@ -596,6 +599,8 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         "analyzed_functions": analysis.analyzed, "reused_functions": analysis.reused,
         "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
     }
+    if config.suppressions:
+        report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
     if cache is not None and run_key and not any(i.context for i in program.functions.values()):
         wanted = {name for info in program.functions.values() for name in info.callees
                   if program.resolve(info.key[0], name) is None}

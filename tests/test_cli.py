@@ -347,6 +347,18 @@ def test_suppressions(tmp_path: Path) -> None:
     assert "(4 suppressed, 1 warning)" in text
 
 
+def test_suppressions_come_back_from_the_cache(tmp_path: Path) -> None:
+    """The runner applies suppression comments from the contents it already read; a rerun of
+    the unchanged tree replays them with the rest, and an edited comment is seen at once."""
+    write(tmp_path, "s.c", SUPPRESSED_C)
+    cold = ortlint("--format", "json", "--cache-dir", "cache", "s.c").stdout
+    warm = ortlint("--format", "json", "--cache-dir", "cache", "s.c").stdout
+    assert warm == cold and json.loads(warm)["summary"]["suppressed"] == 4
+    write(tmp_path, "s.c", SUPPRESSED_C.replace("ignore[ORT002]", "ignore[ORT001]"))
+    edited = json.loads(ortlint("--format", "json", "--cache-dir", "cache", "s.c").stdout)
+    assert sorted(f["function"] for f in edited["findings"]) == ["e"] and edited["summary"]["suppressed"] == 5
+
+
 def test_suppression_in_a_string_does_not_count(tmp_path: Path) -> None:
     write(tmp_path, "s.c", '#include <stdlib.h>\nvoid f(void) {\n  char *p = malloc(1); puts("ortlint: ignore");\n}\n')
     assert ortlint("s.c").code == 1
