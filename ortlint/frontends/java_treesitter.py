@@ -36,7 +36,7 @@ from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, short
-from .source import MAX_BYTES, SourceText, read_source
+from .source import read_source
 
 JAVA_LANGUAGE = Language(tree_sitter_java.language())
 
@@ -1894,18 +1894,9 @@ class JavaFrontEnd:
         return lowering.lower([], body)
 
 
-def _read_java(path: str, policy: Policy, data: bytes | None) -> SourceText:
-    """`read_source` without blanking C decoration macros: the Java front end parses the
-    original bytes, and the blanking regex cost a twentieth of its time. Anything but bytes
-    that `read_source` would accept as they are goes through `read_source`."""
-    if data is not None and len(data) <= MAX_BYTES and b"\0" not in data[:8192]:
-        return SourceText(path, data, data)
-    return read_source(path, policy, data)
-
-
 def parse_java(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
     """Front-end entry point for Java files; never raises on bad input."""
-    source = _read_java(path, policy, data)
+    source = read_source(path, policy, data, blank=False)  # C decoration macros mean nothing in Java
     if source.problem:
         return ir.SourceUnit(path, "java", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
     return JavaFrontEnd(path, source.original, policy, source.lines).run()

@@ -22,8 +22,9 @@ class SourceText:
         return self.original.count(b"\n") + (1 if self.original and not self.original.endswith(b"\n") else 0)
 
 
-def read_source(path: str, policy: Policy, data: bytes | None = None) -> SourceText:
-    """Read a file as bytes; never raise. Binary or huge files come back with a `problem`."""
+def read_source(path: str, policy: Policy, data: bytes | None = None, blank: bool = True) -> SourceText:
+    """Read a file as bytes; never raise. Binary or huge files come back with a `problem`.
+    `blank=False`: no decoration blanking (Java parses the original bytes)."""
     if data is None:
         try:
             with open(path, "rb") as fh:
@@ -34,7 +35,7 @@ def read_source(path: str, policy: Policy, data: bytes | None = None) -> SourceT
         return SourceText(path, b"", data[:0], problem=f"file is larger than {MAX_BYTES // (1024 * 1024)} MB; skipped")
     if b"\0" in data[:8192]:
         return SourceText(path, b"", data, problem="binary file (contains NUL bytes); skipped")
-    return SourceText(path, blank_decorations(data, policy), data)
+    return SourceText(path, blank_decorations(data, policy) if blank else data, data)
 
 
 def blank_decorations(data: bytes, policy: Policy) -> bytes:
