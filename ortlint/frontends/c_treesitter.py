@@ -754,6 +754,16 @@ def parse_int(text: str) -> int | None:
             return None
 
 
+def inner_declarator(node: Node, names: tuple[str, ...] = ()) -> Node | None:
+    """One step into a nested declarator (`*p` -> `p`): its `declarator` field, else the first
+    named child that is a declarator or one of the name node types in `names` (error recovery
+    and some declarator kinds leave the field unset)."""
+    inner = node.child_by_field_name("declarator")
+    if inner is None:
+        inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type in names), None)
+    return inner
+
+
 def find_function_declarator(node: Node | None) -> Node | None:
     """The function declarator inside pointer/reference/parenthesized declarators, if any."""
     depth = 0
@@ -764,10 +774,7 @@ def find_function_declarator(node: Node | None) -> Node | None:
             return node
         if kind in ("pointer_declarator", "parenthesized_declarator", "attributed_declarator",
                     "reference_declarator", "abstract_pointer_declarator"):
-            inner = node.child_by_field_name("declarator")
-            if inner is None:
-                inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
-            node = inner
+            node = inner_declarator(node)
             continue
         return None
     return None
@@ -784,10 +791,7 @@ def declarator_name(node: Node | None, src: bytes) -> str | None:
             return _WHITESPACE.sub("", src[node.start_byte:node.end_byte].decode("utf-8", "replace"))
         if not node.child_count:  # a leaf: nothing declared below
             return None
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
-        node = inner
+        node = inner_declarator(node, ("identifier",))
     return None
 
 

@@ -19,7 +19,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from ..policy import Policy
-from .c_treesitter import find_function_declarator, is_array_declarator
+from .c_treesitter import find_function_declarator, inner_declarator, is_array_declarator
 from .lowering import FieldIds, field_ids
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
@@ -227,10 +227,7 @@ def declarator_pointers(node: Node | None) -> int:
             count += 1
         if kind == "function_declarator" or not node.child_count:  # a leaf is the declared name
             return count
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children if c.type.endswith("declarator")), None)
-        node = inner
+        node = inner_declarator(node)
     return count
 
 
@@ -253,11 +250,7 @@ def innermost_name(src: bytes, node: Node | None) -> tuple[str, Node] | None:
             return clean_name(node_text(src, node)), node
         if not node.child_count:  # another leaf: nothing declared below
             return None
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children
-                          if c.type.endswith("declarator") or c.type in ("identifier", "field_identifier")), None)
-        node = inner
+        node = inner_declarator(node, ("identifier", "field_identifier"))
     return None
 
 
@@ -585,8 +578,7 @@ def is_reference_param(param: Node) -> bool:
             return True  # `T *&p` too: there are no pointers to references
         if kind in ("function_declarator", "abstract_function_declarator") or not node.child_count:
             return False
-        node = node.child_by_field_name("declarator") or next(
-            (c for c in node.named_children if c.type.endswith("declarator")), None)
+        node = inner_declarator(node)
     return False
 
 

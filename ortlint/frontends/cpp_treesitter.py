@@ -36,7 +36,7 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..policy import Policy
 from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
-                           find_function_declarator, is_array_declarator)
+                           find_function_declarator, inner_declarator, is_array_declarator)
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
@@ -1601,10 +1601,7 @@ def declarator_name_node(node: Node | None) -> Node | None:
         depth += 1
         if node.type in ("identifier", "field_identifier"):
             return node
-        inner = node.child_by_field_name("declarator")
-        if inner is None:
-            inner = next((c for c in node.named_children if c.type.endswith("declarator") or c.type == "identifier"), None)
-        node = inner
+        node = inner_declarator(node, ("identifier",))
     return None
 
 
