@@ -470,6 +470,9 @@ class FileModel:
         """How an object of this declared type owns what it holds (see `Ownership`)."""
         cached = self._owners.get(type_text)
         if cached is None:
+            # A class graph may be recursive (a member whose type names its own class, or another
+            # class of the same short name): a type being computed owns nothing for the inner query.
+            self._owners[type_text] = NONE
             cached = self._ownership(type_text)
             self._owners[type_text] = cached
         return cached
