@@ -204,10 +204,10 @@ class Genai:
             w("")
         w("[[kind]]")
         w('id = "oga.String"')
-        w('label = "string owned by the caller (OgaDestroyString)"')
+        w('label = "GenAI string"')
         w("")
         for kid, label in (("oga.borrowed.String", "string owned by its GenAI object"),
-                           ("oga.borrowed.Data", "data owned by its GenAI object"),
+                           ("oga.borrowed.Data", "buffer owned by its GenAI object"),
                            ("oga.borrowed.ErrorMessage", "error message (owned by the OgaResult)")):
             w("[[kind]]")
             w(f'id = "{kid}"')
