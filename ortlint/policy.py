@@ -394,9 +394,8 @@ class _Loader:
             self.fail(key, "must be a table", "call", i)
         self.check_keys(raw, _CALL_KEYS, key, "call", i)
         names = self._names(raw, key, i)
-        style = raw.get("style", "method" if "field_of" in raw else "plain")
-        if style not in STYLES:
-            self.fail(f"{key}.style", f"must be one of {', '.join(STYLES)}, not {style!r}", "call", i)
+        styles = self._styles(raw, key, i)
+        style = styles[0]
         returns = raw.get("returns", "none")
         if returns not in RETURNS:
             self.fail(f"{key}.returns", f"must be one of {', '.join(RETURNS)}, not {returns!r}", "call", i)
@@ -423,10 +422,10 @@ class _Loader:
         if moves is not None and not isinstance(moves, int):
             self.fail(f"{key}.moves", "must be an argument index", "call", i)
         origin = f"{self.path}:{self._line_of('call', i, 'name') or 0}"
-        field_of, untyped = self._field_of(raw, key, i, style)
+        field_of, untyped = self._field_of(raw, key, i, styles)
         status_kind = self._status_kind(raw, key, i, returns)
         specs = []
-        for name in names:
+        for name, style in ((n, st) for n in names for st in styles):
             specs.append(CallSpec(
                 name=name, style=style, returns=returns, success=success,
                 acquires=acquires + borrows,
@@ -440,6 +439,16 @@ class _Loader:
             ))
         return specs
 
+    def _styles(self, raw: dict[str, Any], key: str, i: int) -> list[str]:
+        """`style = "table"`, or a list: `style = ["table", "method"]` for an API table reached both
+        as `api->F(...)` and as `holder.api.F(...)` on a receiver whose type is unknown."""
+        value = raw.get("style", "method" if "field_of" in raw else "plain")
+        styles = value if isinstance(value, list) and value else [value]
+        for style in styles:
+            if style not in STYLES:
+                self.fail(f"{key}.style", f"must be one of {', '.join(STYLES)} (or a list of them), not {style!r}", "call", i)
+        return styles
+
     def _status_kind(self, raw: dict[str, Any], key: str, i: int, returns: str) -> str:
         """`status_kind = "oga.Result"`: an API whose error object is not an OrtStatus."""
         if "status_kind" not in raw:
@@ -452,7 +461,7 @@ class _Loader:
         self.policy.status_kinds.add(kind)
         return kind
 
-    def _field_of(self, raw: dict[str, Any], key: str, i: int, style: str) -> tuple[tuple[str, ...], bool]:
+    def _field_of(self, raw: dict[str, Any], key: str, i: int, styles: list[str]) -> tuple[tuple[str, ...], bool]:
         """`field_of = ["OrtEpFactory"]` (a list of C struct names) and `untyped = true|false`."""
         if "field_of" not in raw:
             if "untyped" in raw:
@@ -462,7 +471,7 @@ class _Loader:
         if not isinstance(structs, list) or not structs or \
                 not all(isinstance(x, str) and re.fullmatch(r"[A-Za-z_]\w*", x) for x in structs):
             self.fail(f"{key}.field_of", "must be a non-empty list of struct type names such as [\"OrtEpFactory\"]", "call", i)
-        if "style" in raw and style != "method":
+        if "style" in raw and styles != ["method"]:
             self.fail(f"{key}.style", "a field_of call is matched as `x->F(...)` on its struct: leave style out "
                       "(or write \"method\")", "call", i)
         untyped = raw.get("untyped", False)

@@ -150,6 +150,8 @@ def write(tmp_path: Path, text: str) -> Path:
     ('[[kind]]\nid = "my.View"\nowned = false\n\n[[call]]\nname = "F"\nreturns = "status"\nstatus_kind = "my.View"\n',
      "call[0].status_kind: kind 'my.View' is borrowed"),
     ('[[call]]\nname = "F"\nstatus_check = { arg = 0, release_with = 3 }\n', "call[0].status_check.release_with"),
+    ('[[call]]\nname = "F"\nstyle = ["table", "sideways"]\n', "call[0].style: must be one of"),
+    ('[[call]]\nname = "F"\nfield_of = ["OrtEp"]\nstyle = ["method", "table"]\n', "call[0].style: a field_of call"),
 ])
 def test_new_schema_keys_are_validated_with_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
     p = write(tmp_path, text)
@@ -207,3 +209,11 @@ def test_committed_reference_table_is_what_the_real_headers_give(tmp_path: Path)
     out = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_ep_reference.py"), *map(str, headers)],
                          capture_output=True, text=True, check=True).stdout
     assert out == TABLE.read_text(encoding="utf-8")
+
+
+def test_ep_api_entries_match_table_calls_and_members_of_unknown_holders() -> None:
+    policy = default_policy()
+    for style in ("table", "method"):
+        assert policy.lookup(style, "CreateEpDevice").acquires[0].kind == "ort.EpDevice", style
+    # an EP's own plain helper of the same name is not the OrtEpApi entry
+    assert policy.lookup("plain", "CreateKernelRegistry") is None

@@ -38,6 +38,15 @@ GENERIC_FIELDS = {"Compute", "Release", "GetName", "Flush", "Activate", "Compile
                   "StartProfiling", "EndProfiling", "CreateState", "OnRunStart", "OnRunEnd",
                   "WaitOnHost", "WaitOnDevice", "CreateNotification", "ImportMemory", "ImportSemaphore",
                   "GetCapability", "ReplayGraph", "SetDynamicOptions", "OnSessionRunEnd", "ConcatOutput"}
+# OrtEpApi entries are reached as `ep_api->F(...)` (a `table` call) and, as often in plugin EPs,
+# as `factory->ep_api.F(...)` where the holder's class is declared in a header the analysis does
+# not see (a `method` call of the bare name). Not `any`: EPs define plain helpers with the same
+# names and other arguments (`CreateKernelRegistry(ep_name, state, &registry)`).
+API_STYLE = 'style = ["table", "method"]'
+# Not described here: the status macros plugin EPs define in their headers (`RETURN_IF_ERROR` of
+# the example plugin EP's plugin_ep_utils.h). As `status_check = { on_failure = "return" }` they
+# would make the caller return without running the C++ destructors of its scope (a unique_ptr
+# alive across the macro would be reported as leaked); expanding the header's macro is the fix.
 # Kinds of what an implementer field hands out, by the releasing field's name.
 FIELD_KINDS = {
     ("OrtEpFactory", "ReleaseEp"): ("ort.Ep", "OrtEp (created by an OrtEpFactory)"),
@@ -95,7 +104,7 @@ class Generator:
 
     def api_call(self, row: dict[str, str]) -> str | None:
         name = row["name"]
-        lines = ["[[call]]", f"name = {q(name)}", 'style = "table"']
+        lines = ["[[call]]", f"name = {q(name)}", API_STYLE]
         if row["returns"] == "status":
             lines.append('returns = "status"')
         body: list[str] = []
@@ -207,7 +216,7 @@ class Generator:
         w("# ---------------------------------------------------------------- OrtEpApi")
         out.extend(api_calls)
         w("[[call]]")
-        w('style = "table"')
+        w(API_STYLE)
         w('returns = "status"')
         w("names = [")
         out.extend(qlist(api_status))
@@ -216,6 +225,12 @@ class Generator:
         w("[[neutral]]")
         w('style = "table"')
         w('note = "OrtEpApi entries that return no status and hand out nothing the caller owns."')
+        w("names = [")
+        out.extend(qlist(api_neutral))
+        w("]")
+        w("")
+        w("[[neutral]]")
+        w('style = "method"')
         w("names = [")
         out.extend(qlist(api_neutral))
         w("]")
