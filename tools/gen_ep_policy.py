@@ -47,6 +47,7 @@ API_STYLE = 'style = ["table", "method"]'
 # the example plugin EP's plugin_ep_utils.h). As `status_check = { on_failure = "return" }` they
 # would make the caller return without running the C++ destructors of its scope (a unique_ptr
 # alive across the macro would be reported as leaked); expanding the header's macro is the fix.
+# `IGNORE_ORTSTATUS` (releases the status, continues) has no such problem and is described.
 # Kinds of what an implementer field hands out, by the releasing field's name.
 FIELD_KINDS = {
     ("OrtEpFactory", "ReleaseEp"): ("ort.Ep", "OrtEp (created by an OrtEpFactory)"),
@@ -213,6 +214,12 @@ class Generator:
             w(f"label = {q(label)}")
             w("owned = false")
             w("")
+        w("# ---------------------------------------------------------------- helpers of plugin EPs")
+        w("[[call]]")
+        w('name = "IGNORE_ORTSTATUS"')
+        w('note = "The example plugin EP\'s macro (plugin_ep_utils.h): wraps the status in an Ort::Status, which releases it; execution continues."')
+        w('status_check = { arg = 0, on_failure = "continue" }')
+        w("")
         w("# ---------------------------------------------------------------- OrtEpApi")
         out.extend(api_calls)
         w("[[call]]")
