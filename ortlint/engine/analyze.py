@@ -952,12 +952,14 @@ class FunctionAnalyzer:
         if spec.returns == "status":
             if ev.dest is not None:
                 rid = f"{ev.id}:status"
-                bad.r[rid] = Res(STATUS_KIND, HELD)
-                self._site(rid, ev, ev.dest, STATUS_KIND)
-                bad.note(ev.loc.line, ev.loc.col, f"{ev.callee}() returns an OrtStatus* that must be released", rid)
+                bad.r[rid] = Res(spec.status_kind, HELD)
+                self._site(rid, ev, ev.dest, spec.status_kind)
+                bad.note(ev.loc.line, ev.loc.col, f"{ev.callee}() returns an {self._status_noun(spec.status_kind)} that must be released", rid)
                 self._store(bad, ev.dest, ("r", rid), ev.loc)
             else:
-                self._report("ORT004", ev.loc, _ignored_status_msg(ev.callee), bad, None, anchor=f"ignored:{ev.callee}:{ev.text}")
+                self._report("ORT004", ev.loc, _ignored_status_msg(ev.callee, self._status_noun(spec.status_kind),
+                                                                   self.policy.releasers_of(spec.status_kind)),
+                             bad, None, anchor=f"ignored:{ev.callee}:{ev.text}")
         elif spec.returns == "code":
             if ev.dest is not None:
                 self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)
@@ -975,6 +977,10 @@ class FunctionAnalyzer:
         self._neutral_outs(ok, ev, spec)
         self._neutral_outs(bad, ev, spec)
         return self._acquire_all(ok, ev, spec) + [bad]
+
+    def _status_noun(self, kind: str) -> str:
+        """`OrtStatus*`, `OgaResult*`: the label of the status kind a call returns (policy `status_kind`)."""
+        return f"{self.policy.kinds[kind].label}*" if kind in self.policy.kinds else "OrtStatus*"
 
     def _neutral_outs(self, state: State, ev: Call, spec: CallSpec) -> None:
         """Scalar out-parameters (`&count`) are written by the call: forget what we knew."""
@@ -1487,9 +1493,9 @@ class FunctionAnalyzer:
                 msg = f"{res_kind.label} created by {site.callee}(){target} is not closed {where}{more}"
                 if record.exceptional_only:
                     msg += "; close it in a finally block or use try-with-resources"
-            elif site.kind == STATUS_KIND and not record.bound:
+            elif site.kind in self.policy.status_kinds and not record.bound:
                 rule = "ORT004"
-                msg = (f"the OrtStatus* returned by {site.callee}() is never stored, so a failure status cannot be "
+                msg = (f"the {self._status_noun(site.kind)} returned by {site.callee}() is never stored, so a failure status cannot be "
                        f"released: it leaks {where}{more}")
             elif res_kind.loop_leak and not res_kind.must_release:
                 rule = "ORT001"
@@ -1770,9 +1776,10 @@ def _failure_note(callee: str, spec: CallSpec) -> str:
     return f"assuming {callee}() fails (returns NULL)"
 
 
-def _ignored_status_msg(callee: str) -> str:
-    return (f"the OrtStatus* returned by {callee}() is ignored; a failure status leaks and the error goes unnoticed "
-            f"(check it and release it with ReleaseStatus())")
+def _ignored_status_msg(callee: str, noun: str = "OrtStatus*", releasers: list[str] | None = None) -> str:
+    release = (releasers or ["ReleaseStatus"])[0]
+    return (f"the {noun} returned by {callee}() is ignored; a failure status leaks and the error goes unnoticed "
+            f"(check it and release it with {release}())")
 
 
 def _exit_phrase(exit_entry: tuple) -> str:
