@@ -7,6 +7,7 @@ format agree on what a run found.
     ortlint [OPTIONS] [PATH]...      analyze files and folders (same as `ortlint check`)
     ortlint rules                    the table of rules
     ortlint explain ORT001           what a rule finds, why it matters, an example and the fix
+    ortlint sanitizer LOG [PATH]...  which finding explains each ASan/LSan report in LOG, or why none does
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error, a path that does not
 exist, or an internal failure.
@@ -91,7 +92,8 @@ _EPILOG = """\b
 Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file, found by walking up
 from the current directory (or --config FILE); command-line options win.
 Suppress a finding with `// ortlint: ignore[ORT001]` on its line or the line above.
-Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule).
+Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule),
+`ortlint sanitizer LOG` (explain AddressSanitizer/LeakSanitizer reports).
 Exit codes: 0 no findings, 1 findings, 2 usage/configuration error, missing path or internal failure.
 Documentation: docs/cli.md"""
 
@@ -322,6 +324,65 @@ def _exit_code(report: Report, view: Presentation) -> int:
     if view.write_baseline or view.list_unknown_calls or view.explain_summaries or view.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+# ----------------------------------------------------------------------------- sanitizer
+
+
+@main.command(context_settings=CONTEXT, epilog="""\b
+Exit codes: 0 the log holds no report, 1 it holds at least one, 2 the log cannot be read
+(or a usage error). Documentation: docs/cli.md, section `ortlint sanitizer`.""")
+@click.argument("log", metavar="LOG")
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]...")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the result to FILE instead of stdout.")
+@click.option("--rules", "rule_files", multiple=True, type=click.Path(), metavar="FILE",
+              help="Extra policy file describing your own API (repeatable).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Read settings from FILE instead of looking for one.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB (repeatable).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.")
+@click.option("--unknown-calls", type=click.Choice(UNKNOWN_CALLS), help="As for `ortlint check`.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR", help="Per-file result cache.")
+@click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache.")
+@click.option("--quiet", "-q", is_flag=True, help="Text format: no traces, no summary line.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def sanitizer(log: str, paths: tuple[str, ...], fmt: str, output: str | None, rule_files: tuple[str, ...],
+              config_file: str | None, isolated: bool, exclude: tuple[str, ...], jobs: int | None,
+              unknown_calls: str | None, cache_dir: str | None, no_cache: bool | None, quiet: bool, color: str) -> None:
+    """Explain AddressSanitizer/LeakSanitizer reports in LOG (`-`: standard input) with the findings
+    for PATHs (default: the current folder): which finding explains each leak, double free or use
+    after free, or why none does."""
+    from .report.sanitizer_report import FORMATTERS
+    from .sanitizer.command import LogUnreadable, explain_log, log_warning, read_log
+    overrides = Overrides(paths=list(paths), rules=list(rule_files), exclude=list(exclude), jobs=jobs,
+                          unknown_calls=unknown_calls, cache_dir=cache_dir, cache=False if no_cache else None)
+    view = Presentation(output=output, color=color, quiet=quiet)
+    try:
+        parsed = read_log(log)
+        settings = load_settings(overrides, config_file, isolated)
+        config = build_run_config(settings)
+        result = explain_log(parsed, lambda: analyze(settings, config), config.policy, config.extensions)
+        warning = log_warning(parsed, log)
+        if warning:
+            click.echo(f"ortlint: warning: {warning}", err=True)
+        failures = [n for n in result.report.notices if _is_failure(n)]
+        for n in failures:
+            click.echo(f"ortlint: error: {n.path}: {n.message}", err=True)
+        _emit(FORMATTERS[fmt](result, color=_use_color(view), quiet=quiet), output, color=_use_color(view))
+        code = EXIT_ERROR if failures else EXIT_FINDINGS if result.explained else EXIT_CLEAN
+    except (LogUnreadable, ConfigError, PolicyError, UsageFailure) as exc:
+        click.echo(f"ortlint: error: {exc}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("ortlint: interrupted", err=True)
+        code = 130
+    except Exception as exc:  # noqa: BLE001 - a bug must end with a clear message and exit 2
+        _internal_error(exc)
+        code = EXIT_ERROR
+    sys.exit(code)
 
 
 # ----------------------------------------------------------------------------- rules / explain

@@ -78,7 +78,7 @@ class SanitizerReport:
         if self.kind == LEAK:
             return f"{'Indirect' if self.indirect else 'Direct'} leak of {self.bytes} byte(s) in {self.objects} object(s)"
         what = "double free" if self.kind == DOUBLE_FREE else "heap use after free"
-        size = f" of a {self.bytes}-byte block" if self.bytes else ""
+        size = f" of a block of {self.bytes} byte(s)" if self.bytes else ""
         access = f" ({self.access})" if self.access else ""
         return f"{what}{size}{access}"
 
