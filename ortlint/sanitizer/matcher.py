@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..findings import Finding, Notice, Report
 from . import facts
-from .log import DOUBLE_FREE, LEAK, USE_AFTER_FREE, Frame, SanitizerLog, SanitizerReport, merge_repeats
+from .log import (DOUBLE_FREE, LEAK, USE_AFTER_FREE, Frame, SanitizerLog, SanitizerReport, merge_repeats,
+                  stack_key)
 
 RULES_FOR = {LEAK: ("ORT001",), DOUBLE_FREE: ("ORT002", "ORT006"), USE_AFTER_FREE: ("ORT006", "ORT002")}
 
@@ -91,7 +92,7 @@ def _parts(path: str) -> tuple[str, ...]:
     return tuple(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-def _common_suffix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+def _common_suffix(a: tuple, b: tuple) -> int:
     n = 0
     while n < len(a) and n < len(b) and a[-1 - n] == b[-1 - n]:
         n += 1
@@ -260,19 +261,22 @@ class Matcher:
 
     def _parent_of(self, r: SanitizerReport, direct: list[tuple[SanitizerReport, int]],
                    results: list[Explained]) -> Explained | None:
-        """The direct leak an indirect one hangs off: the same in-tree allocation stack, else the
-        same in-tree allocation site (LSan does not say which block held the pointer)."""
+        """The direct leak an indirect one hangs off. LSan does not say which block held the
+        pointer, so: the direct leak with the same in-tree allocation stack (the user call that
+        created both), else the one whose whole stack differs only in the allocator and the
+        function that called it (two blocks allocated by one constructor)."""
         mine = [(s.path, s.line) for s, _ in self.in_tree(r.stack)]
-        if not mine:
-            return None
-        for exact in (True, False):
+        if mine:
             for (d, _n), result in zip(direct, results):
-                if d.kind != LEAK:
-                    continue
-                theirs = [(s.path, s.line) for s, _ in self.in_tree(d.stack)]
-                if theirs and (theirs == mine if exact else theirs[0] == mine[0]):
+                if d.kind == LEAK and [(s.path, s.line) for s, _ in self.in_tree(d.stack)] == mine:
                     return result
-        return None
+        key = stack_key(r.stack)
+        best, best_common = None, max(1, len(key) - 2)
+        for (d, _n), result in zip(direct, results):
+            common = _common_suffix(stack_key(d.stack), key) if d.kind == LEAK else 0
+            if common >= best_common and (best is None or common > best[1]):
+                best = (result, common)
+        return best[0] if best else None
 
 
 def display_path(path: str) -> str:

@@ -1,0 +1,130 @@
+"""Relating reports to findings on small trees and hand-written logs: the reasons given when no
+finding explains a report (infeasible path, unknown callee, incomplete analysis, outside the
+tree) and the path-suffix matching of frames."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ortlint.api import default_policy, lint
+from ortlint.findings import Notice
+from ortlint.sanitizer.facts import TreeCode
+from ortlint.sanitizer.log import parse_log
+from ortlint.sanitizer.matcher import PathIndex, relate
+from tests.clihelpers import ortlint, write
+
+HEADER = '#include "onnxruntime_c_api.h"\n'
+CODE = HEADER + """\
+void released_everywhere(const OrtApi *api) {
+  OrtSessionOptions *o = NULL;
+  OrtStatus *st = api->CreateSessionOptions(&o);
+  if (st != NULL) {
+    api->ReleaseStatus(st);
+    return;
+  }
+  api->ReleaseSessionOptions(o);
+}
+
+void handed_away(const OrtApi *api) {
+  OrtSessionOptions *o = NULL;
+  OrtStatus *st = api->CreateSessionOptions(&o);
+  if (st != NULL) {
+    api->ReleaseStatus(st);
+    return;
+  }
+  register_options(o);
+}
+"""
+
+
+def leak_at(path: str, line: int, function: str, size: int = 16) -> str:
+    return (f"Direct leak of {size} byte(s) in 1 object(s) allocated from:\n"
+            f"    #0 0x7f00 in malloc (/lib/libasan.so.8+0xbfb00)\n"
+            f"    #1 0x7f01 (/opt/ort/libonnxruntime.so+0x1234)\n"
+            f"    #2 0x5500 in {function} {path}:{line}:19\n"
+            f"    #3 0x5501 in main /elsewhere/main.c:3\n\n")
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "src/opts.c", CODE)
+    return tmp_path
+
+
+def explain(log_text: str, paths: list[str]):
+    report = lint(paths)
+    return relate(parse_log(log_text), report, TreeCode(report.files, default_policy())).explained
+
+
+def test_path_suffix_picks_the_longest_match(tmp_path: Path) -> None:
+    index = PathIndex(["a/src/model.c", "b/test/model.c", "c/other.c"])
+    assert index.resolve("/ci/build/src/model.c") == "a/src/model.c"
+    assert index.resolve("C:\\\\ci\\\\test\\\\model.c") == "b/test/model.c"
+    assert index.resolve("/usr/include/stdio.h") is None and index.resolve(None) is None
+
+
+def test_infeasible_path(tree: Path) -> None:
+    (e,) = explain(leak_at("/ci/work/src/opts.c", 4, "released_everywhere"), ["src"])
+    assert e.finding is None and e.site.line == 4 and e.site.function == "released_everywhere"
+    assert "considers infeasible" in e.explanation
+
+
+def test_passed_to_an_unknown_function(tree: Path) -> None:
+    (e,) = explain(leak_at("/ci/work/src/opts.c", 14, "handed_away"), ["src"])
+    assert e.finding is None
+    assert "escaped at src/opts.c:19: passed to register_options()" in e.explanation
+
+
+def test_incomplete_analysis_is_named(tree: Path) -> None:
+    report = lint(["src"])
+    report.notices.append(Notice("src/opts.c", 2, "released_everywhere() has too many distinct paths to analyze "
+                                                  "completely; findings for it may be incomplete", "note"))
+    (e,) = relate(parse_log(leak_at("/x/src/opts.c", 4, "released_everywhere")), report,
+                  TreeCode(report.files, default_policy())).explained
+    assert e.finding is None and "analysis of released_everywhere() was incomplete" in e.explanation
+
+
+def test_outside_the_tree(tree: Path) -> None:
+    (e,) = explain(leak_at("/ci/vendor/lib.c", 4, "vendor_init"), ["src"])
+    assert e.site is None and e.finding is None and "outside the tree" in e.explanation
+
+
+def test_truncated_report_is_kept_and_said(tree: Path) -> None:
+    log = tree / "cut.log"
+    log.write_text("==5==ERROR: LeakSanitizer: detected memory leaks\n\nDirect leak of 7 byte(s) in 1 object(s) allocated from:\n")
+    r = ortlint("sanitizer", str(log), "src", "--isolated", "--format", "json")
+    assert r.code == 1
+    (report,) = json.loads(r.stdout)["reports"]
+    assert report == {"kind": "leak", "bytes": 7, "objects": 1, "site": None, "finding": None,
+                      "explanation": "the log ends before the report's stack; nothing to relate it to"}
+    text = ortlint("sanitizer", str(log), "src", "--isolated")
+    assert "log line 3: warning: the leak report starting here has no stack frames (truncated log?)" in text.stdout
+    assert "Traceback" not in text.stdout + text.stderr
+
+
+def test_exit_codes_and_garbage(tree: Path) -> None:
+    clean = write(tree, "clean.log", "all 12 tests passed\n")
+    r = ortlint("sanitizer", str(clean), "src", "--isolated")
+    assert r.code == 0 and "No sanitizer report in the log." in r.stdout
+    assert "no AddressSanitizer or LeakSanitizer report found" in r.stderr
+    garbage = write(tree, "garbage.log", bytes(range(256)) * 4)
+    r = ortlint("sanitizer", str(garbage), "src", "--isolated", "--format", "json")
+    assert r.code == 0 and json.loads(r.stdout) == {"reports": []}
+    r = ortlint("sanitizer", str(tree / "missing.log"), "src")
+    assert r.code == 2 and "cannot read the log" in r.stderr and "Traceback" not in r.stderr
+    r = ortlint("sanitizer", str(tree), "src")
+    assert r.code == 2 and "cannot read the log" in r.stderr
+
+
+def test_log_from_standard_input(tree: Path) -> None:
+    from click.testing import CliRunner
+
+    from ortlint.cli import main
+    result = CliRunner().invoke(main, ["sanitizer", "-", "src", "--isolated", "--format", "json"],
+                                input=leak_at("/b/src/opts.c", 14, "handed_away"))
+    assert result.exit_code == 1
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["site"] == {"path": "src/opts.c", "line": 14, "function": "handed_away"}
