@@ -20,6 +20,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
@@ -36,6 +37,9 @@ from .report import get_formatter
 from .runner import RunConfig, run
 from .summary_report import as_policy as summaries_as_policy
 from .summary_report import explain as explain_summaries
+
+if TYPE_CHECKING:
+    from .gitdiff import ChangedLines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -121,6 +125,8 @@ Documentation: docs/cli.md"""
 @click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.  [default: 0]")
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Report only findings that are not in this baseline.")
+@click.option("--diff", "diff_rev", metavar="REV",
+              help="Report only findings on lines changed since git revision REV (whole files are still analyzed).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings as the baseline and exit 0.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
@@ -151,7 +157,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           jobs: int | None, baseline: str | None,
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
-          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None) -> None:
+          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None, diff_rev: str | None) -> None:
     """Check C, C++, JNI and Java files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
@@ -162,7 +168,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                         explain_summaries, write_summaries)
     try:
         settings = load_settings(overrides, config_file, isolated)
-        code = execute(settings, view)
+        code = execute(settings, view, diff_rev)
     except (ConfigError, PolicyError, BaselineError, UsageFailure) as exc:
         click.echo(f"ortlint: error: {exc}", err=True)
         code = EXIT_ERROR
@@ -198,10 +204,11 @@ def analyze(settings: Settings, config: RunConfig) -> Report:
     return report
 
 
-def execute(settings: Settings, view: Presentation) -> int:
+def execute(settings: Settings, view: Presentation, diff_rev: str | None = None) -> int:
     """One `ortlint check`; returns the exit code. Raises the usage errors `check` reports."""
     if settings.baseline and not view.write_baseline:
         read_baseline(settings.baseline)  # fail fast, before a long run, on a bad baseline
+    changed = _changed_lines(diff_rev) if diff_rev else None  # fail fast on a bad revision too
     config = build_run_config(settings)
     try:
         report = analyze(settings, config)
@@ -209,6 +216,8 @@ def execute(settings: Settings, view: Presentation) -> int:
         _internal_error(exc)
         return EXIT_ERROR
     analyzed = time.perf_counter()
+    if changed is not None:
+        _keep_changed(report, changed, diff_rev or "")
     _apply_baseline(report, settings, view)
     if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
         click.echo(f"ortlint: warning: no C, C++ or Java source files found in {', '.join(config.paths)}", err=True)
@@ -224,6 +233,25 @@ def execute(settings: Settings, view: Presentation) -> int:
     report.stats["output_seconds"] = time.perf_counter() - analyzed
     _write_stats(report)
     return _exit_code(report, view)
+
+
+def _changed_lines(rev: str) -> "ChangedLines":
+    from .gitdiff import DiffError, changed_lines
+    try:
+        return changed_lines(rev)
+    except DiffError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+def _keep_changed(report: Report, changed: "ChangedLines", rev: str) -> None:
+    """--diff: only findings that touch a changed line; the analysis itself was not narrowed."""
+    from .gitdiff import select_changed
+    total = len(report.findings)
+    report.findings = select_changed(report.findings, changed)
+    report.stats["outside_diff"] = total - len(report.findings)
+    if total != len(report.findings):
+        click.echo(f"ortlint: --diff {rev}: {total - len(report.findings)} finding(s) on unchanged lines not reported",
+                   err=True)
 
 
 def _write_stats(report: Report) -> None:
