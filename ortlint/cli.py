@@ -396,6 +396,9 @@ def sanitizer(log: str, paths: tuple[str, ...], fmt: str, output: str | None, ru
         warning = log_warning(parsed, log)
         if warning:
             click.echo(f"ortlint: warning: {warning}", err=True)
+        if fmt != "text" or output:  # the text report lists them itself
+            for line, problem in parsed.problems:
+                click.echo(f"ortlint: warning: {log}:{line}: {problem}", err=True)
         failures = [n for n in result.report.notices if _is_failure(n)]
         for n in failures:
             click.echo(f"ortlint: error: {n.path}: {n.message}", err=True)

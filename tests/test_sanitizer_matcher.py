@@ -128,3 +128,27 @@ def test_log_from_standard_input(tree: Path) -> None:
     assert result.exit_code == 1
     (report,) = json.loads(result.stdout)["reports"]
     assert report["site"] == {"path": "src/opts.c", "line": 14, "function": "handed_away"}
+
+
+def test_python_api(tree: Path) -> None:
+    from ortlint.api import explain_sanitizer_log
+    result = explain_sanitizer_log(leak_at("/b/src/opts.c", 14, "handed_away"), ["src"])
+    (e,) = result.explained
+    assert e.site.function == "handed_away" and e.finding is None and "register_options" in e.explanation
+
+
+def test_no_crash_on_shuffled_and_cut_logs(tree: Path) -> None:
+    """Lines of real-looking logs in random order and cut at random places: never a traceback."""
+    import random
+
+    from tests.test_sanitizer_log import DOUBLE, LEAKS, UAF
+    lines = (LEAKS + DOUBLE + UAF + leak_at("/b/src/opts.c", 14, "handed_away")).splitlines()
+    rng = random.Random(15)
+    for i in range(15):
+        sample = rng.sample(lines, k=rng.randint(1, len(lines)))
+        text = "\n".join(sample)[: rng.randint(0, 4000)]
+        log = write(tree, f"fuzz{i}.log", text)
+        for fmt in ("text", "json", "sarif"):
+            r = ortlint("sanitizer", str(log), "src", "--isolated", "--format", fmt)
+            assert r.code in (0, 1), (text, r.stderr)
+            assert "Traceback" not in r.stdout + r.stderr and "internal error" not in r.stderr

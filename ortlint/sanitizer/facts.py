@@ -54,8 +54,20 @@ class TreeCode:
                 self._units[path] = []
         return self._units[path]
 
-    def all_functions(self) -> list[ir.Function]:
-        return [fn for path in self.files for fn in self.functions(path)]
+    def functions_mentioning(self, word: str) -> list[ir.Function]:
+        """Functions of the files whose text contains `word` (parsing only those: a tree can be big)."""
+        needle = word.encode("utf-8")
+        found = []
+        for path in self.files:
+            if path not in self._units:
+                try:
+                    with open(path, "rb") as fh:
+                        if needle not in fh.read():
+                            continue
+                except OSError:
+                    continue
+            found.extend(self.functions(path))
+        return found
 
     def function_at(self, path: str, line: int) -> ir.Function | None:
         """The innermost function whose body spans `line`."""
@@ -187,7 +199,7 @@ def releases_of_slot(code: TreeCode, slot: str, root: str) -> list[Release]:
     field of the same name (`h->session`, `table[i].session`): who could release what was stored."""
     field = slot.rsplit("->", 1)[-1].rsplit(".", 1)[-1] if ("->" in slot or "." in slot) else ""
     found: list[Release] = []
-    for fn in code.all_functions():
+    for fn in code.functions_mentioning(field or root):
         for b in fn.blocks:
             for ev in b.events:
                 if not isinstance(ev, ir.Call):

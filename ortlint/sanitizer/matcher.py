@@ -156,8 +156,10 @@ class Matcher:
         return out
 
     def _tree_names(self) -> set[str]:
+        """Functions of the tree that are called somewhere (they have summaries), without
+        parsing the whole tree a second time."""
         if self._names is None:
-            self._names = {fn.name for fn in self.code.all_functions()}
+            self._names = {name for _path, name, _line in self.report.summaries}
         return self._names
 
     def _finding_at(self, rules: tuple[str, ...], site: Site, fn: ir.Function | None) -> Finding | None:
