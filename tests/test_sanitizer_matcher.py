@@ -152,3 +152,32 @@ def test_no_crash_on_shuffled_and_cut_logs(tree: Path) -> None:
             r = ortlint("sanitizer", str(log), "src", "--isolated", "--format", fmt)
             assert r.code in (0, 1), (text, r.stderr)
             assert "Traceback" not in r.stdout + r.stderr and "internal error" not in r.stderr
+
+
+BOTH = HEADER + """\
+int both(const OrtApi *api, OrtEnv *env, OrtSessionOptions *o, int k) {
+  OrtSession *s = NULL;
+  OrtStatus *st = api->CreateSession(env, "m.onnx", o, &s);
+  if (k)
+    return 1;
+  if (st != NULL) {
+    api->ReleaseStatus(st);
+    return 2;
+  }
+  api->ReleaseSession(s);
+  return 0;
+}
+"""
+
+
+def test_status_or_handle_of_one_call_told_apart_by_the_allocating_frames(tree: Path) -> None:
+    write(tree, "src/both.c", BOTH)
+    stack = "    #{} 0x5500 in both /ci/src/both.c:4:19\n\n"
+    status = ("Direct leak of 40 byte(s) in 1 object(s) allocated from:\n    #0 0x7f00 in malloc (/lib/libasan.so.8+0xbf)\n"
+              "    #1 0x7f01 in OrtApis::CreateStatus(OrtErrorCode, char const*) (/usr/lib/libonnxruntime.so+0x12)\n"
+              + stack.format(2))
+    session = ("Direct leak of 900 byte(s) in 1 object(s) allocated from:\n    #0 0x7f00 in operator new(unsigned long) (/lib/libasan.so.8+0xbf)\n"
+               "    #1 0x7f01 in OrtApis::CreateSession (/usr/lib/libonnxruntime.so+0x34)\n" + stack.format(2))
+    first, second = explain(status + session, ["src/both.c"])
+    assert "OrtStatus" in first.finding.message and "OrtSession" in second.finding.message
+    assert first.finding.line == second.finding.line == 4

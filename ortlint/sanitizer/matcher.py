@@ -162,14 +162,19 @@ class Matcher:
             self._names = {name for _path, name, _line in self.report.summaries}
         return self._names
 
-    def _finding_at(self, rules: tuple[str, ...], site: Site, fn: ir.Function | None) -> Finding | None:
+    def _finding_at(self, rules: tuple[str, ...], site: Site, fn: ir.Function | None,
+                    above: list[Frame] = ()) -> Finding | None:
+        """The finding of the first fitting rule on the call at `site`. When one call has several
+        (`st = api->CreateSession(..., &session)` leaks a status on one path, a session on
+        another), the frames above the site decide: a status allocator there means the status."""
         spans = [(c.loc.line, c.loc.end_line) for c in facts.calls_at(fn, site.line)] if fn else []
         spans.append((site.line, site.line))
         for rule in rules:
             hits = [f for f in self.report.findings if f.rule == rule and facts.same_file(f.path, site.path)
                     and any(lo <= f.line <= hi for lo, hi in spans)]
             if hits:
-                return min(hits, key=Finding.sort_key)
+                status_frames = any("status" in f.function.lower() for f in above)
+                return min(hits, key=lambda f: (("OrtStatus" in f.message) != status_frames, f.sort_key()))
         return None
 
     def _incomplete(self, site: Site, fn: ir.Function | None) -> Notice | None:
@@ -186,13 +191,16 @@ class Matcher:
 
     def _explain_leak(self, r: SanitizerReport, stack: list[tuple[Site, Frame]]) -> tuple[Finding | None, str]:
         trail: list[str] = []
+        first_in_tree = r.stack.index(stack[0][1])
         for site, _frame in stack:
             fn = self.code.function_at(site.path, site.line)
-            finding = self._finding_at(RULES_FOR[LEAK], site, fn)
+            finding = self._finding_at(RULES_FOR[LEAK], site, fn, r.stack[:first_in_tree])
             if finding is not None:
                 return finding, "; ".join(trail + [f"{finding.rule} reports the leaking path: {finding.message}"])
             if fn is None:
-                return None, "; ".join(trail + [f"{self._at(site)} is not inside a function ortlint analyzed"])
+                return None, "; ".join(trail + [f"{self._at(site)} is not inside any function ortlint analyzed "
+                                                f"(the front end produced none there), so nothing is known "
+                                                f"about its paths"])
             notice = self._incomplete(site, fn)
             if notice is not None:
                 return None, "; ".join(trail + [f"the analysis of {fn.name}() was incomplete ({notice.message})"])
@@ -212,10 +220,15 @@ class Matcher:
         return None, "; ".join(trail + ["the last caller in the tree hands it on to code outside the analyzed tree"])
 
     def _acquiring_call(self, fn: ir.Function, line: int) -> ir.Call | None:
+        """The call on `line` that acquires: a policy acquisition first, then a helper of the
+        tree (which may return what it acquired), then the innermost call."""
         calls = facts.calls_at(fn, line)
         for call in calls:
             spec = self.code.policy.lookup(call.style, call.callee)
-            if spec is not None and spec.acquires or call.style == "plain" and call.callee in self._tree_names():
+            if spec is not None and spec.acquires:
+                return call
+        for call in calls:
+            if call.style == "plain" and call.callee in self._tree_names():
                 return call
         return calls[0] if calls else None
 
