@@ -167,3 +167,11 @@ def test_other_asan_errors_are_listed_as_ignored() -> None:
     log = parse_log("==9==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x1 at pc 0x2\n"
                     "    #0 0x3 in f /src/a.c:3\n\nSUMMARY: AddressSanitizer: heap-buffer-overflow /src/a.c:3 in f\n")
     assert log.reports == [] and log.ignored == [(1, "heap-buffer-overflow")] and log.saw_sanitizer
+
+
+def test_leak_announcement_without_blocks_is_a_truncated_report() -> None:
+    log = parse_log("tests ok\n==3==ERROR: LeakSanitizer: detected memory leaks\n\n")
+    (r,) = log.reports
+    assert r.kind == LEAK and r.truncated and r.line == 2 and r.bytes == 0
+    assert "ends before the first leak block" in log.problems[0][1]
+    assert parse_log(LEAKS).problems == []

@@ -114,64 +114,85 @@ def parse_frame(text: str) -> Frame | None:
     return Frame(index, function, location)
 
 
-def parse_log(text: str) -> SanitizerLog:
-    """Every recognized report in `text`, in log order (no merging; see `merge_repeats`)."""
-    log = SanitizerLog()
-    current: SanitizerReport | None = None
-    stack: list[Frame] | None = None  # the stack being filled
+class _LogReader:
+    """A line-by-line state machine: the report being read and the stack being filled."""
 
-    def finish() -> None:
-        nonlocal current, stack
-        if current is not None:
-            if not current.stack:
-                current.truncated = True
-                log.problems.append((current.line, f"the {current.kind} report starting here has no stack frames "
-                                                   f"(truncated log?)"))
-            log.reports.append(current)
-        current, stack = None, None
+    def __init__(self) -> None:
+        self.log = SanitizerLog()
+        self.current: SanitizerReport | None = None
+        self.stack: list[Frame] | None = None
+        self.leaks_announced = 0  # log line of "detected memory leaks" not yet followed by a leak block
 
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
+    def finish(self) -> None:
+        """Close the report being read (a header without frames is kept, marked truncated)."""
+        if self.current is not None:
+            if not self.current.stack:
+                self.current.truncated = True
+                self.log.problems.append((self.current.line, f"the {self.current.kind} report starting here has "
+                                                             f"no stack frames (truncated log?)"))
+            self.log.reports.append(self.current)
+        elif self.leaks_announced:
+            self.log.reports.append(SanitizerReport(LEAK, self.leaks_announced, truncated=True))
+            self.log.problems.append((self.leaks_announced, "LeakSanitizer detected leaks here, but the log ends "
+                                                            "before the first leak block (truncated log?)"))
+        self.current, self.stack, self.leaks_announced = None, None, 0
+
+    def start(self, report: SanitizerReport) -> None:
+        self.finish()
+        self.log.saw_sanitizer = True
+        self.current, self.stack = report, report.stack
+
+    def feed(self, number: int, line: str) -> None:
         frame = parse_frame(line) if "#" in line else None
         if frame is not None:
-            if stack is not None and (not stack or frame.index > stack[-1].index):
-                stack.append(frame)
-            continue  # a frame outside a report, or a second stack without a header: not ours
-        leak = _LEAK_RE.search(line)
-        error = _ERROR_RE.search(line)
-        if leak:
-            finish()
-            log.saw_sanitizer = True
-            current = SanitizerReport(LEAK, number, int(leak.group(2)), int(leak.group(3)),
-                                      indirect=leak.group(1) == "Indirect")
-            stack = current.stack
-        elif error:
-            finish()
-            log.saw_sanitizer = True
-            kind = _ERROR_KINDS.get(error.group(2))
-            if kind is None and error.group(2) != "detected":  # "detected memory leaks" opens leak blocks
-                log.ignored.append((number, error.group(2)))
-            elif kind is not None:
-                current = SanitizerReport(kind, number, objects=1)
-                stack = current.stack
+            if self.stack is not None and (not self.stack or frame.index > self.stack[-1].index):
+                self.stack.append(frame)
+            return  # a frame outside a report, or out of order (program output): not ours
+        current = self.current
+        if m := _LEAK_RE.search(line):
+            self.leaks_announced = 0
+            self.start(SanitizerReport(LEAK, number, int(m.group(2)), int(m.group(3)),
+                                       indirect=m.group(1) == "Indirect"))
+        elif m := _ERROR_RE.search(line):
+            kind = _ERROR_KINDS.get(m.group(2))
+            if kind is not None:
+                self.start(SanitizerReport(kind, number, objects=1))
+                return
+            self.finish()
+            self.log.saw_sanitizer = True
+            if m.group(2) == "detected":  # "detected memory leaks": the leak blocks follow
+                self.leaks_announced = number
+            else:
+                self.log.ignored.append((number, m.group(2)))
         elif current is not None and current.kind != LEAK and _FREED_RE.search(line):
-            stack = current.freed
+            self.stack = current.freed
         elif current is not None and current.kind != LEAK and _ALLOCATED_RE.search(line):
-            stack = current.allocated
+            self.stack = current.allocated
         elif current is not None and (m := _REGION_RE.search(line)):
             current.bytes = int(m.group(2))
         elif current is not None and (m := _ACCESS_RE.search(line)):
             current.access = f"{m.group(1)} of size {m.group(2)}"
         elif _SUMMARY_RE.search(line):
-            log.saw_sanitizer = True
-            finish()
-    finish()
-    for report in log.reports:
-        if report.kind != LEAK and not report.truncated and (not report.freed or not report.allocated):
-            report.truncated = True
-            log.problems.append((report.line, f"the {report.kind} report starting here lacks its "
-                                              f"{'freed-by' if not report.freed else 'allocated-by'} stack (truncated log?)"))
-    return log
+            self.log.saw_sanitizer = True
+            self.finish()
+
+    def result(self) -> SanitizerLog:
+        self.finish()
+        for report in self.log.reports:
+            if report.kind != LEAK and not report.truncated and (not report.freed or not report.allocated):
+                report.truncated = True
+                missing = "freed-by" if not report.freed else "allocated-by"
+                self.log.problems.append((report.line, f"the {report.kind} report starting here lacks its "
+                                                       f"{missing} stack (truncated log?)"))
+        return self.log
+
+
+def parse_log(text: str) -> SanitizerLog:
+    """Every recognized report in `text`, in log order (no merging; see `merge_repeats`)."""
+    reader = _LogReader()
+    for number, raw in enumerate(text.splitlines(), 1):
+        reader.feed(number, raw.rstrip())
+    return reader.result()
 
 
 def stack_key(frames: list[Frame]) -> tuple:
