@@ -175,3 +175,11 @@ def test_leak_announcement_without_blocks_is_a_truncated_report() -> None:
     assert r.kind == LEAK and r.truncated and r.line == 2 and r.bytes == 0
     assert "ends before the first leak block" in log.problems[0][1]
     assert parse_log(LEAKS).problems == []
+
+
+def test_paths_with_spaces_and_windows_paths() -> None:
+    assert parse_frame("#2 0x55 in load /home/me/my models/src/a.c:12:3") == \
+        Frame(2, "load", "/home/me/my models/src/a.c", 12, 3)
+    assert parse_frame("#2 0x55 in load C:\\\\work\\\\src\\\\a.c:12") == Frame(2, "load", "C:\\\\work\\\\src\\\\a.c", 12)
+    assert parse_frame("#1 0x55 in run ../../src/b.c:7") == Frame(1, "run", "../../src/b.c", 7)
+    assert parse_frame("#1 0x55 in run src/b.c:7") == Frame(1, "run", "src/b.c", 7)

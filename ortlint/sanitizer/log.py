@@ -30,6 +30,7 @@ _ERROR_RE = re.compile(r"==\d+==ERROR: (AddressSanitizer|LeakSanitizer): (\S+)")
 _FRAME_RE = re.compile(r"#(\d+) +0x[0-9a-fA-F]+\b")
 _MODULE_RE = re.compile(r"^(?:(.*?) +)?\(([^()]*?)\+(0x[0-9a-fA-F]+)\)$")
 _LOCATION_RE = re.compile(r"^(.*?):(\d+)(?::(\d+))?$")
+_SPACED_PATH_RE = re.compile(r"^(\S.*?) ((?:[A-Za-z]:[\\/]|\.{0,2}/)\S.*:\d+(?::\d+)?)$")
 _BUILD_ID_RE = re.compile(r" +\(BuildId: [0-9a-fA-F]+\)$")
 _REGION_RE = re.compile(r"is located (\d+) bytes? (?:inside|to the (?:left|right)) of (\d+)-byte region")
 _FREED_RE = re.compile(r"freed by thread \S+(?: .*)? here:")
@@ -105,7 +106,8 @@ def parse_frame(text: str) -> Frame | None:
     module = _MODULE_RE.match(rest)
     if module:
         return Frame(index, module.group(1) or "", module=module.group(2), offset=module.group(3))
-    function, _, location = rest.rpartition(" ")
+    spaced = _SPACED_PATH_RE.match(rest)  # `in f /home/my dir/a.c:3`: a path may hold spaces
+    function, _, location = (spaced.group(1), " ", spaced.group(2)) if spaced else rest.rpartition(" ")
     if not function:  # `in FUNC` alone, without a location
         return Frame(index, location)
     loc = _LOCATION_RE.match(location)
