@@ -138,7 +138,8 @@ def test_sarif_one_result_per_report_and_valid(sanitizer_log: Path) -> None:
     doc = json.loads(r.stdout)
     results = doc["runs"][0]["results"]
     assert [x["ruleId"] for x in results] == ["ORT001", "ORT001", "ORT001", "ORT002", "ORT006", "ORTSAN", "ORTSAN"]
-    assert results[0]["message"]["text"].startswith("Sanitizer: Direct leak of 48 byte(s) in 1 object(s).")
+    assert results[0]["message"]["text"].startswith("Sanitizer: Direct leak of 48 byte(s) in 1 object(s). Explained by ORT001: ")
+    assert results[5]["message"]["text"].startswith("Sanitizer: Direct leak of 8 byte(s) in 1 object(s). Not explained by a finding: escaped at")
     related = results[2]["relatedLocations"]  # the allocation stack inside the tree: helper, caller, main
     assert [loc["physicalLocation"]["region"]["startLine"] for loc in related] == [13, 47, 64]
     schema = SHARED / "sarif-schema-2.1.0.json"

@@ -103,7 +103,9 @@ def _sarif_result(e: Explained, rule_index: dict[str, int], root: str) -> dict:
         "ruleId": rule,
         "ruleIndex": rule_index[rule],
         "level": e.finding.effective_level if e.finding else "warning",
-        "message": {"text": f"Sanitizer: {figures}. {e.full_explanation()}"},
+        "message": {"text": f"Sanitizer: {figures}. "
+                            f"{'Explained by ' + e.finding.rule if e.finding else 'Not explained by a finding'}: "
+                            f"{e.full_explanation()}"},
         "properties": {"kind": e.kind, "bytes": e.report.bytes, "objects": e.report.objects, "count": e.count},
     }
     if e.finding is not None:
@@ -117,7 +119,7 @@ def _sarif_result(e: Explained, rule_index: dict[str, int], root: str) -> dict:
         result["locations"] = [_location(e.site.path, e.site.line, 1, root)]
     if e.allocation:
         result["relatedLocations"] = [
-            dict(_location(s.path, s.line, 1, root, message=f"allocated from {s.function or '??'}()"), id=i)
+            dict(_location(s.path, s.line, 1, root, message=f"allocation stack: {s.function or '??'}()"), id=i)
             for i, s in enumerate(e.allocation)]
     return result
 
