@@ -181,3 +181,22 @@ def test_status_or_handle_of_one_call_told_apart_by_the_allocating_frames(tree: 
     first, second = explain(status + session, ["src/both.c"])
     assert "OrtStatus" in first.finding.message and "OrtSession" in second.finding.message
     assert first.finding.line == second.finding.line == 4
+
+
+def test_use_after_free_inside_a_second_release_is_the_double_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release function that reads the object before freeing it turns a double release into a
+    heap-use-after-free report inside the release: still ORT002 at the second release."""
+    from tests.clihelpers import FIXTURES
+    monkeypatch.chdir(FIXTURES / "sanitizer")
+    log = ("==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x6020 at pc 0x55 bp 0x7f sp 0x7f\n"
+           "READ of size 8 at 0x6020 thread T0\n"
+           "    #0 0x55f7 in release_session /b/fakeort/fake_ort.c:62\n"
+           "    #1 0x55f8 in run /b/programs/double_free.c:21\n\n"
+           "0x6020 is located 8 bytes inside of 16-byte region [0x6020,0x6030)\n"
+           "freed by thread T0 here:\n    #0 0x7ff7 in free (/lib/libasan.so.8+0x1)\n"
+           "    #1 0x55f9 in run /b/programs/double_free.c:19\n\n"
+           "previously allocated by thread T0 here:\n    #0 0x7ff7 in malloc (/lib/libasan.so.8+0x2)\n"
+           "    #1 0x55fa in run /b/programs/double_free.c:12\n")
+    (e,) = explain(log, ["programs"])
+    assert e.kind == "use-after-free" and e.finding.rule == "ORT002" and e.finding.line == 21
+    assert [s.line for s in e.allocation] == [12]
