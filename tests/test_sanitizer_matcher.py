@@ -200,3 +200,36 @@ def test_use_after_free_inside_a_second_release_is_the_double_release(monkeypatc
     (e,) = explain(log, ["programs"])
     assert e.kind == "use-after-free" and e.finding.rule == "ORT002" and e.finding.line == 21
     assert [s.line for s in e.allocation] == [12]
+
+
+GLOBAL_TWICE = HEADER + """\
+static OrtSession *g_session;
+
+int open_global(const OrtApi *api, OrtEnv *env, OrtSessionOptions *o) {
+  OrtStatus *st = api->CreateSession(env, "m.onnx", o, &g_session);
+  if (st != NULL) {
+    api->ReleaseStatus(st);
+    return -1;
+  }
+  return 0;
+}
+
+void close_global(const OrtApi *api) {
+  api->ReleaseSession(g_session);
+}
+"""
+
+
+def test_double_free_of_an_escaped_handle_names_the_escape(tree: Path) -> None:
+    write(tree, "src/global.c", GLOBAL_TWICE)
+    log = ("==1==ERROR: AddressSanitizer: attempting double-free on 0x6020 in thread T0:\n"
+           "    #0 0x7ff7 in free (/lib/libasan.so.8+0x1)\n    #1 0x55f8 in close_global /b/src/global.c:14\n\n"
+           "freed by thread T0 here:\n    #0 0x7ff7 in free (/lib/libasan.so.8+0x1)\n"
+           "    #1 0x55f9 in close_global /b/src/global.c:14\n\n"
+           "previously allocated by thread T0 here:\n    #0 0x7ff7 in malloc (/lib/libasan.so.8+0x2)\n"
+           "    #1 0x55fa in open_global /b/src/global.c:5\n")
+    (e,) = explain(log, ["src/global.c"])
+    assert e.finding is None and e.site.function == "close_global"
+    assert "stopped following the block allocated at src/global.c:5" in e.explanation
+    assert "stored into the global `g_session`" in e.explanation
+    assert "released by close_global() at src/global.c:14, and ortlint does not follow" in e.explanation

@@ -213,7 +213,7 @@ class Matcher:
                 trail.append(f"{fn.name}() hands it to its caller ({how} at {self._at(site, fate.line)})")
                 continue
             if fate is not None:
-                return None, "; ".join(trail + [self._escape_text(fn, call, fate, site)])
+                return None, "; ".join(trail + [self._escape_text(fate, site)])
             return None, "; ".join(trail + [
                 f"ortlint follows `{call.text}` in {fn.name}() and finds it released on every path it considers "
                 f"feasible: the path this run took is one ortlint considers infeasible"])
@@ -232,7 +232,7 @@ class Matcher:
                 return call
         return calls[0] if calls else None
 
-    def _escape_text(self, fn: ir.Function, call: ir.Call, fate: facts.Fate, site: Site) -> str:
+    def _escape_text(self, fate: facts.Fate, site: Site, leak: bool = True) -> str:
         where = self._at(site, fate.line)
         if fate.how == facts.HANDED:
             return (f"escaped at {where}: passed to {fate.slot}(), which ortlint assumes takes ownership "
@@ -243,6 +243,9 @@ class Matcher:
         if not releases:
             return text + "; it is stored in a slot that no code in the tree releases"
         named = ", ".join(f"{rel.function}() at {display_path(rel.path)}:{rel.line}" for rel in releases[:3])
+        if not leak:
+            return text + (f"; that slot is released by {named}, and ortlint does not follow what a slot outside "
+                           f"the function holds from one call to the next")
         return text + f"; that slot is released only by {named}, which this run did not reach before the memory was lost"
 
     # ------------------------------------------------------------------ double free / use after free
@@ -268,7 +271,7 @@ class Matcher:
             fate = facts.fate(alloc_fn, call, self.code.policy, self._tree_names()) if call and alloc_fn else None
             if fate is not None and fate.how not in (facts.RETURNED, facts.CALLER_MEMORY):
                 return None, (f"ortlint stopped following the block allocated at {self._at(alloc_site)}{first}: "
-                              + self._escape_text(alloc_fn, call, fate, alloc_site))
+                              + self._escape_text(fate, alloc_site, leak=False))
         return None, (f"no finding at {self._at(site)}{first}: the releases are on paths ortlint considers "
                       f"infeasible together, or in functions whose summaries do not connect them")
 
