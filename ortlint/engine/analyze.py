@@ -21,9 +21,10 @@ from typing import Callable
 from .. import ir
 from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
-from ..policy import RECEIVER, Acquire, CallSpec, Policy, Release
+from ..policy import RECEIVER, Acquire, CallSpec, Kind, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
                     is_nonnull_fact, is_null_fact, replaced)
+from .loops import LoopForest
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
 STATUS_KIND = "ort.Status"
@@ -117,6 +118,8 @@ class FunctionAnalyzer:
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
         self.order = self._reverse_postorder()
+        self._block = fn.entry  # the block being run (loop questions are asked about it)
+        self._loops: LoopForest | None = None
 
     # ================================================================== driver
 
@@ -135,6 +138,13 @@ class FunctionAnalyzer:
         summary_seconds = time.perf_counter() - started
         findings = sorted(self.findings.values(), key=Finding.sort_key)
         return FunctionResult(findings, summary, self.unknown, self.notes, summary_seconds=summary_seconds)
+
+    @property
+    def loops(self) -> LoopForest:
+        """The function's loops, computed on first need (most functions never ask)."""
+        if self._loops is None:
+            self._loops = LoopForest(self.blocks, self.fn.entry, self._succs)
+        return self._loops
 
     def _reverse_postorder(self) -> dict[int, int]:
         seen: set[int] = set()
@@ -264,6 +274,7 @@ class FunctionAnalyzer:
 
     def _run_block(self, bid: int, state: State) -> list[tuple[State, int]]:
         block = self.blocks[bid]
+        self._block = bid
         states = [state.copy()]
         self._extra = []
         limit = self.budget.max_event_work
@@ -594,6 +605,16 @@ class FunctionAnalyzer:
             if k[0] == prefix and v[0] == "r" and v[1] != rid:
                 self._escape_val(state, v, where, depth + 1)
 
+    def _is_local_ref(self, state: State, value: Val | None) -> bool:
+        """A value that is a live JNI local reference (a kind that piles up in loops)."""
+        if value is None or value[0] != "r":
+            return False
+        res = state.r.get(value[1])
+        if res is None or res.st != HELD:
+            return False
+        kind = self.policy.kinds.get(res.kind or "")
+        return kind is not None and kind.loop_leak and not kind.must_release
+
     def _is_java(self, kind_id: str | None) -> bool:
         kind = self.policy.kinds.get(kind_id or "")
         return kind is not None and kind.language == "java"
@@ -624,8 +645,8 @@ class FunctionAnalyzer:
                 continue
             if res.st == HELD:
                 kind = self.policy.kinds.get(res.kind or "")
-                if kind is None or kind.token:
-                    continue
+                if kind is None or kind.token or (kind.loop_leak and not kind.must_release and not res.coll):
+                    continue  # a local reference keeps its slot until deleted, referenced or not
                 if lost and kind.owned and kind.must_release and not res.coll:
                     self._leak(state, rid, loc, "lost", "the last reference to it is lost here")
                 del state.r[rid]
@@ -879,7 +900,9 @@ class FunctionAnalyzer:
                 self._release(s, ev, spec.release, spec.name)
             for i in sorted(spec.escapes) if not spec.escapes_all else range(len(ev.args)):
                 if i < len(ev.args):
-                    self._escape_val(s, self._eval(s, ev.args[i]), None)
+                    value = self._eval(s, ev.args[i])
+                    if not self._is_local_ref(s, value):  # JNI copies a local reference; its slot stays taken
+                        self._escape_val(s, value, None)
                     self._escape_contents(s, ev.args[i])
         out: list[State] = []
         for s in states:
@@ -1028,17 +1051,53 @@ class FunctionAnalyzer:
             return
         st = HELD if kind.owned else BORROWED
         old = state.r.get(rid)
-        if old is not None and old.st == HELD and not old.coll and kind.owned and (kind.must_release or kind.loop_leak):
+        if old is not None and old.st == HELD and not old.coll and kind.owned and kind.loop_leak and not kind.must_release:
+            self._local_ref_again(state, rid, ev)
+        elif old is not None and old.st == HELD and not old.coll and kind.owned and kind.must_release:
             dest_loc = self._resolve(state, target, create=False)
             if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
                 self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
         lazy_null = acq.nullable and acq.into == "return" and kind.owned and not kind.must_release
+        if kind.loop_leak and parent is None:
+            parent = self._open_frame(state)
         state.r[rid] = Res(acq.kind, st, owner=owner_text, parent=parent,
                            coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
         self._store(state, target, ("r", rid), ev.loc)
+
+    def _local_ref_again(self, state: State, rid: str, ev: Call) -> None:
+        """The call that created `rid` runs again while the reference it made last time is
+        still alive: the loop piles up one local reference per iteration (ORT007), unless the
+        loop's trip count is a small constant or a successful EnsureLocalCapacity covers it."""
+        loops = self.loops.enclosing(self._block)
+        if not loops or self.loops.small_constant(loops, self._constant):
+            return
+        if self.loops.covered(loops, self._capacities(state)):
+            return
+        self._leak(state, rid, ev.loc, "again", f"{ev.callee}() creates another one here")
+
+    def _constant(self, e: Expr) -> int | None:
+        v = self._eval(State(), e)
+        return v[1] if v is not None and v[0] == "k" else None
+
+    def _capacities(self, state: State) -> list[str]:
+        """Owner texts of the EnsureLocalCapacity-like tokens this path holds."""
+        out = []
+        for res in state.r.values():
+            if res.st == HELD and res.owner is not None:
+                kind = self.policy.kinds.get(res.kind or "")
+                if kind is not None and kind.capacity:
+                    out.append(_owner_shown(res.owner))
+        return out
+
+    def _open_frame(self, state: State) -> str | None:
+        """The innermost local frame this path holds (PushLocalFrame), if any: its release
+        frees what is created now."""
+        frames = [rid for rid, res in state.r.items()
+                  if res.st == HELD and (self.policy.kinds.get(res.kind or "") or _NO_KIND).frame]
+        return max(frames) if frames else None
 
     def _acquire_target(self, ev: Call, acq: Acquire) -> Expr | None:
         if acq.into == "return":
@@ -1169,6 +1228,9 @@ class FunctionAnalyzer:
             state.r[rid] = state.r[rid].with_st(RELEASED)
             state.note(ev.loc.line, ev.loc.col, f"released by {ev.callee}()", rid)
             del state.r[rid]
+            for other, ores in list(state.r.items()):  # PopLocalFrame: what the frame held is gone
+                if ores.parent == rid and ores.st == HELD:
+                    state.r[other] = ores.with_st(CONSUMED)
 
     # ------------------------------------------------------------------ summaries
 
@@ -1305,7 +1367,11 @@ class FunctionAnalyzer:
             target = ev.dest if ev.dest is not None else Var(f"$drop{ev.id}")
             rid = f"{ev.id}:return"
             kinfo = self.policy.kinds[ret[1]]
-            state.r[rid] = Res(ret[1], HELD if kinfo.owned else BORROWED)
+            old = state.r.get(rid)
+            if old is not None and old.st == HELD and not old.coll and kinfo.loop_leak and not kinfo.must_release:
+                self._local_ref_again(state, rid, ev)
+            state.r[rid] = Res(ret[1], HELD if kinfo.owned else BORROWED,
+                               parent=self._open_frame(state) if kinfo.loop_leak else None)
             self._site(rid, ev, target, ret[1], ev.callee)
             state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} returned by {ev.callee}()", rid)
             self._store(state, target, ("r", rid), ev.loc)
@@ -1492,11 +1558,13 @@ class FunctionAnalyzer:
                 msg = (f"the OrtStatus* returned by {site.callee}() is never stored, so a failure status cannot be "
                        f"released: it leaks {where}{more}")
             elif res_kind.loop_leak and not res_kind.must_release:
-                rule = "ORT001"
+                rule = "ORT007"
                 right = self.policy.releasers_of(res_kind.id)
-                msg = (f"{res_kind.label} created by {site.callee}(){target} inside a loop is never deleted: one more "
-                       f"piles up on every iteration until the native method returns"
-                       + (f"; delete it with {right[0]}() before the next iteration" if right else ""))
+                msg = (f"{res_kind.label} created by {site.callee}(){target} inside a loop is not deleted before the "
+                       f"next iteration: one more piles up on every iteration until the native method returns and "
+                       f"the local reference table can overflow"
+                       + (f"; delete it with {right[0]}() in the loop body, or run the iteration inside "
+                          f"PushLocalFrame/PopLocalFrame" if right else ""))
             else:
                 rule = "ORT001"
                 right = self.policy.releasers_of(res_kind.id)
@@ -1736,6 +1804,7 @@ def _vars(e: Expr) -> set[str]:
     return set()
 
 
+_NO_KIND = Kind("", "")
 _TOP_PARAM = re.compile(r"^p\d+$")
 _PARAM_RID = re.compile(r"^p(\d+)((?:/[^/#]+)*)")
 
