@@ -332,8 +332,9 @@ class FunctionAnalyzer:
             return [(state, term.target)]
         if isinstance(term, ir.Branch):
             out = []
+            memo = term.kind != "loop"  # a loop test changes from one iteration to the next
             for truth, target in ((True, term.then), (False, term.orelse)):
-                s = self._assume(state.copy() if truth else state, term.cond, truth)  # the last one needs no copy
+                s = self._assume(state.copy() if truth else state, term.cond, truth, memo)  # the last one needs no copy
                 if s is None:
                     continue
                 s.note(term.loc.line, term.loc.col, _branch_note(term, truth))
@@ -675,31 +676,39 @@ class FunctionAnalyzer:
 
     # ================================================================== conditions
 
-    def _assume(self, state: State, cond: Expr, truth: bool) -> State | None:
+    def _assume(self, state: State, cond: Expr, truth: bool, memo: bool = True) -> State | None:
+        """Narrow `state` to the paths where `cond` has this truth value (None: none). `memo`:
+        remember the answer for conditions the state cannot evaluate, so that a re-test agrees
+        (`#ifdef X` twice, `if (flag)` twice); never for loop tests, whose value changes from
+        one iteration to the next without an assignment the state could notice: every
+        `range-for` would otherwise be the same remembered condition, and the exit of a range-for
+        nested in another (or the body of a second one) would never be explored."""
         if isinstance(cond, Op):
             if cond.op == "!" and len(cond.operands) == 1:
-                return self._assume(state, cond.operands[0], not truth)
+                return self._assume(state, cond.operands[0], not truth, memo)
             if cond.op in ("==", "!=") and len(cond.operands) == 2:
                 eq = truth if cond.op == "==" else not truth
-                return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond)
+                return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
         v = self._eval(state, cond)
         decided = self._truth(state, v)
         if decided is not None:
             return state if decided == truth else None
         if v is not None and v[0] == "r" or self._is_lvalue(cond):
             return self._refine(state, cond, v, eq=not truth, c=0)
-        return self._assume_memo(state, cond, truth)
+        return self._assume_memo(state, cond, truth) if memo else state
 
-    def _assume_eq(self, state: State, a: Expr, b: Expr, eq: bool, whole: Expr) -> State | None:
+    def _assume_eq(self, state: State, a: Expr, b: Expr, eq: bool, whole: Expr, memo: bool = True) -> State | None:
         va, vb = self._eval(state, a), self._eval(state, b)
         decided = self._compare(state, va, vb)
         if decided is not None:
             return state if decided == eq else None
         if vb is not None and vb[0] == "k" and (va is None or va[0] != "k"):
-            return self._refine(state, a, va, eq, vb[1]) if (va is not None or self._is_lvalue(a)) else self._assume_memo(state, whole, eq)
-        if va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
-            return self._refine(state, b, vb, eq, va[1]) if (vb is not None or self._is_lvalue(b)) else self._assume_memo(state, whole, eq)
-        return self._assume_memo(state, whole, eq)
+            if va is not None or self._is_lvalue(a):
+                return self._refine(state, a, va, eq, vb[1])
+        elif va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
+            if vb is not None or self._is_lvalue(b):
+                return self._refine(state, b, vb, eq, va[1])
+        return self._assume_memo(state, whole, eq) if memo else state
 
     def _refine(self, state: State, e: Expr, v: Val | None, eq: bool, c: int) -> State | None:
         """Assume `e == c` (eq) or `e != c` (not eq)."""
@@ -1156,7 +1165,14 @@ class FunctionAnalyzer:
         kind = self.policy.kinds.get(res.kind) if res.kind else None
         label = kind.label if kind else "it"
         if res.st in (RELEASED, DANGLING):
+            if res.coll and not res.swept:
+                return  # the next element of an array that a loop is releasing
             if res.coll:
+                where = self._last_note(state, rid, "released")
+                self._report("ORT002", ev.loc, f"the elements of `{_array_name(arg)}` ({label}) are released "
+                             f"a second time by {callee}(){via}; every element was already released by the loop{where}",
+                             state, rid, anchor=f"double:{callee}:{name}")
+                state.r[rid] = res.with_st(CONSUMED)
                 return
             where = self._last_note(state, rid, "released")
             self._report("ORT002", ev.loc, f"`{name}` ({label}) is released a second time by {callee}(){via}; "
@@ -1400,9 +1416,9 @@ class FunctionAnalyzer:
                 v = state.b.get(loc)
             if v is not None and v[0] == "r":
                 res = state.r.get(v[1])
-                if res is not None and res.coll and res.st in (HELD, OPAQUE):
+                if res is not None and res.coll and (res.st in (HELD, OPAQUE) or (res.st == RELEASED and not res.swept)):
                     if what == "release":
-                        state.r[v[1]] = res.with_st(RELEASED)
+                        state.r[v[1]] = replaced(res, st=RELEASED, swept=True)
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
@@ -1773,6 +1789,11 @@ def _owner_shown(key: str | None) -> str:
 def _owner_text(e: Expr) -> str:
     """The owner object as text; any index counts as the same slot (`a[i]` and `a[j]`)."""
     return re.sub(r"\[[^\[\]]*\]", "[]", ir.expr_text(e))
+
+
+def _array_name(e: Expr) -> str:
+    """`outputs` for `outputs[i]`: what a loop over the elements is about."""
+    return ir.expr_text(e.base if isinstance(e, Index) else e)
 
 
 def _is_drop(e: Expr) -> bool:

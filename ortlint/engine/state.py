@@ -41,6 +41,7 @@ class Res(NamedTuple):
     parent: str | None = None  # the owner a borrowed pointer depends on
     esc: LocKey | None = None  # where it escaped to (summaries need out-parameters)
     maybe_null: bool = False  # acquired by a call that may have returned NULL; decided when tested
+    swept: bool = False  # coll: a finished loop released every element (another release is ORT002)
 
     def with_st(self, st: str) -> "Res":
         """`_replace(st=...)`, the engine's most frequent update, without `_replace`'s generic
