@@ -23,7 +23,7 @@ from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import RECEIVER, Acquire, CallSpec, Kind, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
-                    is_nonnull_fact, is_null_fact, replaced)
+                    is_nonnull_fact, is_null_fact, join, property_key, replaced)
 from .loops import LoopForest
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
@@ -34,11 +34,11 @@ STATUS_KIND = "ort.Status"
 class Budget:
     """Limits that keep every function's analysis bounded (see README, "Limits")."""
 
-    max_block_visits: int = 20000  # states processed per function
-    max_work: int = 80_000  # the same, weighted by state size (entries per processed state)
-    collapse_after: int = 8  # states per block before "NULL or released" parameters are merged
-    widen_after: int = 24  # states per block before non-resource facts are forgotten
-    max_states_per_block: int = 400
+    exact_states: int = 8  # states kept apart per block before joining by property key
+    # Safety nets far above real code (bench/run_real.py prints the largest figures reached):
+    max_block_visits: int = 400_000  # states processed per function
+    max_work: int = 20_000_000  # the same, weighted by state size (entries per processed state)
+    max_states_per_block: int = 2000  # distinct property states (resource configurations) per block
     # bindings looked at by events (each assignment's GC scans the state): bounds one long
     # block, e.g. 10 000 generated `char *pN = NULL;` lines (quadratic, minutes of work),
     # which the per-state budgets above never see. Real functions stay under 20 000.
@@ -50,6 +50,15 @@ class Budget:
 class Options:
     unknown_calls: str = "escape"  # "escape" (default, like the Clang analyzer) | "keep"
     budget: Budget = field(default_factory=Budget)
+
+
+@dataclass
+class _BlockStates:
+    """What has reached one block: the exact states, then one joined state per property key."""
+
+    exact: list[State] = field(default_factory=list)
+    joined: dict[tuple, State] = field(default_factory=dict)
+    released: set[str] = field(default_factory=set)  # parameters released on some path here
 
 
 @dataclass
@@ -114,10 +123,10 @@ class FunctionAnalyzer:
         self._extra: list[tuple[State, int]] = []
         self._event_work = 0
         self._stopped = False
-        self._released_at: dict[int, set[str]] = {}
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
         self.order = self._reverse_postorder()
+        self._kind_tracked: dict[str | None, bool] = {}
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
 
@@ -178,8 +187,14 @@ class FunctionAnalyzer:
         return out
 
     def _explore(self, entry: State) -> None:
-        pending: dict[int, list[State]] = {self.fn.entry: [entry]}
-        visited: dict[int, list[State] | set] = {}
+        """A worklist over blocks in reverse postorder. Each block keeps its first
+        `exact_states` states as they are (full path sensitivity where it is cheap); past that,
+        arriving states are joined with the one of the same property key (see
+        `state.property_key`), so the work per block is bounded by the number of distinct
+        resource configurations, not of paths."""
+        tables: dict[int, _BlockStates] = {}
+        pending: dict[int, dict] = {}
+        self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
         steps = 0
@@ -187,8 +202,8 @@ class FunctionAnalyzer:
         while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
-            states = pending.pop(bid, [])
-            for state in states:
+            states = pending.pop(bid, {})
+            for state in list(states.values()):
                 if self._stopped:
                     return
                 steps += 1
@@ -198,52 +213,58 @@ class FunctionAnalyzer:
                                   f"findings for it may be incomplete")
                     return
                 for succ_state, succ in self._run_block(bid, state):
-                    if not self._admit(succ, succ_state, visited):
-                        continue
-                    pending.setdefault(succ, []).append(succ_state)
-                    if succ not in queued:
+                    if self._admit(succ, succ_state, tables, pending) and succ not in queued:
                         heapq.heappush(queue, (self.order.get(succ, 0), succ))
                         queued.add(succ)
 
-    def _admit(self, bid: int, state: State, visited: dict[int, "list[State] | set"]) -> bool:
-        """Should `state` be explored from block `bid`? Identical states are explored once;
-        past the thresholds, states are merged more coarsely (see Budget).
+    def _admit(self, bid: int, state: State, tables: dict[int, "_BlockStates"], pending: dict[int, dict]) -> bool:
+        """Record `state` at block `bid`; True when something new is to be explored there.
 
-        Most blocks see a few states: those are compared directly (`State.same`, which stops at
-        the first difference and mostly compares shared objects by identity). Hashable keys,
-        which hash every entry, are made only for blocks that see many."""
+        The first states are kept exact and compared directly (`State.same` stops at the first
+        difference and mostly compares shared objects by identity). Past `exact_states`, a
+        state joins the one with its property key; a join that adds nothing is dropped, one that
+        weakens the state replaces it (also in the pending list, if it was not run yet)."""
         self._work += len(state.b) + len(state.r)
-        seen = visited.get(bid)
-        if seen is None:
-            visited[bid] = [state]  # admitted states are never changed afterwards (blocks run on copies)
-            self._released_at[bid] = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-            return True
-        if isinstance(seen, list):
-            for other in seen:
+        table = tables.get(bid)
+        if table is None:
+            table = tables[bid] = _BlockStates()
+        released = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
+        if released:
+            table.released |= released
+        if len(table.exact) < self.budget.exact_states:
+            for other in table.exact:
                 if state.same(other):
                     return False
-            if len(seen) + 1 < self.budget.collapse_after:
-                seen.append(state)
-                self._released_at[bid] |= {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-                return True
-            seen = visited[bid] = {other.key() for other in seen}
-        key = state.key()
-        if key in seen:
-            return False
-        released = self._released_at[bid]
-        released |= {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-        if len(seen) >= self.budget.collapse_after:
-            self._collapse_released_params(state, released)
-            if len(seen) >= self.budget.widen_after:
-                self._forget_facts(state)
-            key = state.key()
-            if key in seen:
+            table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
+            pending.setdefault(bid, {})[("e", len(table.exact))] = state
+            return True
+        self._collapse_released_params(state, table.released)
+        key = property_key(state, self._tracked_kind)
+        old = table.joined.get(key)
+        if old is not None:
+            merged = join(old, state, self._tracked_kind, self._local_ref_kind)
+            if merged.same(old):
                 return False
-        if len(seen) >= self.budget.max_states_per_block:
-            self._give_up(f"{self.fn.name}() has too many distinct paths to analyze completely; findings for it may be incomplete")
+            state = merged
+        elif len(table.joined) >= self.budget.max_states_per_block:
+            self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
+                          f"findings for it may be incomplete")
             return False
-        seen.add(key)
+        table.joined[key] = state
+        pending.setdefault(bid, {})[("j", key)] = state
         return True
+
+    def _tracked_kind(self, kind_id: str | None) -> bool:
+        """Resources of this kind must be released: their life stage splits states."""
+        cached = self._kind_tracked.get(kind_id)
+        if cached is None:
+            kind = self.policy.kinds.get(kind_id or "")
+            cached = self._kind_tracked[kind_id] = kind is not None and kind.owned and kind.must_release
+        return cached
+
+    def _local_ref_kind(self, kind_id: str | None) -> bool:
+        kind = self.policy.kinds.get(kind_id or "")
+        return kind is not None and kind.loop_leak and not kind.must_release
 
     def _give_up(self, message: str) -> None:
         if not self.incomplete:
@@ -260,15 +281,6 @@ class FunctionAnalyzer:
         for rid, res in list(state.r.items()):
             if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
                 state.r[rid] = replaced(res, st=RELEASED, fact=None)
-
-    @staticmethod
-    def _forget_facts(state: State) -> None:
-        """Widening: keep which locations hold which resources, drop integer and NULL facts,
-        and forget unknown values that carry no information any more."""
-        state.b = {k: v for k, v in state.b.items() if v[0] == "r"}
-        state.conds = frozenset()
-        state.r = {rid: (replaced(res, fact=None) if res.st == OPAQUE else res) for rid, res in state.r.items()}
-        _drop_blank_opaques(state)
 
     # ================================================================== blocks and events
 
@@ -1058,6 +1070,10 @@ class FunctionAnalyzer:
         target = self._acquire_target(ev, acq)
         if target is None:
             return
+        if owner_text is not None and isinstance(target, Index):
+            # one abstract resource for every element: each element has its own owner object
+            # (`strings[i] = GetStringUTFChars(env, s_i)`), so only the owner's text can match
+            owner_text = owner_text.partition("|@")[0]
         st = HELD if kind.owned else BORROWED
         old = state.r.get(rid)
         if old is not None and old.st == HELD and not old.coll and kind.owned and kind.loop_leak and not kind.must_release:
