@@ -23,7 +23,7 @@ from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import RECEIVER, Acquire, CallSpec, Kind, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
-                    is_nonnull_fact, is_null_fact, join, property_key, replaced)
+                    is_nonnull_fact, is_null_fact, join, join_held, coarse_key, property_key, replaced)
 from .loops import LoopForest
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
@@ -35,6 +35,7 @@ class Budget:
     """Limits that keep every function's analysis bounded (see README, "Limits")."""
 
     exact_states: int = 8  # states kept apart per block before joining by property key
+    join_held_after: int = 4  # property states per block before "held vs never acquired" are joined
     # Safety nets far above real code (bench/run_real.py prints the largest figures reached):
     max_block_visits: int = 400_000  # states processed per function
     max_work: int = 20_000_000  # the same, weighted by state size (entries per processed state)
@@ -58,7 +59,16 @@ class _BlockStates:
 
     exact: list[State] = field(default_factory=list)
     joined: dict[tuple, State] = field(default_factory=dict)
+    by_coarse: dict[tuple, list[tuple]] = field(default_factory=dict)  # coarse key -> property keys
+    alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
     released: set[str] = field(default_factory=set)  # parameters released on some path here
+
+    def resolve(self, key: tuple) -> tuple:
+        seen = 0
+        while key in self.alias and seen < 64:
+            key = self.alias[key]
+            seen += 1
+        return key
 
 
 @dataclass
@@ -127,6 +137,7 @@ class FunctionAnalyzer:
         self._work = 0
         self.order = self._reverse_postorder()
         self._kind_tracked: dict[str | None, bool] = {}
+        self._branch_vars, self._retested = _retested(fn)
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
 
@@ -239,20 +250,59 @@ class FunctionAnalyzer:
             pending.setdefault(bid, {})[("e", len(table.exact))] = state
             return True
         self._collapse_released_params(state, table.released)
-        key = property_key(state, self._tracked_kind)
+        key = table.resolve(property_key(state, self._tracked_kind))
         old = table.joined.get(key)
         if old is not None:
             merged = join(old, state, self._tracked_kind, self._local_ref_kind)
             if merged.same(old):
                 return False
-            state = merged
-        elif len(table.joined) >= self.budget.max_states_per_block:
+            table.joined[key] = merged
+            pending.setdefault(bid, {})[("j", key)] = merged
+            return True
+        coarse = coarse_key(state, self._tracked_kind)
+        if len(table.joined) >= self.budget.join_held_after:
+            admitted = self._join_held(bid, table, pending, key, coarse, state)
+            if admitted is not None:
+                return admitted
+        if len(table.joined) >= self.budget.max_states_per_block:
             self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
                           f"findings for it may be incomplete")
             return False
         table.joined[key] = state
+        table.by_coarse.setdefault(coarse, []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
         return True
+
+    def _join_held(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, coarse: tuple,
+                   state: State) -> bool | None:
+        """The second-level join (see `state.join_held`): merge `state` into a compatible
+        property state of the same coarse key. None when there is none."""
+        for okey in table.by_coarse.get(coarse, ()):
+            other = table.joined[okey]
+            merged = join_held(other, state, self._tracked_kind, self._local_ref_kind, self._branch_vars,
+                               self._retested)
+            if merged is None:
+                continue
+            if merged.same(other):
+                table.alias[key] = okey
+                return False
+            nkey = property_key(merged, self._tracked_kind)
+            del table.joined[okey]
+            table.by_coarse[coarse].remove(okey)
+            pending.get(bid, {}).pop(("j", okey), None)
+            table.alias[okey] = nkey
+            table.alias[key] = nkey
+            existing = table.joined.get(nkey)
+            if existing is not None:
+                merged = join(existing, merged, self._tracked_kind, self._local_ref_kind)
+                if merged.same(existing):
+                    return False
+            else:
+                table.by_coarse[coarse].append(nkey)
+            table.joined[nkey] = merged
+            pending.setdefault(bid, {})[("j", nkey)] = merged
+            return True
+        return None
 
     def _tracked_kind(self, kind_id: str | None) -> bool:
         """Resources of this kind must be released: their life stage splits states."""
@@ -1805,6 +1855,27 @@ def _owner_shown(key: str | None) -> str:
 def _owner_text(e: Expr) -> str:
     """The owner object as text; any index counts as the same slot (`a[i]` and `a[j]`)."""
     return re.sub(r"\[[^\[\]]*\]", "[]", ir.expr_text(e))
+
+
+def _retested(fn: ir.Function) -> tuple[frozenset, frozenset]:
+    """Variables and conditions that more than one `if` of the function tests: the facts whose
+    loss a join must avoid (a fact tested once decides nothing after its own split)."""
+    var_sites: dict[str, int] = {}
+    cond_sites: dict[Expr, int] = {}
+    for b in fn.blocks:
+        term = b.term
+        if isinstance(term, ir.Branch) and term.kind != "loop":
+            for name in _vars(term.cond):
+                var_sites[name] = var_sites.get(name, 0) + 1
+            for part in _conjuncts(term.cond):
+                cond_sites[part] = cond_sites.get(part, 0) + 1
+    return (frozenset(n for n, k in var_sites.items() if k > 1), frozenset(c for c, k in cond_sites.items() if k > 1))
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, Op) and e.op in ("&&", "||", "!") :
+        return [p for o in e.operands for p in _conjuncts(o)] + [e]
+    return [e]
 
 
 def _array_name(e: Expr) -> str:

@@ -220,3 +220,87 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
     if y[0] == "k" and x[0] == "x" and y[1] not in x[1]:
         return x
     return None
+
+
+# ---------------------------------------------------------------------- the second-level join
+#
+# Property simulation alone is exponential when many independent resources are each acquired
+# or not (a cleanup ladder over a dozen buffers, each step able to fail). Past a number of
+# property states at one block, a state may join one that differs from it only in resources
+# held on one side and never acquired on the other: the result holds them "if acquired"
+# (`maybe_null`: a NULL test decides, a release is a no-op on NULL, an exit still reports a
+# leak). The join is refused when it would lose a correlation that decides a fate: two of the
+# differing resources come from the same call (a status and the out-parameters it guards), a
+# variable tested by some branch has different values, remembered conditions differ, or an
+# unknown pointer's NULL fact differs.
+
+
+def coarse_key(state: State, tracked: Callable[[str | None], bool]) -> tuple:
+    """`property_key` without the held resources (and what holds them)."""
+    r = state.r
+    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked) and res.st != HELD}
+    return (frozenset((rid, r[rid]) for rid in key_rids),
+            frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
+
+
+def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_ref: Callable[[str | None], bool],
+              relevant: frozenset, retested: frozenset) -> State | None:
+    """Join states with the same `coarse_key` (see above), or None when that would lose a
+    correlation. `relevant`: variables that `if`s test more than once; `retested`: conditions
+    that more than one `if` tests (the others decide nothing after their own split)."""
+    if a.conds != b.conds and any(c[0] in retested for c in a.conds ^ b.conds):
+        return None
+    diff: list[str] = []
+    for rid in set(a.r) | set(b.r):
+        ra, rb = a.r.get(rid), b.r.get(rid)
+        if ra == rb:
+            continue
+        if ra is not None and rb is not None:
+            if ra.st == OPAQUE and rb.st == OPAQUE:
+                if ra.fact != rb.fact:
+                    return None
+                continue
+            if ra.st == HELD and rb.st == HELD and ra.kind is not None and tracked(ra.kind) and not ra.coll:
+                if replaced(ra, maybe_null=False) != replaced(rb, maybe_null=False):
+                    return None
+                diff.append(rid)
+            continue  # resources outside the key: `join` handles them
+        one = ra if ra is not None else rb
+        if one.st == HELD and one.kind is not None and tracked(one.kind) and not one.coll:
+            diff.append(rid)
+    sides: dict[str, set[bool]] = {}
+    for rid in diff:  # a call's status and its out-parameters: held on opposite sides
+        if rid in a.r and rid in b.r:
+            continue
+        sides.setdefault(rid.split(":", 1)[0], set()).add(rid in a.r)
+    if any(len(s) > 1 for s in sides.values()):
+        return None
+    differing = set(diff)
+    for k in set(a.b) | set(b.b):
+        va, vb = a.b.get(k), b.b.get(k)
+        if va == vb:
+            continue
+        if (va is not None and va[0] == "r" and va[1] in differing) or (vb is not None and vb[0] == "r" and vb[1] in differing):
+            other = vb if va is not None and va[0] == "r" and va[1] in differing else va
+            if other is not None and other != ("k", 0):
+                return None  # the location holds something else on the other path
+            continue
+        if len(k) == 1 and k[0] in relevant:
+            return None
+    a, b = _complete(a, b, diff), _complete(b, a, diff)
+    return join(a, b, tracked, local_ref)
+
+
+def _complete(x: State, y: State, diff: list[str]) -> State:
+    """`x` with the differing resources as "held if acquired", bound where either state binds them."""
+    out = State(dict(x.b), dict(x.r), x.conds, x.trace)
+    for rid in diff:
+        res = x.r.get(rid) or y.r.get(rid)
+        other = y.r.get(rid)
+        maybe = (x.r.get(rid) is None or other is None or res.maybe_null or other.maybe_null)
+        out.r[rid] = replaced(res, maybe_null=maybe)
+        target = ("r", rid)
+        for k, v in y.b.items():
+            if v == target:
+                out.b[k] = target
+    return out
