@@ -20,7 +20,7 @@ from .tomlfile import read_toml
 STYLES = ("plain", "table", "method", "new", "any")
 RETURNS = ("none", "status", "code")
 ON_FAILURE = ("continue", "abort", "throw", "return")
-RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT010")
+RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007", "ORT010")
 RECEIVER = -1  # Acquire.owner: the receiver of a method call rather than an argument
 _INTO = re.compile(r"^(return|token|\*(\d+)|(\d+)\[\]|(receiver))$")
 
@@ -39,6 +39,8 @@ class Kind:
     must_release: bool = True  # False: tracked for misuse only (JNI local references)
     loop_leak: bool = False  # a leak when a loop iteration overwrites one never released
     token: bool = False  # no handle value: released by a call naming its owner (locks, frames)
+    frame: bool = False  # a token whose release frees the loop_leak resources created while it was held
+    capacity: bool = False  # a token reserving room for loop_leak resources; its owner argument says how many
     wrong_release_rule: str = "ORT003"
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
@@ -223,7 +225,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
-_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language", "contains"}
+_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
@@ -313,6 +315,8 @@ class _Loader:
                 must_release=self._bool(raw, "must_release", key, "kind", i, True),
                 loop_leak=self._bool(raw, "loop_leak", key, "kind", i, False),
                 token=self._bool(raw, "token", key, "kind", i, False),
+                frame=self._bool(raw, "frame", key, "kind", i, False),
+                capacity=self._bool(raw, "capacity", key, "kind", i, False),
                 wrong_release_rule=rule,
                 language=self._str(raw, "language", key, "kind", i) or "c",
                 contains=self._str(raw, "contains", key, "kind", i) or None,

@@ -117,8 +117,8 @@ def test_pathological_inputs_end_with_a_note_naming_the_function(pathological: d
         gave_up = [m for m in notes_of(report) if "incomplete" in m]
         for message in gave_up:
             assert any(f"{n}()" in message for n in names), (key, message)
-        if key == "branches":  # 90 independent branches: 2^90 paths, the budget must stop it
-            assert any("many_branches()" in m for m in gave_up), notes_of(report)
+        if key == "branches":  # 90 independent branches: 2^90 paths, but few resource configurations
+            assert not any("many_branches()" in m for m in gave_up), notes_of(report)
 
 
 @pytest.mark.parametrize("key,function", [("loops", "deep_loops"), ("gotos", "many_labels"), ("long", "long_body"),

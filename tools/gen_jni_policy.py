@@ -54,7 +54,11 @@ def main() -> None:
         ("jni.LocalRef", "JNI local reference",
          "must_release = false  # freed when the native method returns ...\n"
          "loop_leak = true  # ... but they pile up when a loop makes one per iteration\n"),
-        ("jni.LocalFrame", "JNI local frame", "token = true\n"),
+        ("jni.LocalFrame", "JNI local frame",
+         "token = true\nframe = true  # PopLocalFrame frees the local references created inside the frame\n"),
+        ("jni.LocalCapacity", "JNI local reference capacity",
+         "token = true\ncapacity = true  # EnsureLocalCapacity(n) reserved room for n local references ...\n"
+         "must_release = false  # ... until the native method returns\n"),
         ("jni.Monitor", "JNI monitor", "token = true\n"),
         ("jni.AttachedThread", "attached JNI thread", "token = true\n"),
     ]:
@@ -117,6 +121,8 @@ def main() -> None:
     w('acquire = { kind = "jni.LocalRef", into = "return" }\n')
     w('[[call]]\nname = "PushLocalFrame"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
     w('acquire = { kind = "jni.LocalFrame", into = "token" }\n')
+    w('[[call]]\nname = "EnsureLocalCapacity"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
+    w('acquire = { kind = "jni.LocalCapacity", into = "token", owner = 0 }\n')
     w('[[call]]\nname = "PopLocalFrame"\nstyle = "table"\nrelease = { arg = -1, kinds = ["jni.LocalFrame"] }\n')
     w('[[call]]\nname = "MonitorEnter"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
     w('acquire = { kind = "jni.Monitor", into = "token", owner = 0 }\n')
@@ -152,7 +158,7 @@ def main() -> None:
     w('style = "table"')
     w('escapes = [2]\n')
     w('[[call]]\nname = "NewDirectByteBuffer"\nstyle = "table"\nescapes = [0]\n')
-    declared = {"PushLocalFrame", "PopLocalFrame", "MonitorEnter", "MonitorExit", "AttachCurrentThread",
+    declared = {"PushLocalFrame", "PopLocalFrame", "EnsureLocalCapacity", "MonitorEnter", "MonitorExit", "AttachCurrentThread",
                 "AttachCurrentThreadAsDaemon", "DetachCurrentThread", "FatalError", "SetObjectArrayElement",
                 "NewDirectByteBuffer", "NewGlobalRef", "DeleteGlobalRef", "NewWeakGlobalRef",
                 "DeleteWeakGlobalRef", "NewLocalRef", "DeleteLocalRef"}

@@ -21,9 +21,10 @@ from typing import Callable
 from .. import ir
 from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
-from ..policy import RECEIVER, Acquire, CallSpec, Policy, Release
+from ..policy import RECEIVER, Acquire, CallSpec, Kind, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
-                    is_nonnull_fact, is_null_fact, replaced)
+                    is_nonnull_fact, is_null_fact, join, join_held, coarse_key, property_key, replaced)
+from .loops import LoopForest
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
 STATUS_KIND = "ort.Status"
@@ -33,11 +34,12 @@ STATUS_KIND = "ort.Status"
 class Budget:
     """Limits that keep every function's analysis bounded (see README, "Limits")."""
 
-    max_block_visits: int = 20000  # states processed per function
-    max_work: int = 80_000  # the same, weighted by state size (entries per processed state)
-    collapse_after: int = 8  # states per block before "NULL or released" parameters are merged
-    widen_after: int = 24  # states per block before non-resource facts are forgotten
-    max_states_per_block: int = 400
+    exact_states: int = 8  # states kept apart per block before joining by property key
+    join_held_after: int = 4  # property states per block before "held vs never acquired" are joined
+    # Safety nets far above real code (bench/run_real.py prints the largest figures reached):
+    max_block_visits: int = 400_000  # states processed per function
+    max_work: int = 20_000_000  # the same, weighted by state size (entries per processed state)
+    max_states_per_block: int = 2000  # distinct property states (resource configurations) per block
     # bindings looked at by events (each assignment's GC scans the state): bounds one long
     # block, e.g. 10 000 generated `char *pN = NULL;` lines (quadratic, minutes of work),
     # which the per-state budgets above never see. Real functions stay under 20 000.
@@ -49,6 +51,24 @@ class Budget:
 class Options:
     unknown_calls: str = "escape"  # "escape" (default, like the Clang analyzer) | "keep"
     budget: Budget = field(default_factory=Budget)
+
+
+@dataclass
+class _BlockStates:
+    """What has reached one block: the exact states, then one joined state per property key."""
+
+    exact: list[State] = field(default_factory=list)
+    joined: dict[tuple, State] = field(default_factory=dict)
+    by_coarse: dict[tuple, list[tuple]] = field(default_factory=dict)  # coarse key -> property keys
+    alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
+    released: set[str] = field(default_factory=set)  # parameters released on some path here
+
+    def resolve(self, key: tuple) -> tuple:
+        seen = 0
+        while key in self.alias and seen < 64:
+            key = self.alias[key]
+            seen += 1
+        return key
 
 
 @dataclass
@@ -113,10 +133,13 @@ class FunctionAnalyzer:
         self._extra: list[tuple[State, int]] = []
         self._event_work = 0
         self._stopped = False
-        self._released_at: dict[int, set[str]] = {}
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
         self.order = self._reverse_postorder()
+        self._kind_tracked: dict[str | None, bool] = {}
+        self._branch_vars, self._retested = _retested(fn)
+        self._block = fn.entry  # the block being run (loop questions are asked about it)
+        self._loops: LoopForest | None = None
 
     # ================================================================== driver
 
@@ -135,6 +158,13 @@ class FunctionAnalyzer:
         summary_seconds = time.perf_counter() - started
         findings = sorted(self.findings.values(), key=Finding.sort_key)
         return FunctionResult(findings, summary, self.unknown, self.notes, summary_seconds=summary_seconds)
+
+    @property
+    def loops(self) -> LoopForest:
+        """The function's loops, computed on first need (most functions never ask)."""
+        if self._loops is None:
+            self._loops = LoopForest(self.blocks, self.fn.entry, self._succs)
+        return self._loops
 
     def _reverse_postorder(self) -> dict[int, int]:
         seen: set[int] = set()
@@ -168,8 +198,14 @@ class FunctionAnalyzer:
         return out
 
     def _explore(self, entry: State) -> None:
-        pending: dict[int, list[State]] = {self.fn.entry: [entry]}
-        visited: dict[int, list[State] | set] = {}
+        """A worklist over blocks in reverse postorder. Each block keeps its first
+        `exact_states` states as they are (full path sensitivity where it is cheap); past that,
+        arriving states are joined with the one of the same property key (see
+        `state.property_key`), so the work per block is bounded by the number of distinct
+        resource configurations, not of paths."""
+        tables: dict[int, _BlockStates] = {}
+        pending: dict[int, dict] = {}
+        self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
         steps = 0
@@ -177,8 +213,8 @@ class FunctionAnalyzer:
         while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
-            states = pending.pop(bid, [])
-            for state in states:
+            states = pending.pop(bid, {})
+            for state in list(states.values()):
                 if self._stopped:
                     return
                 steps += 1
@@ -188,52 +224,97 @@ class FunctionAnalyzer:
                                   f"findings for it may be incomplete")
                     return
                 for succ_state, succ in self._run_block(bid, state):
-                    if not self._admit(succ, succ_state, visited):
-                        continue
-                    pending.setdefault(succ, []).append(succ_state)
-                    if succ not in queued:
+                    if self._admit(succ, succ_state, tables, pending) and succ not in queued:
                         heapq.heappush(queue, (self.order.get(succ, 0), succ))
                         queued.add(succ)
 
-    def _admit(self, bid: int, state: State, visited: dict[int, "list[State] | set"]) -> bool:
-        """Should `state` be explored from block `bid`? Identical states are explored once;
-        past the thresholds, states are merged more coarsely (see Budget).
+    def _admit(self, bid: int, state: State, tables: dict[int, "_BlockStates"], pending: dict[int, dict]) -> bool:
+        """Record `state` at block `bid`; True when something new is to be explored there.
 
-        Most blocks see a few states: those are compared directly (`State.same`, which stops at
-        the first difference and mostly compares shared objects by identity). Hashable keys,
-        which hash every entry, are made only for blocks that see many."""
+        The first states are kept exact and compared directly (`State.same` stops at the first
+        difference and mostly compares shared objects by identity). Past `exact_states`, a
+        state joins the one with its property key; a join that adds nothing is dropped, one that
+        weakens the state replaces it (also in the pending list, if it was not run yet)."""
         self._work += len(state.b) + len(state.r)
-        seen = visited.get(bid)
-        if seen is None:
-            visited[bid] = [state]  # admitted states are never changed afterwards (blocks run on copies)
-            self._released_at[bid] = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-            return True
-        if isinstance(seen, list):
-            for other in seen:
+        table = tables.get(bid)
+        if table is None:
+            table = tables[bid] = _BlockStates()
+        released = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
+        if released:
+            table.released |= released
+        if len(table.exact) < self.budget.exact_states:
+            for other in table.exact:
                 if state.same(other):
                     return False
-            if len(seen) + 1 < self.budget.collapse_after:
-                seen.append(state)
-                self._released_at[bid] |= {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-                return True
-            seen = visited[bid] = {other.key() for other in seen}
-        key = state.key()
-        if key in seen:
-            return False
-        released = self._released_at[bid]
-        released |= {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-        if len(seen) >= self.budget.collapse_after:
-            self._collapse_released_params(state, released)
-            if len(seen) >= self.budget.widen_after:
-                self._forget_facts(state)
-            key = state.key()
-            if key in seen:
+            table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
+            pending.setdefault(bid, {})[("e", len(table.exact))] = state
+            return True
+        self._collapse_released_params(state, table.released)
+        key = table.resolve(property_key(state, self._tracked_kind))
+        old = table.joined.get(key)
+        if old is not None:
+            merged = join(old, state, self._tracked_kind, self._local_ref_kind)
+            if merged.same(old):
                 return False
-        if len(seen) >= self.budget.max_states_per_block:
-            self._give_up(f"{self.fn.name}() has too many distinct paths to analyze completely; findings for it may be incomplete")
+            table.joined[key] = merged
+            pending.setdefault(bid, {})[("j", key)] = merged
+            return True
+        coarse = coarse_key(state, self._tracked_kind)
+        if len(table.joined) >= self.budget.join_held_after:
+            admitted = self._join_held(bid, table, pending, key, coarse, state)
+            if admitted is not None:
+                return admitted
+        if len(table.joined) >= self.budget.max_states_per_block:
+            self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
+                          f"findings for it may be incomplete")
             return False
-        seen.add(key)
+        table.joined[key] = state
+        table.by_coarse.setdefault(coarse, []).append(key)
+        pending.setdefault(bid, {})[("j", key)] = state
         return True
+
+    def _join_held(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, coarse: tuple,
+                   state: State) -> bool | None:
+        """The second-level join (see `state.join_held`): merge `state` into a compatible
+        property state of the same coarse key. None when there is none."""
+        for okey in table.by_coarse.get(coarse, ()):
+            other = table.joined[okey]
+            merged = join_held(other, state, self._tracked_kind, self._local_ref_kind, self._branch_vars,
+                               self._retested)
+            if merged is None:
+                continue
+            if merged.same(other):
+                table.alias[key] = okey
+                return False
+            nkey = property_key(merged, self._tracked_kind)
+            del table.joined[okey]
+            table.by_coarse[coarse].remove(okey)
+            pending.get(bid, {}).pop(("j", okey), None)
+            table.alias[okey] = nkey
+            table.alias[key] = nkey
+            existing = table.joined.get(nkey)
+            if existing is not None:
+                merged = join(existing, merged, self._tracked_kind, self._local_ref_kind)
+                if merged.same(existing):
+                    return False
+            else:
+                table.by_coarse[coarse].append(nkey)
+            table.joined[nkey] = merged
+            pending.setdefault(bid, {})[("j", nkey)] = merged
+            return True
+        return None
+
+    def _tracked_kind(self, kind_id: str | None) -> bool:
+        """Resources of this kind must be released: their life stage splits states."""
+        cached = self._kind_tracked.get(kind_id)
+        if cached is None:
+            kind = self.policy.kinds.get(kind_id or "")
+            cached = self._kind_tracked[kind_id] = kind is not None and kind.owned and kind.must_release
+        return cached
+
+    def _local_ref_kind(self, kind_id: str | None) -> bool:
+        kind = self.policy.kinds.get(kind_id or "")
+        return kind is not None and kind.loop_leak and not kind.must_release
 
     def _give_up(self, message: str) -> None:
         if not self.incomplete:
@@ -251,19 +332,11 @@ class FunctionAnalyzer:
             if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
                 state.r[rid] = replaced(res, st=RELEASED, fact=None)
 
-    @staticmethod
-    def _forget_facts(state: State) -> None:
-        """Widening: keep which locations hold which resources, drop integer and NULL facts,
-        and forget unknown values that carry no information any more."""
-        state.b = {k: v for k, v in state.b.items() if v[0] == "r"}
-        state.conds = frozenset()
-        state.r = {rid: (replaced(res, fact=None) if res.st == OPAQUE else res) for rid, res in state.r.items()}
-        _drop_blank_opaques(state)
-
     # ================================================================== blocks and events
 
     def _run_block(self, bid: int, state: State) -> list[tuple[State, int]]:
         block = self.blocks[bid]
+        self._block = bid
         states = [state.copy()]
         self._extra = []
         limit = self.budget.max_event_work
@@ -321,8 +394,9 @@ class FunctionAnalyzer:
             return [(state, term.target)]
         if isinstance(term, ir.Branch):
             out = []
+            memo = term.kind != "loop"  # a loop test changes from one iteration to the next
             for truth, target in ((True, term.then), (False, term.orelse)):
-                s = self._assume(state.copy() if truth else state, term.cond, truth)  # the last one needs no copy
+                s = self._assume(state.copy() if truth else state, term.cond, truth, memo)  # the last one needs no copy
                 if s is None:
                     continue
                 s.note(term.loc.line, term.loc.col, _branch_note(term, truth))
@@ -594,6 +668,16 @@ class FunctionAnalyzer:
             if k[0] == prefix and v[0] == "r" and v[1] != rid:
                 self._escape_val(state, v, where, depth + 1)
 
+    def _is_local_ref(self, state: State, value: Val | None) -> bool:
+        """A value that is a live JNI local reference (a kind that piles up in loops)."""
+        if value is None or value[0] != "r":
+            return False
+        res = state.r.get(value[1])
+        if res is None or res.st != HELD:
+            return False
+        kind = self.policy.kinds.get(res.kind or "")
+        return kind is not None and kind.loop_leak and not kind.must_release
+
     def _is_java(self, kind_id: str | None) -> bool:
         kind = self.policy.kinds.get(kind_id or "")
         return kind is not None and kind.language == "java"
@@ -624,8 +708,8 @@ class FunctionAnalyzer:
                 continue
             if res.st == HELD:
                 kind = self.policy.kinds.get(res.kind or "")
-                if kind is None or kind.token:
-                    continue
+                if kind is None or kind.token or (kind.loop_leak and not kind.must_release and not res.coll):
+                    continue  # a local reference keeps its slot until deleted, referenced or not
                 if lost and kind.owned and kind.must_release and not res.coll:
                     self._leak(state, rid, loc, "lost", "the last reference to it is lost here")
                 del state.r[rid]
@@ -654,31 +738,39 @@ class FunctionAnalyzer:
 
     # ================================================================== conditions
 
-    def _assume(self, state: State, cond: Expr, truth: bool) -> State | None:
+    def _assume(self, state: State, cond: Expr, truth: bool, memo: bool = True) -> State | None:
+        """Narrow `state` to the paths where `cond` has this truth value (None: none). `memo`:
+        remember the answer for conditions the state cannot evaluate, so that a re-test agrees
+        (`#ifdef X` twice, `if (flag)` twice); never for loop tests, whose value changes from
+        one iteration to the next without an assignment the state could notice: every
+        `range-for` would otherwise be the same remembered condition, and the exit of a range-for
+        nested in another (or the body of a second one) would never be explored."""
         if isinstance(cond, Op):
             if cond.op == "!" and len(cond.operands) == 1:
-                return self._assume(state, cond.operands[0], not truth)
+                return self._assume(state, cond.operands[0], not truth, memo)
             if cond.op in ("==", "!=") and len(cond.operands) == 2:
                 eq = truth if cond.op == "==" else not truth
-                return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond)
+                return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
         v = self._eval(state, cond)
         decided = self._truth(state, v)
         if decided is not None:
             return state if decided == truth else None
         if v is not None and v[0] == "r" or self._is_lvalue(cond):
             return self._refine(state, cond, v, eq=not truth, c=0)
-        return self._assume_memo(state, cond, truth)
+        return self._assume_memo(state, cond, truth) if memo else state
 
-    def _assume_eq(self, state: State, a: Expr, b: Expr, eq: bool, whole: Expr) -> State | None:
+    def _assume_eq(self, state: State, a: Expr, b: Expr, eq: bool, whole: Expr, memo: bool = True) -> State | None:
         va, vb = self._eval(state, a), self._eval(state, b)
         decided = self._compare(state, va, vb)
         if decided is not None:
             return state if decided == eq else None
         if vb is not None and vb[0] == "k" and (va is None or va[0] != "k"):
-            return self._refine(state, a, va, eq, vb[1]) if (va is not None or self._is_lvalue(a)) else self._assume_memo(state, whole, eq)
-        if va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
-            return self._refine(state, b, vb, eq, va[1]) if (vb is not None or self._is_lvalue(b)) else self._assume_memo(state, whole, eq)
-        return self._assume_memo(state, whole, eq)
+            if va is not None or self._is_lvalue(a):
+                return self._refine(state, a, va, eq, vb[1])
+        elif va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
+            if vb is not None or self._is_lvalue(b):
+                return self._refine(state, b, vb, eq, va[1])
+        return self._assume_memo(state, whole, eq) if memo else state
 
     def _refine(self, state: State, e: Expr, v: Val | None, eq: bool, c: int) -> State | None:
         """Assume `e == c` (eq) or `e != c` (not eq)."""
@@ -879,7 +971,9 @@ class FunctionAnalyzer:
                 self._release(s, ev, spec.release, spec.name)
             for i in sorted(spec.escapes) if not spec.escapes_all else range(len(ev.args)):
                 if i < len(ev.args):
-                    self._escape_val(s, self._eval(s, ev.args[i]), None)
+                    value = self._eval(s, ev.args[i])
+                    if not self._is_local_ref(s, value):  # JNI copies a local reference; its slot stays taken
+                        self._escape_val(s, value, None)
                     self._escape_contents(s, ev.args[i])
         out: list[State] = []
         for s in states:
@@ -1032,19 +1126,59 @@ class FunctionAnalyzer:
         target = self._acquire_target(ev, acq)
         if target is None:
             return
+        if owner_text is not None and isinstance(target, Index):
+            # one abstract resource for every element: each element has its own owner object
+            # (`strings[i] = GetStringUTFChars(env, s_i)`), so only the owner's text can match
+            owner_text = owner_text.partition("|@")[0]
         st = HELD if kind.owned else BORROWED
         old = state.r.get(rid)
-        if old is not None and old.st == HELD and not old.coll and kind.owned and (kind.must_release or kind.loop_leak):
+        if old is not None and old.st == HELD and not old.coll and kind.owned and kind.loop_leak and not kind.must_release:
+            self._local_ref_again(state, rid, ev)
+        elif old is not None and old.st == HELD and not old.coll and kind.owned and kind.must_release:
             dest_loc = self._resolve(state, target, create=False)
             if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
                 self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
         lazy_null = acq.nullable and acq.into == "return" and kind.owned and not kind.must_release
+        if kind.loop_leak and parent is None:
+            parent = self._open_frame(state)
         state.r[rid] = Res(acq.kind, st, owner=owner_text, parent=parent,
                            coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
         self._store(state, target, ("r", rid), ev.loc)
+
+    def _local_ref_again(self, state: State, rid: str, ev: Call) -> None:
+        """The call that created `rid` runs again while the reference it made last time is
+        still alive: the loop piles up one local reference per iteration (ORT007), unless the
+        loop's trip count is a small constant or a successful EnsureLocalCapacity covers it."""
+        loops = self.loops.enclosing(self._block)
+        if not loops or self.loops.small_constant(loops, self._constant):
+            return
+        if self.loops.covered(loops, self._capacities(state)):
+            return
+        self._leak(state, rid, ev.loc, "again", f"{ev.callee}() creates another one here")
+
+    def _constant(self, e: Expr) -> int | None:
+        v = self._eval(State(), e)
+        return v[1] if v is not None and v[0] == "k" else None
+
+    def _capacities(self, state: State) -> list[str]:
+        """Owner texts of the EnsureLocalCapacity-like tokens this path holds."""
+        out = []
+        for res in state.r.values():
+            if res.st == HELD and res.owner is not None:
+                kind = self.policy.kinds.get(res.kind or "")
+                if kind is not None and kind.capacity:
+                    out.append(_owner_shown(res.owner))
+        return out
+
+    def _open_frame(self, state: State) -> str | None:
+        """The innermost local frame this path holds (PushLocalFrame), if any: its release
+        frees what is created now."""
+        frames = [rid for rid, res in state.r.items()
+                  if res.st == HELD and (self.policy.kinds.get(res.kind or "") or _NO_KIND).frame]
+        return max(frames) if frames else None
 
     def _acquire_target(self, ev: Call, acq: Acquire) -> Expr | None:
         if acq.into == "return":
@@ -1103,7 +1237,14 @@ class FunctionAnalyzer:
         kind = self.policy.kinds.get(res.kind) if res.kind else None
         label = kind.label if kind else "it"
         if res.st in (RELEASED, DANGLING):
+            if res.coll and not res.swept:
+                return  # the next element of an array that a loop is releasing
             if res.coll:
+                where = self._last_note(state, rid, "released")
+                self._report("ORT002", ev.loc, f"the elements of `{_array_name(arg)}` ({label}) are released "
+                             f"a second time by {callee}(){via}; every element was already released by the loop{where}",
+                             state, rid, anchor=f"double:{callee}:{name}")
+                state.r[rid] = res.with_st(CONSUMED)
                 return
             where = self._last_note(state, rid, "released")
             self._report("ORT002", ev.loc, f"`{name}` ({label}) is released a second time by {callee}(){via}; "
@@ -1175,6 +1316,9 @@ class FunctionAnalyzer:
             state.r[rid] = state.r[rid].with_st(RELEASED)
             state.note(ev.loc.line, ev.loc.col, f"released by {ev.callee}()", rid)
             del state.r[rid]
+            for other, ores in list(state.r.items()):  # PopLocalFrame: what the frame held is gone
+                if ores.parent == rid and ores.st == HELD:
+                    state.r[other] = ores.with_st(CONSUMED)
 
     # ------------------------------------------------------------------ summaries
 
@@ -1311,7 +1455,11 @@ class FunctionAnalyzer:
             target = ev.dest if ev.dest is not None else Var(f"$drop{ev.id}")
             rid = f"{ev.id}:return"
             kinfo = self.policy.kinds[ret[1]]
-            state.r[rid] = Res(ret[1], HELD if kinfo.owned else BORROWED)
+            old = state.r.get(rid)
+            if old is not None and old.st == HELD and not old.coll and kinfo.loop_leak and not kinfo.must_release:
+                self._local_ref_again(state, rid, ev)
+            state.r[rid] = Res(ret[1], HELD if kinfo.owned else BORROWED,
+                               parent=self._open_frame(state) if kinfo.loop_leak else None)
             self._site(rid, ev, target, ret[1], ev.callee)
             state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} returned by {ev.callee}()", rid)
             self._store(state, target, ("r", rid), ev.loc)
@@ -1340,9 +1488,9 @@ class FunctionAnalyzer:
                 v = state.b.get(loc)
             if v is not None and v[0] == "r":
                 res = state.r.get(v[1])
-                if res is not None and res.coll and res.st in (HELD, OPAQUE):
+                if res is not None and res.coll and (res.st in (HELD, OPAQUE) or (res.st == RELEASED and not res.swept)):
                     if what == "release":
-                        state.r[v[1]] = res.with_st(RELEASED)
+                        state.r[v[1]] = replaced(res, st=RELEASED, swept=True)
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
@@ -1498,11 +1646,13 @@ class FunctionAnalyzer:
                 msg = (f"the {self._status_noun(site.kind)} returned by {site.callee}() is never stored, so a failure status cannot be "
                        f"released: it leaks {where}{more}")
             elif res_kind.loop_leak and not res_kind.must_release:
-                rule = "ORT001"
+                rule = "ORT007"
                 right = self.policy.releasers_of(res_kind.id)
-                msg = (f"{res_kind.label} created by {site.callee}(){target} inside a loop is never deleted: one more "
-                       f"piles up on every iteration until the native method returns"
-                       + (f"; delete it with {right[0]}() before the next iteration" if right else ""))
+                msg = (f"{res_kind.label} created by {site.callee}(){target} inside a loop is not deleted before the "
+                       f"next iteration: one more piles up on every iteration until the native method returns and "
+                       f"the local reference table can overflow"
+                       + (f"; delete it with {right[0]}() in the loop body, or run the iteration inside "
+                          f"PushLocalFrame/PopLocalFrame" if right else ""))
             else:
                 rule = "ORT001"
                 right = self.policy.releasers_of(res_kind.id)
@@ -1713,6 +1863,32 @@ def _owner_text(e: Expr) -> str:
     return re.sub(r"\[[^\[\]]*\]", "[]", ir.expr_text(e))
 
 
+def _retested(fn: ir.Function) -> tuple[frozenset, frozenset]:
+    """Variables and conditions that more than one `if` of the function tests: the facts whose
+    loss a join must avoid (a fact tested once decides nothing after its own split)."""
+    var_sites: dict[str, int] = {}
+    cond_sites: dict[Expr, int] = {}
+    for b in fn.blocks:
+        term = b.term
+        if isinstance(term, ir.Branch) and term.kind != "loop":
+            for name in _vars(term.cond):
+                var_sites[name] = var_sites.get(name, 0) + 1
+            for part in _conjuncts(term.cond):
+                cond_sites[part] = cond_sites.get(part, 0) + 1
+    return (frozenset(n for n, k in var_sites.items() if k > 1), frozenset(c for c, k in cond_sites.items() if k > 1))
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, Op) and e.op in ("&&", "||", "!") :
+        return [p for o in e.operands for p in _conjuncts(o)] + [e]
+    return [e]
+
+
+def _array_name(e: Expr) -> str:
+    """`outputs` for `outputs[i]`: what a loop over the elements is about."""
+    return ir.expr_text(e.base if isinstance(e, Index) else e)
+
+
 def _is_drop(e: Expr) -> bool:
     return isinstance(e, Var) and e.name.startswith("$drop")
 
@@ -1742,6 +1918,7 @@ def _vars(e: Expr) -> set[str]:
     return set()
 
 
+_NO_KIND = Kind("", "")
 _TOP_PARAM = re.compile(r"^p\d+$")
 _PARAM_RID = re.compile(r"^p(\d+)((?:/[^/#]+)*)")
 
