@@ -16,7 +16,7 @@ from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
-from .source import SourceText, read_source
+from .source import ParseTimeout, SourceText, parse_limited, read_source
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -938,7 +938,7 @@ class CFrontEnd:
         return False
 
     def run(self) -> ir.SourceUnit:
-        tree = self.parser.parse(self.src)
+        tree = parse_limited(self.parser, self.src)
         root = tree.root_node
         self.collect_macros(root)
         functions: list[ir.Function] = []
@@ -1070,4 +1070,7 @@ def parse_c(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUn
     source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
-    return CFrontEnd(source, policy).run()
+    try:
+        return CFrontEnd(source, policy).run()
+    except ParseTimeout as exc:
+        return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)

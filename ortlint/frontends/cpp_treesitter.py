@@ -22,6 +22,7 @@ from libclang (`oracle`); the lowering is the same, so both front ends produce t
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import re
@@ -40,7 +41,7 @@ from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, M
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
-from .source import SourceText, read_source
+from .source import ParseTimeout, SourceText, parse_limited, read_source
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -1236,10 +1237,10 @@ class CppLowering(FunctionLowering):
         if kind in ("identifier", "qualified_identifier", "template_function", "scoped_identifier",
                        "primitive_type", "type_identifier", "template_type"):
             return self.lower_named_call(node, fn, arg_nodes, discard, dest)
-        if fn.type == "lambda_expression":  # immediately invoked
-            self.register_lambda(fn)
+        if fn.type == "lambda_expression":  # immediately invoked: its body runs here, once
             result = dest if dest is not None else (None if discard else self.temp())
-            self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
+            if not self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result):
+                self.register_lambda(fn)  # too deep to inline: analyzed on its own instead
             return result if result is not None else _VOID
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
         args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
@@ -1632,7 +1633,7 @@ class CppFrontEnd(CFrontEnd):
         super().__init__(source, policy)
         self.oracle = oracle
         self.model = FileModel(self.src, policy, self.F)
-        self._lambdas: list[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = []
+        self._lambdas: collections.deque[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = collections.deque()
         self._lambda_seen: set[int] = set()
         self._range_parser: Parser | None = None
 
@@ -1645,7 +1646,7 @@ class CppFrontEnd(CFrontEnd):
 
     def run(self) -> ir.SourceUnit:
         """Collect macros and the file model, then lower every function and every lambda met on the way."""
-        tree = self.parser.parse(self.src)
+        tree = parse_limited(self.parser, self.src)
         root = tree.root_node
         self.collect_macros(root)
         if self.oracle is not None:
@@ -1655,8 +1656,9 @@ class CppFrontEnd(CFrontEnd):
         for node, name, cls, ns in self.cpp_function_nodes(root):
             functions.extend(self.lower_cpp(node, name, cls, ns))
         while self._lambdas:
-            node, name, cls, ns = self._lambdas.pop(0)
+            node, name, cls, ns = self._lambdas.popleft()
             functions.extend(self.lower_cpp(node, name, cls, ns))
+        self.note_unparsed(root, functions)
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
 
     def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
@@ -1691,10 +1693,14 @@ class CppFrontEnd(CFrontEnd):
 
 
 _CPP_MARKERS = re.compile(
-    rb"^[ \t]*(?:namespace[ \t]+\w+|template[ \t]*<|using[ \t]+namespace\b|(?:class|struct)[ \t]+\w+[^;(]*:\s*(?:public|private|protected)\b"
+    rb"^[ \t]*(?:namespace[ \t]+\w+|template[ \t]*<|using[ \t]+namespace\b|(?:class|struct)[ \t]+\w+(?:[^\w;(][^;(]*)?:\s*(?:public|private|protected)\b"
     rb"|class[ \t]+\w+[ \t]*(?:final[ \t]*)?\{|(?:public|private|protected)[ \t]*:)"
     rb"|\bstd::\w|\btry[ \t]*\{|#[ \t]*include[ \t]*<(?:vector|string|memory|map|iostream|functional|mutex|cstdint|cstdio|cstring|cstdlib)>",
     re.M)
+
+
+# An unterminated `/*` takes the rest of the text at once (`.*?\*/` alone rescanned it per `/*`).
+_COMMENTS = re.compile(rb"/\*.*?(?:\*/|\Z)|//[^\n]*", re.S)
 
 
 def is_cpp_header(path: str, data: bytes | None = None) -> bool:
@@ -1706,7 +1712,7 @@ def is_cpp_header(path: str, data: bytes | None = None) -> bool:
                 data = fh.read(256 * 1024)
         except OSError:
             return False
-    text = re.sub(rb"/\*.*?\*/|//[^\n]*", b" ", data[:256 * 1024], flags=re.S)
+    text = _COMMENTS.sub(b" ", data[:256 * 1024])
     return _CPP_MARKERS.search(text) is not None
 
 
@@ -1717,4 +1723,7 @@ def parse_cpp(path: str, policy: Policy, data: bytes | None = None, oracle: Orac
         source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
-    return CppFrontEnd(source, policy, oracle).run()
+    try:
+        return CppFrontEnd(source, policy, oracle).run()
+    except ParseTimeout as exc:
+        return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)

@@ -1,12 +1,23 @@
 """Reading source files robustly and neutralizing decoration macros before parsing."""
 from __future__ import annotations
 
+import os
 import re
+import time
 from dataclasses import dataclass
 
 from ..policy import Policy
 
 MAX_BYTES = 16 * 1024 * 1024
+# What tree-sitter may spend parsing one file (seconds; ORTLINT_PARSE_SECONDS overrides). Its error
+# recovery can be superlinear on broken input; past the limit the file gets a "could not parse"
+# notice instead of stalling the run.
+PARSE_SECONDS = float(os.environ.get("ORTLINT_PARSE_SECONDS", "20"))
+_CHUNK = 1 << 16
+
+
+class ParseTimeout(Exception):
+    """tree-sitter did not finish within PARSE_SECONDS."""
 _SPACES = bytes(b if b == ord("\n") else ord(" ") for b in range(256))  # every byte but newline -> space
 
 
@@ -58,3 +69,25 @@ def _bytes_pattern(policy: Policy) -> re.Pattern[bytes] | None:
         cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
         policy._blank_bytes = cached  # type: ignore[attr-defined]
     return cached
+
+
+def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> object:
+    """`parser.parse(data)`, cancelled after `seconds` (default PARSE_SECONDS): raises
+    ParseTimeout. tree-sitter checks its progress callback only when it reads through a
+    callback, so the bytes are handed over in chunks (same tree, same offsets)."""
+    limit = PARSE_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + limit
+
+    def read(offset: int, _point: object) -> bytes:
+        return data[offset:offset + _CHUNK]
+
+    def cancel(*_state: object) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=cancel)  # type: ignore[attr-defined]
+    except ValueError as exc:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
+        if time.monotonic() > deadline:
+            raise ParseTimeout(f"tree-sitter did not finish parsing within {limit:g} s; "
+                               "could not parse this file, it is not analyzed") from exc
+        raise
