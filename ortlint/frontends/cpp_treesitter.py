@@ -1466,7 +1466,7 @@ class CppLowering(FunctionLowering):
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
         cls = self.model.find_class(rtype.name, self.ns)
-        if cls is not None:
+        if cls is not None and not (cls.from_header and not cls.methods):
             own = self.model.ownership(rtype.name)
             defs = cls.methods.get(name, [])
             chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
@@ -1646,12 +1646,16 @@ class CppFrontEnd(CFrontEnd):
 
     def run(self) -> ir.SourceUnit:
         """Collect macros and the file model, then lower every function and every lambda met on the way."""
+        self.load_headers()
+        self.model.src = self.src
         tree = parse_limited(self.parser, self.src)
         root = tree.root_node
         self.collect_macros(root)
         if self.oracle is not None:
             self.macros.update(self.oracle.macros)
+        self.add_visible_declarations(root)
         self.model.collect(root)
+        self.model.add_visible(self.visible, self.own_facts)
         functions: list[ir.Function] = []
         for node, name, cls, ns in self.cpp_function_nodes(root):
             functions.extend(self.lower_cpp(node, name, cls, ns))
@@ -1659,7 +1663,8 @@ class CppFrontEnd(CFrontEnd):
             node, name, cls, ns = self._lambdas.popleft()
             functions.extend(self.lower_cpp(node, name, cls, ns))
         self.note_unparsed(root, functions)
-        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
+        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
+                             dependencies=list(self.visible.headers))
 
     def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
         return self.lower_with(CppLowering(self, node, name, cls, ns), node, name)
