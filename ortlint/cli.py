@@ -183,7 +183,7 @@ def build_run_config(settings: Settings) -> RunConfig:
                      excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
-                     suppressions=True)
+                     suppressions=True, include_dirs=tuple(settings.include_dirs))
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:

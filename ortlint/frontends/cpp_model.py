@@ -308,6 +308,7 @@ class FileModel:
                 if member not in info.fields:
                     info.fields[member] = type_text
             info.declared_methods.update(m for m in facts.methods if m not in info.methods)
+            info.has_dtor_decl = info.has_dtor_decl or any(m.startswith("~") for m in facts.methods)
             bases.setdefault(info.qualname, []).extend(facts.bases)
         for name, facts in (own.classes.items() if own is not None else ()):
             info = self.classes.get(name)

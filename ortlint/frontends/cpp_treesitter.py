@@ -825,6 +825,22 @@ class CppLowering(FunctionLowering):
             return
         lowered = tuple([self.lower_expr(a) for a in args])
         self.emit_call_node(decl, clean_name(ref.name) or "<constructor>", "plain", None, lowered, True, None, loc)
+        cls = self.model.find_class(ref.name, self.ns) if lowered else None
+        if cls is not None and cls.from_header and cls.has_dtor_decl:
+            self.destroy_unknown(var.name, cls, decl, lowered, loc)
+
+    def destroy_unknown(self, name: str, cls: ClassInfo, decl: Node, args: tuple[ir.Expr, ...], loc: Loc) -> None:
+        """An object of a header class whose destructor we cannot read (`DeferRelease d(arr, n,
+        ReleaseX)`) may release what its constructor was given when its scope ends: at every
+        exit of the scope, its destructor is an unknown call receiving those arguments."""
+        callee = f"{cls.qualname}::~{cls.name}"
+        text = _short(self.text(decl))
+
+        def emit(at: Loc, args: tuple[ir.Expr, ...] = args) -> None:
+            self.call_counter += 1
+            self.emit(ir.Call(self.call_counter, at, callee, "plain", None, args, None, text))
+
+        self.register_cleanup(name, emit, loc)
 
     def scope_guard_args(self, args: list[Node] | None, value: Node | None) -> list[Node]:
         """A local object built from a lambda is a scope guard: `ScopeGuard g([&] {...});`,
