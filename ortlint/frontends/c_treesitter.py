@@ -501,8 +501,16 @@ class FunctionLowering(CfgBuilder):
             self.jump(t)
         elif value.type == "declaration":
             self.stmt_declaration(value)
-            names = [declarator_name(d, self.src) for d in value.children_by_field_id(self.F.declarator)]
-            cond = Var(names[-1]) if names and names[-1] else Opaque("?")
+            # the declared variable as the lowering names it (C++ renames a name declared twice)
+            decls = value.children_by_field_id(self.F.declarator)
+            ident = _declared_identifier(decls[-1]) if decls else None
+            cond = self.lower_expr(ident) if ident is not None else Opaque("?")
+            init = value.child_by_field_id(self.F.value)  # C++ `if (T *x = f())`: the value is the declaration's own field
+            if init is not None and ident is not None:
+                if init.type == "initializer_list" and len(self.named(init)) == 1:
+                    init = self.named(init)[0]
+                self.assign_from(cond, init, self.loc(value))
+                self.finish_statement(value)
             self.terminate(Branch(cond, t.id, f.id, self.loc(value), self.short_text(value), kind))
         else:
             self.lower_cond(value, t, f, kind)
@@ -894,6 +902,18 @@ def _descendants_with_errors(node: Node) -> list[Node]:
             elif child.has_error or child.type == "ERROR":
                 stack.append(child)
     return out
+
+
+def _declared_identifier(node: Node | None) -> Node | None:
+    """The identifier node a declarator declares (`*st = f()` -> `st`), in a loop."""
+    steps = 0
+    while node is not None and steps < 64:
+        steps += 1
+        if node.type == "identifier":
+            return node
+        node = node.child_by_field_name("declarator") or next(
+            (c for c in node.named_children if c.type == "identifier" or c.type.endswith("declarator")), None)
+    return None
 
 
 def _first_function_body(root: Node) -> Node | None:

@@ -41,7 +41,7 @@ from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, M
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
-from .source import ParseTimeout, SourceText, parse_limited, read_source
+from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_limited, read_source
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -146,6 +146,7 @@ class CppLowering(FunctionLowering):
         self.guard_lambdas: set[int] = set()  # lambdas that are scope guards (run at scope exit)
         self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
+        self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
 
     # ================================================================== entry
@@ -164,9 +165,10 @@ class CppLowering(FunctionLowering):
             name = declarator_name(decl, self.src) or f"$arg{len(names)}"
             names.append(name)
             self.frames[-1].types[name] = self.declared_type(p.child_by_field_id(self.F.type), decl)
-            if is_reference_param(p) and self.node.type != "lambda_expression" and \
-                    self.model.is_value_reference(self.frames[-1].types[name]):
-                self.ref_params.add(name)
+            if is_reference_param(p):
+                self.borrowed_params.add(name)  # the caller's object: not destroyed when we return
+                if self.node.type != "lambda_expression" and self.model.is_value_reference(self.frames[-1].types[name]):
+                    self.ref_params.add(name)
         return names
 
     def _params_node(self, fn_node: Node) -> Node | None:
@@ -179,7 +181,8 @@ class CppLowering(FunctionLowering):
     def lower_function_body(self, body: Node) -> None:
         self.push_scope()
         for name in self.params:  # a guard passed by value is destroyed when the function ends
-            self.own_parameter(name)
+            if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
+                self.own_parameter(name)
         self.lower_member_initializers(self.node)
         self.lower_stmt(body)
         self.pop_scope(self.node)
@@ -787,6 +790,8 @@ class CppLowering(FunctionLowering):
                 self.lower_expr(a, discard=True)
         elif args is not None:
             self.init_from_args(decl, var, type_text, args, loc)
+        elif value is not None and value.type == "initializer_list" and self.unknown_destructor(ref):
+            self.init_from_args(decl, var, type_text, self.named(value), loc)  # `Guard g{arr, n, ReleaseX};`
         elif value is not None and self.converts_on_copy(type_text, value):
             self.init_from_args(decl, var, type_text, [value], loc)
         elif value is not None:
@@ -825,9 +830,16 @@ class CppLowering(FunctionLowering):
             return
         lowered = tuple([self.lower_expr(a) for a in args])
         self.emit_call_node(decl, clean_name(ref.name) or "<constructor>", "plain", None, lowered, True, None, loc)
-        cls = self.model.find_class(ref.name, self.ns) if lowered else None
-        if cls is not None and cls.from_header and cls.has_dtor_decl:
+        cls = self.unknown_destructor(ref) if lowered else None
+        if cls is not None:
             self.destroy_unknown(var.name, cls, decl, lowered, loc)
+
+    def unknown_destructor(self, ref: TypeRef) -> ClassInfo | None:
+        """The class of `ref` when it is declared in a header with a destructor we cannot read."""
+        if ref.pointers or ref.array or not ref.name:
+            return None
+        cls = self.model.find_class(ref.name, self.ns)
+        return cls if cls is not None and cls.from_header and cls.has_dtor_decl else None
 
     def destroy_unknown(self, name: str, cls: ClassInfo, decl: Node, args: tuple[ir.Expr, ...], loc: Loc) -> None:
         """An object of a header class whose destructor we cannot read (`DeferRelease d(arr, n,
@@ -838,7 +850,9 @@ class CppLowering(FunctionLowering):
 
         def emit(at: Loc, args: tuple[ir.Expr, ...] = args) -> None:
             self.call_counter += 1
-            self.emit(ir.Call(self.call_counter, at, callee, "plain", None, args, None, text))
+            # "indirect": never resolved to a definition by name (the header's inline body is a
+            # method whose `this` and parameters are not these arguments)
+            self.emit(ir.Call(self.call_counter, at, callee, "indirect", None, args, None, text))
 
         self.register_cleanup(name, emit, loc)
 
@@ -1174,6 +1188,11 @@ class CppLowering(FunctionLowering):
         arguments = node.child_by_field_id(self.F.arguments)
         args = tuple([self.lower_expr(a) for a in (arguments.named_children if arguments is not None else [])
                      if a.type != "comment"])
+        if callee == "new(placement)" and placement is not None and len(self.named(placement)) == 1:
+            # `new (buf) T(...)` builds the object in buf's storage: the result IS buf (no new allocation)
+            storage = self.lower_expr(self.named(placement)[0])
+            self.emit_call_node(node, callee, "new", None, args, True, None)
+            return storage
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1663,6 +1682,7 @@ class CppFrontEnd(CFrontEnd):
     def run(self) -> ir.SourceUnit:
         """Collect macros and the file model, then lower every function and every lambda met on the way."""
         self.load_headers()
+        self.src = blank_pointer_new_arrays(self.src)
         self.model.src = self.src
         tree = parse_limited(self.parser, self.src)
         root = tree.root_node

@@ -225,3 +225,19 @@ def _next_token(data: bytes, pos: int) -> int | None:
         else:
             return i
     return None
+
+
+# `new T*[n]`: tree-sitter-cpp reads `(new T) * [n]` (a lambda capture in error). The `*`s become
+# blanks (`new T [n]`, same length): still an array `new[]` to release with `delete[]`.
+_NEW_POINTER_ARRAY = re.compile(rb"\bnew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
+
+
+def blank_pointer_new_arrays(data: bytes) -> bytes:
+    if b"new" not in data:
+        return data
+    out = None
+    for m in _NEW_POINTER_ARRAY.finditer(data):
+        if out is None:
+            out = bytearray(data)
+        out[m.start(1):m.end(1)] = b" " * (m.end(1) - m.start(1))
+    return bytes(out) if out is not None else data
