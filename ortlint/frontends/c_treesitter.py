@@ -17,8 +17,8 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
-from .source import (ParseTimeout, SourceText, parse_limited, read_source, statement_macro_names,
-                     terminate_statement_macros)
+from .source import (ParseTimeout, SourceText, parse_limited, read_source, scan_function_macros,
+                     statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -982,10 +982,8 @@ class CFrontEnd:
         """What the file's `#include "..."` headers declare (see header_index); with libclang
         (an oracle) the compiler's view is used instead. Statement macros invoked without `;`
         are terminated before parsing (see source.terminate_statement_macros)."""
-        if getattr(self, "oracle", None) is not None:
-            self.visible = header_index.EMPTY
-            return
-        self.visible = header_index.current().visible(self.path, self.source.original)
+        oracle = getattr(self, "oracle", None) is not None
+        self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
@@ -1104,6 +1102,10 @@ class CFrontEnd:
             elif kind in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                           "linkage_specification", "declaration_list", "namespace_definition"):
                 stack.extend(reversed(node.named_children))
+        if b"#" in self.src:  # `#define`s inside function bodies (the walk above stays at file level)
+            for name, params, body, variadic in scan_function_macros(self.src):
+                if name not in self.macros and not self._policy_describes(name):
+                    self.macros[name] = Macro(name, params, body, variadic)
 
     CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                   "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")

@@ -100,6 +100,19 @@ _STATEMENT_START = re.compile(r"^\s*(?:do\b|if\b|for\b|while\b|switch\b|return\b
 _NOT_A_STATEMENT_AFTER = b";,)]?:.=+-*/%&|^<>!{"
 
 
+def scan_function_macros(data: bytes) -> list[tuple[str, list[str], str, bool]]:
+    """Every `#define NAME(params) body` of the text, wherever it is (a `#define` inside a
+    function body too, which the syntax tree walk of file-level declarations does not see):
+    (name, params, body, variadic)."""
+    out = []
+    for m in _DEFINE.finditer(data):
+        params = [p.strip() for p in m.group(2).decode("utf-8", "replace").split(",") if p.strip()]
+        variadic = bool(params) and params[-1] == "..."
+        out.append((m.group(1).decode(), params[:-1] if variadic else params,
+                    m.group(3).decode("utf-8", "replace"), variadic))
+    return out
+
+
 def is_statement_body(body: str) -> bool:
     """A macro body that is a statement (`do {...} while (0)`, `if (...) ...`, `{...}`), so an
     invocation of it is a whole statement that may be written without `;`."""
