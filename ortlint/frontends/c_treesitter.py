@@ -1141,6 +1141,9 @@ def parse_c(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUn
     source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
+    from .cpp_treesitter import is_cpp_header, parse_cpp  # (imports this module)
+    if is_cpp_header(path, source.data):  # C++ written in a `.c` file (namespaces, classes, try, std::)
+        return parse_cpp(path, policy, data, source=source)
     try:
         return CFrontEnd(source, policy).run()
     except ParseTimeout as exc:

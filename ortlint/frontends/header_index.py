@@ -216,6 +216,8 @@ def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: Hea
             flags = const_pointee_flags(src, func.child_by_field_name("parameters"))
             facts.prototypes.setdefault(name, flags)
             facts.prototypes.setdefault(name.rsplit("::", 1)[-1], flags)
+            if ns:
+                facts.prototypes.setdefault("::".join(ns + (name,)), flags)
             if type_node is not None:
                 stars = _text(src, decl)[:func.start_byte - decl.start_byte].count("*")
                 returned = " ".join(_text(src, type_node).split()) + " *" * stars
