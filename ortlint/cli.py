@@ -198,7 +198,8 @@ def build_run_config(settings: Settings) -> RunConfig:
                      excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
-                     suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit))
+                     suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit),
+                     include_dirs=tuple(settings.include_dirs))
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:

@@ -108,6 +108,30 @@ class CallSpec:
     status_kind: str = "ort.Status"  # returns = "status": the kind of the non-NULL result (OgaResult: "oga.Result")
 
 
+# What a macro whose definition is not visible does, as the statement the front ends expand it
+# to (`A` is the argument named by `arg`): `[[macro]] acts = ...` in rules/macros.toml.
+MACRO_ACTS = {
+    "return-on-status": "do {{ OrtStatus *__ortlint_st = ({a}); if (__ortlint_st != NULL) return __ortlint_st; }} while (0)",
+    "return-on-false": "do {{ if (!({a})) return 0; }} while (0)",
+    "abort-on-false": "do {{ if (!({a})) abort(); }} while (0)",
+    "abort": "abort()",
+    "throw-on-false": "do {{ if (!({a})) throw 0; }} while (0)",
+    "throw": "throw 0",
+}
+
+
+@dataclass(frozen=True)
+class MacroShape:
+    """A `[[macro]]` entry: a function-like macro described by what it does."""
+
+    name: str
+    acts: str
+    params: tuple[str, ...]
+    body: str
+    variadic: bool = True
+    statement: bool = True
+
+
 @dataclass
 class Policy:
     """All loaded policy files merged into lookup tables."""
@@ -126,6 +150,7 @@ class Policy:
     untyped_fields: dict[str, CallSpec] = field(default_factory=dict)
     # kinds that `returns = "status"` calls hand out on failure (ORT004 when dropped)
     status_kinds: set[str] = field(default_factory=lambda: {"ort.Status"})
+    macro_shapes: dict[str, "MacroShape"] = field(default_factory=dict)  # [[macro]]: name -> shape
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -224,7 +249,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "__text__"}
+_MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
@@ -327,6 +353,7 @@ class _Loader:
     def load_rest(self) -> None:
         self._load_preprocess()
         self._load_neutral()
+        self._load_macros()
         calls = self.doc.get("call", [])
         if not isinstance(calls, list):
             self.fail("call", "must be an array of tables: [[call]]")
@@ -374,6 +401,35 @@ class _Loader:
                 self.fail("preprocess.blank_patterns", f"invalid regular expression {pattern!r}: {exc}")
             self.policy.blank_patterns.append(pattern)
         self.policy._blank_re = None
+
+    def _load_macros(self) -> None:
+        """`[[macro]] names = [...], acts = "<shape>", arg = N`: macros whose definition is in a
+        system or SDK header the analysis cannot see (a visible definition always wins)."""
+        macros = self.doc.get("macro", [])
+        if isinstance(macros, dict):
+            macros = [macros]
+        if not isinstance(macros, list):
+            self.fail("macro", "must be an array of tables: [[macro]]")
+        for i, raw in enumerate(macros):
+            key = f"macro[{i}]"
+            if not isinstance(raw, dict):
+                self.fail(key, "must be a table", "macro", i)
+            self.check_keys(raw, _MACRO_KEYS, key, "macro", i)
+            names = self._str_list(raw, "names", key, "macro", i)
+            if not names:
+                self.fail(f"{key}.names", "missing (a list of macro names)", "macro", i)
+            acts = self._str(raw, "acts", key, "macro", i, required=True)
+            if acts not in MACRO_ACTS:
+                self.fail(f"{key}.acts", f"must be one of {', '.join(sorted(MACRO_ACTS))}", "macro", i)
+            arg = raw.get("arg", 0)
+            if not isinstance(arg, int) or isinstance(arg, bool) or not 0 <= arg < 16:
+                self.fail(f"{key}.arg", "must be an argument index from 0 to 15", "macro", i)
+            params = tuple(f"__ortlint_a{n}" for n in range(arg + 1))
+            body = MACRO_ACTS[acts].format(a=params[arg])
+            for name in names:
+                if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                    self.fail(f"{key}.names", f"{name!r} is not a macro name", "macro", i)
+                self.policy.macro_shapes[name] = MacroShape(name, acts, params, body)
 
     def _load_neutral(self) -> None:
         neutral = self.doc.get("neutral", [])

@@ -46,6 +46,7 @@ class RunConfig:
     suppressions: bool = False  # drop findings silenced by `ortlint: ignore[...]` comments (the CLI does)
     isolate: bool = True  # parse and analyze in worker processes, so a crash or a hang loses one file only
     limits: Limits = field(default_factory=Limits)  # per file / per function, in those workers
+    include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
 
 
 def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
@@ -565,9 +566,13 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
     config = _with_compile_database(config, found.files, report)
+    if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
+        from .frontends.header_index import configure
+        configure(config.include_dirs, tuple(config.paths))
     cache = None
     if config.cache_dir:  # the namespace hashes the policy files and ortlint's sources: not for nothing
-        namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands)
+        namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands) \
+            + ("|I" + "|".join(config.include_dirs) if config.include_dirs else "")
         cache = Cache(config.cache_dir, namespace)
     program = Program()
     by_path = {s.path: s for s in found.files}

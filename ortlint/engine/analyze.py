@@ -924,7 +924,7 @@ class FunctionAnalyzer:
     def _unknown(self, state: State, ev: Call) -> list[State]:
         tracked = False
         if self.options.unknown_calls == "escape":
-            for arg in ev.args:
+            for arg in (ev.args if not ev.borrows else [a for i, a in enumerate(ev.args) if i not in ev.borrows]):
                 v = self._eval(state, arg)
                 if v is not None and v[0] == "r" and state.r.get(v[1], Res(None, OPAQUE)).st == HELD:
                     tracked = True
@@ -1576,7 +1576,7 @@ class FunctionAnalyzer:
                         out.setdefault(e.path[0], e.what)
             return out
         if self.options.unknown_calls == "escape" and not self.policy.is_neutral(ev.style, ev.callee):
-            return {i: "escape" for i in range(len(ev.args))}
+            return {i: "escape" for i in range(len(ev.args)) if i not in ev.borrows}
         return out
 
     def _throw_edge(self, block: ir.Block, state: State, ev: Call) -> None:
