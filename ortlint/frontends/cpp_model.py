@@ -20,6 +20,7 @@ from tree_sitter import Node
 
 from ..policy import Policy
 from .c_treesitter import find_function_declarator, inner_declarator, is_array_declarator
+from .header_index import method_declarator
 from .lowering import FieldIds, field_ids
 
 if TYPE_CHECKING:
@@ -376,7 +377,7 @@ class FileModel:
             found = innermost_name(self.src, decl)
             if found is None:
                 continue
-            if find_function_declarator(decl) is not None:  # a method declaration
+            if method_declarator(decl) is not None:  # a method declaration
                 cls.declared_methods.add(found[0])
                 if found[0].startswith("~"):
                     cls.has_dtor_decl = True

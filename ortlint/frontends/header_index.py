@@ -124,6 +124,17 @@ def _function_declarator(node: Node | None) -> Node | None:
     return None
 
 
+def method_declarator(node: Node | None) -> Node | None:
+    """The function declarator of a member function's declaration; None for a data member,
+    including a pointer to a function (`OrtStatus *(*CreateEp)(...)`), which is a field that
+    calls go through, not a method."""
+    fn = _function_declarator(node)
+    if fn is None:
+        return None
+    inner = fn.child_by_field_name("declarator")
+    return None if inner is not None and inner.type == "parenthesized_declarator" else fn
+
+
 def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
     """Per parameter: is it `const T *` or `const T &` (one level of indirection to const)?"""
     if params is None:
@@ -262,7 +273,7 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                 member_name = _declarator_name(src, decl)
                 if not member_name:
                     continue
-                if _function_declarator(decl) is not None:
+                if method_declarator(decl) is not None:
                     info.methods.add(member_name)
                     continue
                 prefix = "const " if any(c.type == "type_qualifier" and _text(src, c) == "const"
