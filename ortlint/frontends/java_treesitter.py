@@ -24,13 +24,17 @@ gives `s` the type `OrtSession`.
 """
 from __future__ import annotations
 
+import bisect
+import contextlib
 import functools
 import re
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import tree_sitter_java
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
@@ -78,6 +82,8 @@ ORT_PACKAGE = "ai.onnxruntime"
 _ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 MAX_NESTING = 300
+MAX_CLASS_NESTING = 100  # classes inside classes; deeper ones are skipped with a note
+MAX_TYPE_NESTING = 64  # type arguments inside type arguments; deeper ones are kept as written
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"})
 _INT_LITERALS = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal")
@@ -179,6 +185,11 @@ class ClassInfo:
     returns: dict[str, str] = field(default_factory=dict)  # name -> declared return type
     throwing: set[str] = field(default_factory=set)  # methods (and "<init>") with a `throws` clause
     outer: "ClassInfo | None" = None
+    depth: int = 0  # classes around it (bounded by MAX_CLASS_NESTING)
+
+    def __post_init__(self) -> None:
+        if self.outer is not None:
+            self.depth = self.outer.depth + 1
 
     def field_type(self, name: str) -> str | None:
         cls: ClassInfo | None = self
@@ -222,6 +233,7 @@ class TypeNames:
         self.version = 0  # changes whenever what resolve() answers may change
         self.ort_known: dict[str, bool] = {}  # is_ort() results, valid for `ort_stamp`
         self.ort_stamp = (0, 0)
+        self.canon_depth = 0
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -318,9 +330,20 @@ class TypeNames:
         return ort_wildcard or not ort_named
 
     def canon(self, node: Node | None) -> str:
-        """Canonical type of a type node, keeping type arguments (`Map<String,OnnxTensor>`)."""
+        """Canonical type of a type node, keeping type arguments (`Map<String,OnnxTensor>`).
+        Types nested deeper than MAX_TYPE_NESTING stay as written (a bound on the recursion
+        that does not depend on Python's recursion limit, which the compiled build lacks)."""
         if node is None:
             return ""
+        if self.canon_depth >= MAX_TYPE_NESTING:
+            return _no_space(self.text(node))
+        self.canon_depth += 1
+        try:
+            return self._canon(node)
+        finally:
+            self.canon_depth -= 1
+
+    def _canon(self, node: Node) -> str:
         t = node.type
         if t in ("type_identifier", "identifier", "scoped_type_identifier", "scoped_identifier"):
             return self.resolve(self.text(node))
@@ -610,6 +633,16 @@ class JavaLowering(CfgBuilder):
                 _OPERATORS[raw] = op
         return op
 
+    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
+        """`CfgBuilder.lower_cond`, counted in `depth`: a chain of `&&` recurses once per term."""
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            super().lower_cond(node, t, f, kind)
+        finally:
+            self.depth -= 1
+
     def lower_expr_stmt(self, node: Node) -> None:
         self.stmt_temps = []
         self.lower_expr(node, discard=True)
@@ -676,18 +709,20 @@ class JavaLowering(CfgBuilder):
     def run_finalizers(self, stop: int) -> None:
         """Emit, innermost first, every finalizer above context index `stop` (a jump out)."""
         saved_ctx, saved_handler, saved_temps = self.ctx, self.handler, self.stmt_temps
-        for i in range(len(saved_ctx) - 1, stop - 1, -1):
-            fin = saved_ctx[i]
-            if not isinstance(fin, Finalizer):
-                continue
-            if self.cur is None:  # a finally that returned or threw: the original exit is void
-                break
-            self.ctx = saved_ctx[:i]
-            self.handler = fin.handler
-            self.fresh_region()
-            self.stmt_temps = []
-            fin.run()
-        self.ctx, self.handler, self.stmt_temps = saved_ctx, saved_handler, saved_temps
+        try:
+            for i in range(len(saved_ctx) - 1, stop - 1, -1):
+                fin = saved_ctx[i]
+                if not isinstance(fin, Finalizer):
+                    continue
+                if self.cur is None:  # a finally that returned or threw: the original exit is void
+                    break
+                self.ctx = saved_ctx[:i]
+                self.handler = fin.handler
+                self.fresh_region()
+                self.stmt_temps = []
+                fin.run()
+        finally:  # also when a finally is too deep to lower: the enclosing `try` pops its own context
+            self.ctx, self.handler, self.stmt_temps = saved_ctx, saved_handler, saved_temps
 
     def stmt_throw_statement(self, node: Node) -> None:
         self.stmt_temps = []
@@ -1091,6 +1126,16 @@ class JavaLowering(CfgBuilder):
                 self.stmt_block(body)
             return
         res = resources[0]
+        if self.depth + len(resources) > MAX_NESTING:  # each resource nests one try/finally
+            raise TooDeep()
+        self.depth += 1
+        try:
+            self.lower_resource(res, resources[1:], body)
+        finally:
+            self.depth -= 1
+
+    def lower_resource(self, res: Node, rest: list[Node], body: Node | None) -> None:
+        """One resource: initialized, then the rest inside a try whose finally closes it."""
         self.stmt_temps = []
         target, type_ = self.lower_resource_init(res)
         self.finish_statement(res)
@@ -1101,7 +1146,7 @@ class JavaLowering(CfgBuilder):
         try:
             self.handler = exc.id
             self.fresh_region()
-            self.lower_resources(resources[1:], body)
+            self.lower_resources(rest, body)
         finally:
             self.ctx.pop()
             self.handler = outer
@@ -1292,7 +1337,7 @@ class JavaLowering(CfgBuilder):
         return result if result is not None else Opaque("switch")
 
     def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        name = f"{self.name}$lambda@{node.start_point[0] + 1}"
+        name = nested_name(self.name, f"lambda@{node.start_point[0] + 1}", node)
         self.unit.queue(PendingFunction(node, name, self.cls, self.visible_types(), "lambda"))
         self.capture(node, f"lambda@{node.start_point[0] + 1}")
         return Opaque(f"lambda@{node.start_point[0] + 1}")
@@ -1301,7 +1346,7 @@ class JavaLowering(CfgBuilder):
         """A lambda or anonymous class that closes, returns or stores a captured local takes
         it over: the local escapes into the closure. Merely using it leaves it with us."""
         names = self.visible_types()
-        for name in sorted(taken_over_names(body, self.src, set(names), self.named)):
+        for name in sorted(self.unit.take_overs.names(body, set(names))):
             if self.is_local(name) or name in self.params:
                 self.emit(ir.Assign(self.loc(body), Field(Var(f"<{label}>"), name), Var(name)))
 
@@ -1314,7 +1359,7 @@ class JavaLowering(CfgBuilder):
         body = next((c for c in self.named(node) if c.type == "class_body"), None)
         if body is not None:  # anonymous class: its methods are functions of their own
             label = f"anon@{node.start_point[0] + 1}"
-            info = ClassInfo(f"{self.name}${label}", outer=self.cls)
+            info = ClassInfo(nested_name(self.name, label, node), outer=self.cls)
             self.unit.queue_class_body(body, info, self.visible_types())
             self.capture(body, label)
         callee = f"new {base_type(type_)}"
@@ -1456,9 +1501,19 @@ class JavaLowering(CfgBuilder):
         return None
 
     def expr_type(self, node: Node | None) -> str:
-        """The static type of an expression where the file (or the policy) tells it; "" when not."""
+        """The static type of an expression where the file (or the policy) tells it; "" when not.
+        Counted in `depth` like lowering: a chain of 15 000 calls recursed through here."""
         if node is None:
             return ""
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            return self._expr_type(node)
+        finally:
+            self.depth -= 1
+
+    def _expr_type(self, node: Node) -> str:
         node = self.unparen(node)
         t = node.type
         if t == "identifier":
@@ -1518,6 +1573,40 @@ class JavaLowering(CfgBuilder):
         return self.unit.returned_type("method", callee)
 
 
+MAX_NAME = 160  # characters of a closure's function name before its chain of outer closures is cut
+
+
+def nested_name(outer: str, label: str, node: Node) -> str:
+    """`Outer.run$lambda@12`: a closure is named after the function it is written in. Deeply
+    nested closures would repeat every outer label (4 000 curried lambdas: names of 40 KB each,
+    1 GB in all), so beyond MAX_NAME the chain is replaced by the closure's line and column,
+    which still tell it apart."""
+    name = f"{outer}${label}"
+    if len(name) <= MAX_NAME:
+        return name
+    head = outer.split("$", 1)[0]
+    return f"{head}$...${label}:{node.start_point[1] + 1}"
+
+
+FRAMES_PER_LEVEL = 8  # Python frames one counted nesting level may take (statement -> block -> scope -> ...)
+
+
+@contextlib.contextmanager
+def frames_for_nesting() -> Iterator[None]:
+    """Room for MAX_NESTING levels below the caller's frames. The bounds on nesting are the
+    front end's own depth counters (the compiled build has no recursion limit to stop a walk);
+    plain Python's default limit of 1 000 frames would otherwise cut some legal nesting short."""
+    saved = sys.getrecursionlimit()
+    needed = FRAMES_PER_LEVEL * MAX_NESTING + 1000
+    if saved < needed:
+        sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        if saved < needed:
+            sys.setrecursionlimit(saved)
+
+
 def _handlers(cls: type, prefix: str) -> dict[str, Callable]:
     """node type -> unbound `<prefix><type>` method: the `getattr(self, prefix + type)` lookup
     of every statement and expression, done once."""
@@ -1550,57 +1639,45 @@ def lambda_param_names(fn: Node, src: bytes, named: Callable[[Node | None], list
     return out
 
 
-_SCAN: list = []
 _COMMENTS = ("line_comment", "block_comment")
-_COMMENT_START = re.compile(rb"//|/\*")
+_SCAN_START = re.compile(rb"//|/\*|<")  # where a comment or a type parameter list can start
 
 
 def _scan(root: Node, src: bytes) -> tuple[list[Node], set[int]]:
     """Every `type_parameter` node, and the ids of the nodes that have comment children.
 
-    A walk over every node from Python took a tenth of the Java front end's time, and a query
-    (in C) still a quarter of the parse. In a tree without errors, every comment starts with
-    `//` or `/*` and every type parameter list with a `<` token, so looking up the node at each
-    such spot of the source finds them all at a twentieth of the query's cost; trees with
-    errors (where error recovery may put these nodes anywhere) use the query."""
-    if root.has_error:
-        if not _SCAN:
-            from tree_sitter import Query, QueryCursor
-            _SCAN.append(QueryCursor(Query(JAVA_LANGUAGE, "(type_parameter) @p [(line_comment) (block_comment)] @c")))
-        found = _SCAN[0].captures(root)
-        return found.get("p", []), {c.parent.id for c in found.get("c", []) if c.parent is not None}
-    return _type_parameter_nodes(root, src), _comment_parents(root, src)
-
-
-def _comment_parents(root: Node, src: bytes) -> set[int]:
-    """Ids of the parents of every comment (a tree without errors)."""
+    A walk over every node from Python took a tenth of the Java front end's time. Every comment
+    starts with `//` or `/*` and every type parameter list with `<`, so one walk with a tree
+    cursor enters only the subtrees that contain such a spot of the source, and steps over the
+    rest. Looking each spot up from the root instead (`descendant_for_byte_range`, `parent`)
+    costs a pass over the siblings every time: 64 000 comments in one block took 16 s. The
+    cursor moves to a child, sibling or parent in constant time, so this is linear, and it
+    holds for trees with errors too (wherever recovery puts a comment, it starts there)."""
+    spots = [m.start() for m in _SCAN_START.finditer(src)]
+    params: list[Node] = []
     ids: set[int] = set()
-    m = _COMMENT_START.search(src)
-    while m is not None:
-        node = root.descendant_for_byte_range(m.start(), m.start() + 2)
-        pos = m.start() + 1
-        if node is not None and node.type in _COMMENTS:
-            parent = node.parent
-            if parent is not None:
-                ids.add(parent.id)
-            pos = node.end_byte
-        m = _COMMENT_START.search(src, pos)
-    return ids
-
-
-def _type_parameter_nodes(root: Node, src: bytes) -> list[Node]:
-    """Every `type_parameter` node (a tree without errors): the children of the
-    `type_parameters` lists, found from their `<` tokens."""
-    out: list[Node] = []
-    pos = src.find(b"<")
-    while pos >= 0:
-        node = root.descendant_for_byte_range(pos, pos + 1)
-        if node is not None and node.type == "<":
-            parent = node.parent
-            if parent is not None and parent.type == "type_parameters":
-                out.extend(c for c in parent.named_children if c.type == "type_parameter")
-        pos = src.find(b"<", pos + 1)
-    return out
+    if not spots:
+        return params, ids
+    cursor = root.walk()
+    parents = [root.id]
+    if not cursor.goto_first_child():
+        return params, ids
+    while True:
+        node = cursor.node
+        kind = node.type
+        if kind in _COMMENTS:
+            ids.add(parents[-1])
+        elif kind == "type_parameters":
+            params.extend(c for c in node.named_children if c.type == "type_parameter")
+        i = bisect.bisect_left(spots, node.start_byte)
+        if (i < len(spots) and spots[i] < node.end_byte and kind not in _COMMENTS
+                and node.child_count and cursor.goto_first_child()):
+            parents.append(node.id)
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent() or len(parents) == 1:
+                return params, ids
+            parents.pop()
 
 
 def _walk(node: Node) -> Iterator[Node]:
@@ -1611,37 +1688,77 @@ def _walk(node: Node) -> Iterator[Node]:
         stack.extend(reversed(n.named_children))
 
 
-def taken_over_names(body: Node, src: bytes, candidates: set[str],
-                     named: Callable[[Node | None], list[Node]]) -> set[str]:
-    """Captured names a closure body closes (`v.close()`, `try (v)`), returns, or stores."""
-    def name_of(n: Node | None) -> str | None:
-        if n is not None and n.type == "identifier":
-            text = src[n.start_byte:n.end_byte].decode("utf-8", "replace")
-            return text if text in candidates else None
+_CLOSURE_NODES = ("lambda_expression", "class_body")  # bodies `capture` asks about
+
+
+class TakeOvers:
+    """Which names each closure body of one file closes (`v.close()`, `try (v)`), returns or
+    stores: a lambda or anonymous class that does so takes a captured local over.
+
+    Asking the question by walking each closure's body made nested closures quadratic (4 000
+    curried lambdas: 19 s), as every closure's walk covers all the closures inside it. One
+    iterative walk answers for the asked body and every closure nested in it, and remembers
+    the answers, so each node is visited once per file."""
+
+    def __init__(self, src: bytes, named: Callable[[Node | None], list[Node]]):
+        self.src = src
+        self.named = named
+        self.memo: dict[int, frozenset[str]] = {}
+
+    def names(self, body: Node, candidates: set[str]) -> set[str]:
+        found = self.memo.get(body.id)
+        if found is None:
+            found = self._collect(body)
+        return set(found) & candidates
+
+    def _collect(self, root: Node) -> frozenset[str]:
+        """Post-order over `root`: a nested closure's set is finished (and remembered) when
+        its subtree is, then merged into the enclosing one."""
+        acc: list[set[str]] = [set()]
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                done = frozenset(acc.pop())
+                self.memo[node.id] = done
+                acc[-1].update(done)
+                continue
+            if node.type in _CLOSURE_NODES:
+                known = self.memo.get(node.id)
+                if known is not None:
+                    acc[-1].update(known)
+                    continue
+                acc.append(set())
+                stack.append((node, True))
+            hit = self._hit(node)
+            if hit:
+                acc[-1].add(hit)
+            stack.extend((c, False) for c in reversed(node.named_children))
+        return self.memo[root.id] if root.type in _CLOSURE_NODES else frozenset(acc[0])
+
+    def _hit(self, n: Node) -> str | None:
+        t = n.type
+        if t == "method_invocation":
+            name = n.child_by_field_id(F_NAME)
+            if name is not None and self.src[name.start_byte:name.end_byte] == b"close":
+                return self._name_of(n.child_by_field_id(F_OBJECT))
+            return None
+        if t == "resource" and n.child_by_field_id(F_NAME) is None:
+            return self._name_of(next(iter(self.named(n)), None))
+        if t == "return_statement":
+            return self._name_of(next(iter(self.named(n)), None))
+        if t == "assignment_expression":
+            return self._name_of(n.child_by_field_id(F_RIGHT))
+        if t == "lambda_expression":
+            body = n.child_by_field_id(F_BODY)
+            if body is not None and body.type != "block":  # `() -> t`: returns t
+                return self._name_of(body)
         return None
 
-    def is_close(n: Node) -> bool:
-        name = n.child_by_field_id(F_NAME)
-        return name is not None and src[name.start_byte:name.end_byte] == b"close"
-
-    out: set[str] = set()
-    for n in _walk(body):
-        lambda_body = n.child_by_field_id(F_BODY) if n.type == "lambda_expression" else None
-        if n.type == "method_invocation" and is_close(n):
-            hit = name_of(n.child_by_field_id(F_OBJECT))
-        elif n.type == "resource" and n.child_by_field_id(F_NAME) is None:
-            hit = name_of(next(iter(named(n)), None))
-        elif n.type == "return_statement":
-            hit = name_of(next(iter(named(n)), None))
-        elif n.type == "assignment_expression":
-            hit = name_of(n.child_by_field_id(F_RIGHT))
-        elif lambda_body is not None and lambda_body.type != "block":  # `() -> t`: returns t
-            hit = name_of(lambda_body)
-        else:
-            hit = None
-        if hit:
-            out.add(hit)
-    return out
+    def _name_of(self, n: Node | None) -> str | None:
+        if n is not None and n.type == "identifier":
+            return self.src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+        return None
 
 
 # ----------------------------------------------------------------------------- the unit
@@ -1670,6 +1787,7 @@ class JavaFrontEnd:
         self.int_consts: dict[str, Const] = {}  # integer literal text -> its Const
         self.text_consts: dict[str, Const] = {}  # other literal text (shortened) -> its Const
         self.initializers: dict[int, list[Node]] = {}  # class body -> its initializer members
+        self.take_overs = TakeOvers(src, self.named)
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -1699,7 +1817,16 @@ class JavaFrontEnd:
 
     def run(self) -> ir.SourceUnit:
         """Header and class signatures first, then every function body (queued closures last)."""
-        tree = Parser(JAVA_LANGUAGE).parse(self.src)
+        with frames_for_nesting():
+            return self._run()
+
+    def _run(self) -> ir.SourceUnit:
+        tree = parse_tree(self.src)
+        if tree is None:
+            limit = parse_budget(len(self.src))
+            self.notes.append((Loc(1, 1, 1, 1), f"tree-sitter could not parse the file within {limit:.1f} s of CPU "
+                                                 "time (error recovery on malformed code); not checked"))
+            return ir.SourceUnit(self.path, "java", [], self.notes, self.lines)
         root = tree.root_node
         type_parameters, self.syntax.ids = _scan(root, self.src)
         self.types.read_header(root, type_parameters)
@@ -1735,6 +1862,9 @@ class JavaFrontEnd:
 
     def collect_class(self, node: Node, outer: ClassInfo | None) -> None:
         """First pass: names, fields and method signatures of every named class in the file."""
+        if outer is not None and outer.depth + 1 >= MAX_CLASS_NESTING:
+            self.too_deep_class(node)
+            return
         path = self.class_path(node, outer)
         info = ClassInfo(path, outer=outer)
         self.classes[path] = info
@@ -1745,6 +1875,12 @@ class JavaFrontEnd:
             if member.type in _CLASS_DECLS:
                 self.collect_class(member, info)
         self.collect_members(body, info, node)
+
+    def too_deep_class(self, node: Node) -> None:
+        """A class nested beyond MAX_CLASS_NESTING: skipped (with what it contains), with a note."""
+        line = node.start_point[0] + 1
+        self.notes.append((Loc(line, 1, line, 1), f"classes nested more than {MAX_CLASS_NESTING} deep at line "
+                                                  f"{line}; the inner ones are not checked"))
 
     def members(self, body: Node | None) -> list[Node]:
         out = []
@@ -1836,7 +1972,7 @@ class JavaFrontEnd:
             elif t in _CLASS_DECLS and info.path + "." + self.text(member.child_by_field_id(F_NAME)) in self.classes:
                 inner = self.classes[info.path + "." + self.text(member.child_by_field_id(F_NAME))]
                 self.queue_class_body(member.child_by_field_id(F_BODY), inner, captured, header=member)
-            elif t in _CLASS_DECLS:
+            elif t in _CLASS_DECLS and info.depth + 1 < MAX_CLASS_NESTING:
                 self.queue_class(member, info, captured, prefix=info.path + ".")
         if inits:
             self.queue(PendingFunction(body, f"{info.path}.<init>", info, captured, "initializers"))  # type: ignore[arg-type]
@@ -1870,9 +2006,13 @@ class JavaFrontEnd:
                 return None  # abstract or interface method
             return lowering.lower(self.param_list(item.node) if item.node.type != "compact_constructor_declaration" else [],
                                   item.node.child_by_field_id(F_BODY))
-        except (TooDeep, RecursionError):
+        except TooDeep:
             loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
             self.notes.append((loc, f"{item.name}() is nested too deeply to analyze; skipped"))
+            return None
+        except RecursionError:  # a walk without its own bound (plain Python only: the compiled build crashes)
+            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{item.name}() exceeded the recursion limit; skipped"))
             return None
 
     def lower_initializers(self, lowering: JavaLowering, members: list[Node]) -> ir.Function | None:
@@ -1892,6 +2032,35 @@ class JavaFrontEnd:
                     if block is not None:
                         lowering.stmt_block(block)
         return lowering.lower([], body)
+
+
+PARSE_SECONDS = 1.0  # CPU time tree-sitter may spend on a file, plus PARSE_SECONDS_PER_MB per megabyte
+PARSE_SECONDS_PER_MB = 1.0  # tree-sitter-java parses about 18 MB/s: this is 18x that
+
+
+def parse_budget(size: int) -> float:
+    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
+
+
+def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
+    """The syntax tree, or None when tree-sitter needs more than its CPU budget. Its error
+    recovery is superlinear on some malformed input (8 000 stray `case` labels: 21 s), and
+    tree-sitter has no time limit of its own in this binding; its progress callback, which
+    only the read-callback form of `parse` calls, can cancel it."""
+    limit = budget if budget is not None else parse_budget(len(src))
+    deadline = time.process_time() + limit
+    view = memoryview(src)
+
+    def read(offset: int, point: object) -> memoryview:
+        return view[offset:]
+
+    def cancel(state: object, has_error: bool) -> bool:
+        return time.process_time() > deadline
+
+    try:
+        return Parser(JAVA_LANGUAGE).parse(read, progress_callback=cancel)
+    except ValueError:  # "Parsing failed": cancelled
+        return None
 
 
 def parse_java(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
