@@ -114,6 +114,9 @@ class Policy:
     blank_calls: set[str] = field(default_factory=set)
     blank_patterns: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    # Java APIs, from [[java_api]]: class -> `member/arity` -> the checked exceptions it declares
+    # (empty: none). Generated from the binding's sources by tools/gen_java_policy.py.
+    java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -121,6 +124,21 @@ class Policy:
         if spec is None:
             spec = self.calls.get(("any", name))
         return spec
+
+    def java_throws(self, cls: str, member: str, arity: int) -> tuple[str, ...] | None:
+        """The checked exceptions `cls.member` with `arity` arguments declares (`()`: none), or
+        None when the policy does not describe it. A varargs entry (`name/N+`) matches N or more."""
+        members = self.java_api.get(cls)
+        if members is None:
+            return None
+        found = members.get(f"{member}/{arity}")
+        if found is not None:
+            return found
+        for key, exceptions in members.items():
+            name, _, count = key.partition("/")
+            if name == member and count.endswith("+") and arity >= int(count[:-1]):
+                return exceptions
+        return None
 
     def is_neutral(self, style: str, name: str) -> bool:
         """A call known not to take ownership of anything it is given."""
@@ -200,7 +218,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "__text__"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "java_api", "__text__"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language", "contains"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
@@ -301,6 +319,7 @@ class _Loader:
     def load_rest(self) -> None:
         self._load_preprocess()
         self._load_neutral()
+        self._load_java_api()
         calls = self.doc.get("call", [])
         if not isinstance(calls, list):
             self.fail("call", "must be an array of tables: [[call]]")
@@ -331,6 +350,35 @@ class _Loader:
                 self.fail("preprocess.blank_patterns", f"invalid regular expression {pattern!r}: {exc}")
             self.policy.blank_patterns.append(pattern)
         self.policy._blank_re = None
+
+    def _load_java_api(self) -> None:
+        """[[java_api]] class = "OrtSession", nothrow = ["m/1"], [java_api.throws] "m/2" = ["E"]."""
+        tables = self.doc.get("java_api", [])
+        if not isinstance(tables, list):
+            self.fail("java_api", "must be an array of tables: [[java_api]]")
+        for i, raw in enumerate(tables):
+            key = f"java_api[{i}]"
+            if not isinstance(raw, dict):
+                self.fail(key, "must be a table", "java_api", i)
+            self.check_keys(raw, {"class", "nothrow", "throws"}, key, "java_api", i)
+            cls = self._str(raw, "class", key, "java_api", i, required=True)
+            members = self.policy.java_api.setdefault(cls, {})
+            for member in self._str_list(raw, "nothrow", key, "java_api", i):
+                self._member_key(member, f"{key}.nothrow", i)
+                members[member] = ()
+            throws = raw.get("throws", {})
+            if not isinstance(throws, dict):
+                self.fail(f"{key}.throws", "must be a table of `member/arity` = [exception names]", "java_api", i)
+            for member, exceptions in throws.items():
+                self._member_key(member, f"{key}.throws", i)
+                if not isinstance(exceptions, list) or not exceptions or not all(isinstance(e, str) for e in exceptions):
+                    self.fail(f"{key}.throws.{member}", "must be a non-empty list of exception class names", "java_api", i)
+                members[member] = tuple(exceptions)
+
+    def _member_key(self, member: str, key: str, i: int) -> None:
+        name, slash, count = member.partition("/")
+        if not name or not slash or not count.rstrip("+").isdigit():
+            self.fail(key, f"{member!r} is not `name/arity` (or `name/N+` for varargs)", "java_api", i)
 
     def _load_neutral(self) -> None:
         neutral = self.doc.get("neutral", [])

@@ -183,7 +183,7 @@ class ClassInfo:
     fields: dict[str, str] = field(default_factory=dict)
     methods: dict[str, list[int]] = field(default_factory=dict)  # name -> arities
     returns: dict[str, str] = field(default_factory=dict)  # name -> declared return type
-    throwing: set[str] = field(default_factory=set)  # methods (and "<init>") with a `throws` clause
+    throwing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # method (or "<init>") -> its `throws` types
     outer: "ClassInfo | None" = None
     depth: int = 0  # classes around it (bounded by MAX_CLASS_NESTING)
 
@@ -220,8 +220,9 @@ class TypeNames:
     class path without its package (`ai.onnxruntime.OrtSession.Result` -> `OrtSession.Result`,
     `Result` imported from `ai.onnxruntime.OrtSession` -> `OrtSession.Result`)."""
 
-    def __init__(self, src: bytes, syntax: CommentedNodes):
+    def __init__(self, src: bytes, syntax: CommentedNodes, api_classes: frozenset[str] = frozenset()):
         self.src = src
+        self.api_classes = api_classes  # outermost classes of the ORT API the policy describes
         self.named = syntax.named
         self.package = ""
         self.imports: dict[str, str] = {}  # simple name -> canonical name
@@ -319,8 +320,13 @@ class TypeNames:
         pkg = self.origin.get(root)
         if pkg is not None:
             return pkg == ORT_PACKAGE or pkg.startswith(ORT_PACKAGE + ".")
-        if root in self.local_classes or self.package == ORT_PACKAGE:
-            return self.package == ORT_PACKAGE
+        if root in self.local_classes or self.package == ORT_PACKAGE or self.package.startswith(ORT_PACKAGE + "."):
+            # declared here, or a class of the package `ai.onnxruntime` that this file uses
+            # without importing: ORT API only if the policy names it (a test tree's own helper
+            # classes in that package are not)
+            return root in self.api_classes and (root not in self.local_classes or self.package == ORT_PACKAGE)
+        if root in self.api_classes:  # a type the policy gives a call (`result.get(0)` is an OnnxValue)
+            return True
         # not imported by name: ORT's naming convention decides, unless the file imports ORT
         # classes by name (then an unimported `OrtSymbolBlock` is the project's own class)
         if not root.startswith(_ORT_PREFIXES):
@@ -450,6 +456,7 @@ class JavaLowering(CfgBuilder):
         self.cls = cls
         self.captured = dict(captured or {})
         self.ctx: list[Finalizer | Breakable | Inlined] = []
+        self.thrown: list[set[str]] = []  # per enclosing try body: the checked exceptions it may throw ("*": unknown)
         self.scopes: list[dict[str, str]] = [{}]
         self.visible: dict[str, str] = {}  # the innermost declaration of every local in scope
         self.shadowed: list[dict[str, str | None]] = [{}]  # per scope: what its names hid (None: nothing)
@@ -729,6 +736,11 @@ class JavaLowering(CfgBuilder):
         kids = self.named(node)
         if kids:
             self.lower_expr(kids[0])
+        if self.thrown:  # `throw new E(...)` throws an E; `throw e` something we do not know
+            thrown = self.unparen(kids[0]) if kids else None
+            exc = (base_type(self.types.canon(thrown.child_by_field_id(F_TYPE))).split(".")[-1]
+                   if thrown is not None and thrown.type == "object_creation_expression" else "*")
+            self.thrown[-1].add(exc)
         self.raise_here(self.loc(node))
         self.stmt_temps = []
 
@@ -1058,6 +1070,7 @@ class JavaLowering(CfgBuilder):
         after_body = fin_norm or join
         if fin_body is not None:
             self.ctx.append(Finalizer(lambda: self.stmt_block(fin_body), outer))
+        self.thrown.append(set())
         try:
             self.handler = dispatch.id if dispatch else (fin_exc.id if fin_exc else outer)
             self.fresh_region()
@@ -1066,8 +1079,15 @@ class JavaLowering(CfgBuilder):
             self.pop_scope(body)
             self.jump(after_body)
             self.handler = fin_exc.id if fin_exc else outer
+        finally:
+            thrown = self.thrown.pop()
+        try:
+            escaping = {e for e in thrown if not any(self.catches_exception(c, e) for c in catches)}
+            if self.thrown:
+                self.thrown[-1].update(escaping)
             if dispatch is not None:
-                self.lower_catches(node, dispatch, catches, fin_exc.id if fin_exc else outer, after_body)
+                self.lower_catches(node, dispatch, catches, fin_exc.id if fin_exc else outer, after_body,
+                                   propagates=bool(escaping))
         finally:
             if fin_body is not None:
                 self.ctx.pop()
@@ -1082,11 +1102,20 @@ class JavaLowering(CfgBuilder):
                 self.raise_here(self.loc(fin_clause))
         self.start(join)
 
-    def lower_catches(self, node: Node, dispatch: Block, catches: list[Node], uncaught: int | None, after: Block) -> None:
-        """Which catch runs is unknown: branch to each; when none of them catches every
-        exception an ORT call throws, the exception may also propagate."""
+    def catches_exception(self, clause: Node, exc: str) -> bool:
+        """Does this clause catch `exc` (a checked exception a call of the try declares)?
+        `Exception` and `Throwable` catch everything; a union (`A | B`) catches each of its
+        types; an exception we do not know ("*", `throw e`) only the catch-alls."""
+        types = self.catch_types(clause)
+        return bool(types & {"Exception", "Throwable"}) or (exc != "*" and exc in types)
+
+    def lower_catches(self, node: Node, dispatch: Block, catches: list[Node], uncaught: int | None, after: Block,
+                      propagates: bool = True) -> None:
+        """Which catch runs is unknown: branch to each. The exception may also propagate when
+        some checked exception of the try body is caught by none of the clauses (a
+        `catch (IOException | RuntimeException e)` covers calls declaring IOException only)."""
         blocks = [self.new_block() for _ in catches]
-        catch_all = any(self.catch_types(c) & CATCH_ALL for c in catches)
+        catch_all = not propagates or any(self.catch_types(c) & CATCH_ALL for c in catches)
         self.start(dispatch)
         for i, (clause, block) in enumerate(zip(catches, blocks)):
             last = i == len(catches) - 1
@@ -1364,8 +1393,13 @@ class JavaLowering(CfgBuilder):
             self.capture(body, label)
         callee = f"new {base_type(type_)}"
         local_cls = self.unit.classes.get(base_type(type_))
-        may_throw = body is None and (self.types.is_ort(type_) or (local_cls is not None and "<init>" in local_cls.throwing))
-        return self.emit_call(node, callee, "new", None, args, discard, dest, may_throw)
+        if body is not None:
+            throws: tuple[str, ...] = ()
+        elif local_cls is not None:
+            throws = local_cls.throwing.get("<init>", ())
+        else:
+            throws = self.unit.ort_throws(type_, "<init>", len(args))
+        return self.emit_call(node, callee, "new", None, args, discard, dest, throws)
 
     def expr_method_invocation(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         obj = node.child_by_field_id(F_OBJECT)
@@ -1374,20 +1408,20 @@ class JavaLowering(CfgBuilder):
         if name == "forEach" and obj is not None and len(arg_nodes) == 1 \
                 and arg_nodes[0].type in ("lambda_expression", "method_reference"):
             return self.lower_for_each(node, obj, arg_nodes[0])
-        callee, style, receiver, may_throw = self.resolve_call(obj, name, len(arg_nodes))
+        callee, style, receiver, throws = self.resolve_call(obj, name, len(arg_nodes))
         args = tuple([self.lower_expr(a) for a in arg_nodes]) if arg_nodes else ()
-        return self.emit_call(node, callee, style, receiver, args, discard, dest, may_throw)
+        return self.emit_call(node, callee, style, receiver, args, discard, dest, throws)
 
-    def resolve_call(self, obj: Node | None, name: str, arity: int) -> tuple[str, str, ir.Expr | None, bool]:
-        """(callee, style, receiver, may_throw) for `obj.name(...)`."""
+    def resolve_call(self, obj: Node | None, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
+        """(callee, style, receiver, declared checked exceptions) for `obj.name(...)`."""
         kind = obj.type if obj is not None else ""
         if obj is None or kind == "this":
             owner = self.cls.method_owner(name) if obj is None else (self.cls if name in self.cls.methods else None)
             if owner is None:
-                return name, "plain", None, False
-            return owner.function_name(name, arity), "plain", None, name in owner.throwing
+                return name, "plain", None, ()
+            return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
         if kind == "super":
-            return f"super.{name}", "method", None, False
+            return f"super.{name}", "method", None, ()
         if kind == "identifier":  # the most common receiver: a local (never a class name)
             var = self.text(obj)
             declared = self.visible.get(var)
@@ -1399,25 +1433,28 @@ class JavaLowering(CfgBuilder):
         if static is not None:
             local_cls = self.unit.classes.get(static)
             if local_cls is not None and name in local_cls.methods:
-                return local_cls.function_name(name, arity), "plain", None, name in local_cls.throwing
-            return f"{static}.{name}", "plain", None, self.types.is_ort(static) and name != "close"
+                return local_cls.function_name(name, arity), "plain", None, local_cls.throwing.get(name, ())
+            return f"{static}.{name}", "plain", None, self.unit.ort_throws(static, name, arity)
         type_ = self.expr_type(obj)
         return self.resolve_method(type_, self.lower_expr(obj), name, arity)
 
-    def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> tuple[str, str, ir.Expr | None, bool]:
+    def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
         """`resolve_call` for a receiver that is a value of type `type_` ("" when unknown)."""
         local_cls = self.unit.classes.get(base_type(type_)) if type_ else None
         if local_cls is not None and name in local_cls.methods:
-            return local_cls.function_name(name, arity), "plain", None, name in local_cls.throwing
-        may_throw = bool(type_) and self.types.is_ort(type_) and name != "close"
-        return self.unit.method_callee(type_, name), "method", receiver, may_throw
+            return local_cls.function_name(name, arity), "plain", None, local_cls.throwing.get(name, ())
+        return self.unit.method_callee(type_, name), "method", receiver, self.unit.ort_throws(type_, name, arity)
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
-                  discard: bool, dest: ir.Expr | None, may_throw: bool) -> ir.Expr:
+                  discard: bool, dest: ir.Expr | None, throws: tuple[str, ...]) -> ir.Expr:
+        """One call; `throws` are the checked exceptions it declares (none: it does not fork
+        an exceptional edge), noted for the `catch` clauses of the enclosing `try`."""
         target = dest if dest is not None else (None if discard else self.temp())
         self.call_counter += 1
+        if throws and self.thrown:
+            self.thrown[-1].update(throws)
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          self.short_text(node), may_throw))
+                          self.short_text(node), bool(throws)))
         return target if target is not None else _VOID
 
     def lower_for_each(self, node: Node, obj: Node, fn: Node) -> ir.Expr:
@@ -1449,15 +1486,15 @@ class JavaLowering(CfgBuilder):
         static = self.static_type_of(target) if target.type != "this" else None
         if target.type == "this" or (static is not None and static in self.unit.classes
                                       and method in self.unit.classes[static].methods):
-            callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
-            self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
+            callee, style, receiver, throws = self.resolve_call(target, method, 1)
+            self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
         elif static is not None:  # `OnnxValue::close`: an instance method of each element
             type_ = static if static else elem_t
             self.emit_call(ref, self.unit.method_callee(type_, method), "method", elem, (), True, None,
-                           self.types.is_ort(type_) and method != "close")
+                           self.unit.ort_throws(type_, method, 0))
         else:  # `out::add`: a method of another object, given the element
-            callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
-            self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
+            callee, style, receiver, throws = self.resolve_call(target, method, 1)
+            self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
 
     def inline_lambda_body(self, fn: Node) -> None:
         """The lambda's body as a loop body: its `return` goes to the next element."""
@@ -1571,6 +1608,15 @@ class JavaLowering(CfgBuilder):
             kind = "Iterator" if name == "iterator" else "Collection"
             return f"{kind}<{element_type(recv)}>" if element_type(recv) else kind
         return self.unit.returned_type("method", callee)
+
+
+def api_roots(policy: Policy) -> frozenset[str]:
+    """Outermost class names of the [[java_api]] tables (`OrtSession` for `OrtSession.Result`)."""
+    found = policy.__dict__.get("_java_api_roots")
+    if found is None or found[0] != len(policy.java_api):
+        found = policy.__dict__["_java_api_roots"] = (len(policy.java_api),
+                                                      frozenset(c.split(".")[0] for c in policy.java_api))
+    return found[1]
 
 
 MAX_NAME = 160  # characters of a closure's function name before its chain of outer closures is cut
@@ -1775,7 +1821,7 @@ class JavaFrontEnd:
         self.lines = lines
         self.syntax = CommentedNodes()
         self.named = self.syntax.named
-        self.types = TypeNames(src, self.syntax)
+        self.types = TypeNames(src, self.syntax, api_roots(policy))
         self.classes: dict[str, ClassInfo] = {}  # canonical path -> info (named classes only)
         self.notes: list[tuple[Loc, str]] = []
         self.pending: list[PendingFunction] = []
@@ -1909,12 +1955,28 @@ class JavaFrontEnd:
                 name = self.text(member.child_by_field_id(F_NAME))
                 info.methods.setdefault(name, []).append(len(self.param_list(member)))  # canon() notes packages
                 info.returns.setdefault(name, self.types.canon(member.child_by_field_id(F_TYPE)))
-                if any(c.type == "throws" for c in member.named_children):
-                    info.throwing.add(name)
-            elif member.type == "constructor_declaration" and any(c.type == "throws" for c in member.named_children):
-                info.throwing.add("<init>")
+                self.note_throws(info, name, member)
+            elif member.type == "constructor_declaration":
+                self.note_throws(info, "<init>", member)
             elif member.type == "enum_constant":
                 info.fields[self.text(member.child_by_field_id(F_NAME))] = info.path
+
+    def note_throws(self, info: ClassInfo, name: str, member: Node) -> None:
+        """The checked exceptions a method declares (`throws A, B`), merged over its overloads."""
+        clause = next((c for c in member.named_children if c.type == "throws"), None)
+        if clause is not None:
+            types = {base_type(self.types.canon(t)).split(".")[-1] for t in self.named(clause)}
+            info.throwing[name] = tuple(sorted(set(info.throwing.get(name, ())) | types))
+
+    def ort_throws(self, type_: str, member: str, arity: int) -> tuple[str, ...]:
+        """What a call into the ONNX Runtime API may throw, as the binding declares it (the
+        [[java_api]] tables generated from its sources): `()` for the getters that declare
+        nothing. A member the tables do not list (a newer API) is assumed to throw OrtException,
+        as most of them do; `close()` is taken as not throwing (see docs/java.md)."""
+        if not type_ or member == "close" or not self.types.is_ort(type_):
+            return ()
+        declared = self.policy.java_throws(base_type(type_), member, arity)
+        return ("OrtException",) if declared is None else declared
 
     def arity(self, node: Node) -> int:
         """`len(self.param_list(node))` without resolving the parameter types."""
