@@ -41,6 +41,7 @@ from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaqu
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, short
 from .source import read_source
+from .java_types import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
 JAVA_LANGUAGE = Language(tree_sitter_java.language())
 
@@ -82,7 +83,6 @@ ORT_PACKAGE = "ai.onnxruntime"
 _ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 MAX_NESTING = 300
-MAX_CLASS_NESTING = 100  # classes inside classes; deeper ones are skipped with a note
 MAX_TYPE_NESTING = 64  # type arguments inside type arguments; deeper ones are kept as written
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"})
@@ -173,46 +173,6 @@ def parse_int(text: str) -> int | None:
 
 
 # ----------------------------------------------------------------------------- classes and types
-
-
-@dataclass
-class ClassInfo:
-    """What the file declares about one class: enough to type `this.x` and resolve `m()`."""
-
-    path: str  # "Outer.Inner"; anonymous classes: "Outer.run$anon@12"
-    fields: dict[str, str] = field(default_factory=dict)
-    methods: dict[str, list[int]] = field(default_factory=dict)  # name -> arities
-    returns: dict[str, str] = field(default_factory=dict)  # name -> declared return type
-    throwing: dict[str, tuple[str, ...]] = field(default_factory=dict)  # method (or "<init>") -> its `throws` types
-    outer: "ClassInfo | None" = None
-    depth: int = 0  # classes around it (bounded by MAX_CLASS_NESTING)
-
-    def __post_init__(self) -> None:
-        if self.outer is not None:
-            self.depth = self.outer.depth + 1
-
-    def field_type(self, name: str) -> str | None:
-        cls: ClassInfo | None = self
-        while cls is not None:
-            if name in cls.fields:
-                return cls.fields[name]
-            cls = cls.outer
-        return None
-
-    def method_owner(self, name: str) -> "ClassInfo | None":
-        cls: ClassInfo | None = self
-        while cls is not None:
-            if name in cls.methods:
-                return cls
-            cls = cls.outer
-        return None
-
-    def function_name(self, method: str, arity: int) -> str:
-        """Overloads get their arity appended so calls find the right summary."""
-        arities = self.methods.get(method, [])
-        if len(arities) > 1:
-            return f"{self.path}.{method}/{arity}"
-        return f"{self.path}.{method}"
 
 
 class TypeNames:
@@ -1392,14 +1352,19 @@ class JavaLowering(CfgBuilder):
             self.unit.queue_class_body(body, info, self.visible_types())
             self.capture(body, label)
         callee = f"new {base_type(type_)}"
-        local_cls = self.unit.classes.get(base_type(type_))
+        local_cls = self.unit.class_info(base_type(type_))
+        style = "new"
+        if body is None and local_cls is not None and len(local_cls.constructors) == 1:
+            # the constructor's own function (`Wrapper.Wrapper`): its summary says whether it
+            # keeps an argument (stores it in a field) or only uses it
+            callee, style = f"{local_cls.path}.{local_cls.path.rsplit('.', 1)[-1]}", "plain"
         if body is not None:
             throws: tuple[str, ...] = ()
         elif local_cls is not None:
             throws = local_cls.throwing.get("<init>", ())
         else:
             throws = self.unit.ort_throws(type_, "<init>", len(args))
-        return self.emit_call(node, callee, "new", None, args, discard, dest, throws)
+        return self.emit_call(node, callee, style, None, args, discard, dest, throws)
 
     def expr_method_invocation(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         obj = node.child_by_field_id(F_OBJECT)
@@ -1416,11 +1381,14 @@ class JavaLowering(CfgBuilder):
         """(callee, style, receiver, declared checked exceptions) for `obj.name(...)`."""
         kind = obj.type if obj is not None else ""
         if obj is None or kind == "this":
-            owner = self.cls.method_owner(name) if obj is None else (self.cls if name in self.cls.methods else None)
+            owner = self.cls.method_owner(name) if obj is None else self.cls.own_method(name)
             if owner is None:
                 return name, "plain", None, ()
             return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
         if kind == "super":
+            owner = self.cls.superclass.own_method(name) if self.cls.superclass is not None else None
+            if owner is not None:
+                return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
             return f"super.{name}", "method", None, ()
         if kind == "identifier":  # the most common receiver: a local (never a class name)
             var = self.text(obj)
@@ -1431,18 +1399,20 @@ class JavaLowering(CfgBuilder):
                 return self.resolve_method(declared, self.var(var), name, arity)
         static = self.static_type_of(obj)
         if static is not None:
-            local_cls = self.unit.classes.get(static)
-            if local_cls is not None and name in local_cls.methods:
-                return local_cls.function_name(name, arity), "plain", None, local_cls.throwing.get(name, ())
+            owner = self.unit.class_info(static)
+            owner = owner.own_method(name) if owner is not None else None
+            if owner is not None:
+                return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
             return f"{static}.{name}", "plain", None, self.unit.ort_throws(static, name, arity)
         type_ = self.expr_type(obj)
         return self.resolve_method(type_, self.lower_expr(obj), name, arity)
 
     def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
         """`resolve_call` for a receiver that is a value of type `type_` ("" when unknown)."""
-        local_cls = self.unit.classes.get(base_type(type_)) if type_ else None
-        if local_cls is not None and name in local_cls.methods:
-            return local_cls.function_name(name, arity), "plain", None, local_cls.throwing.get(name, ())
+        cls = self.unit.class_info(base_type(type_)) if type_ else None
+        owner = cls.own_method(name) if cls is not None else None
+        if owner is not None:
+            return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
         return self.unit.method_callee(type_, name), "method", receiver, self.unit.ort_throws(type_, name, arity)
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
@@ -1484,8 +1454,8 @@ class JavaLowering(CfgBuilder):
             return
         target, method = kids[0], self.text(kids[-1])
         static = self.static_type_of(target) if target.type != "this" else None
-        if target.type == "this" or (static is not None and static in self.unit.classes
-                                      and method in self.unit.classes[static].methods):
+        static_cls = self.unit.class_info(static) if static is not None else None
+        if target.type == "this" or (static_cls is not None and static_cls.own_method(method) is not None):
             callee, style, receiver, throws = self.resolve_call(target, method, 1)
             self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
         elif static is not None:  # `OnnxValue::close`: an instance method of each element
@@ -1566,9 +1536,17 @@ class JavaLowering(CfgBuilder):
         if t == "field_access":
             obj = node.child_by_field_id(F_OBJECT)
             fld = node.child_by_field_id(F_FIELD)
-            if obj is not None and fld is not None and (obj.type == "this" or self.text(obj).endswith(".this")):
+            if obj is None or fld is None:
+                return ""
+            if obj.type == "this" or self.text(obj).endswith(".this"):
                 return self.cls.field_type(self.text(fld)) or ""
-            return ""
+            if obj.type == "super":
+                sup = self.cls.superclass
+                return (sup.own_field(self.text(fld)) or "") if sup is not None else ""
+            # `model.session`: a field of another object, typed by that object's class
+            owner = self.static_type_of(obj)
+            holder = self.unit.class_info(base_type(owner if owner is not None else self.expr_type(obj)))
+            return (holder.own_field(self.text(fld)) or "") if holder is not None else ""
         if t in ("object_creation_expression", "cast_expression"):
             return self.types.canon(node.child_by_field_id(F_TYPE))
         if t == "array_access":
@@ -1589,18 +1567,23 @@ class JavaLowering(CfgBuilder):
         if obj is None or obj.type == "this":
             owner = self.cls.method_owner(name)
             return owner.returns.get(name, "") if owner else ""
-        static = self.static_type_of(obj) if obj.type != "super" else None
+        if obj.type == "super":
+            owner = self.cls.superclass.own_method(name) if self.cls.superclass is not None else None
+            return owner.returns.get(name, "") if owner else ""
+        static = self.static_type_of(obj)
         if static is not None:
-            local_cls = self.unit.classes.get(static)
-            if local_cls is not None and name in local_cls.returns:
-                return local_cls.returns[name]
+            cls = self.unit.class_info(static)
+            owner = cls.own_method(name) if cls is not None else None
+            if owner is not None and name in owner.returns:
+                return owner.returns[name]
             return self.unit.returned_type("plain", f"{static}.{name}")
         recv = self.expr_type(obj)
         if not recv:
             return ""
-        local_cls = self.unit.classes.get(base_type(recv))
-        if local_cls is not None and name in local_cls.returns:
-            return local_cls.returns[name]
+        cls = self.unit.class_info(base_type(recv))
+        owner = cls.own_method(name) if cls is not None else None
+        if owner is not None and name in owner.returns:
+            return owner.returns[name]
         if name in ("get", "remove", "poll", "peek", "pop", "next", "getFirst", "getLast") and element_type(recv):
             return element_type(recv)
         callee = self.unit.method_callee(recv, name)
@@ -1813,8 +1796,12 @@ class TakeOvers:
 class JavaFrontEnd:
     """Parses one Java file and lowers every method, constructor, initializer and lambda."""
 
-    def __init__(self, path: str, src: bytes, policy: Policy, lines: int):
+    def __init__(self, path: str, src: bytes, policy: Policy, lines: int, index: bool = True):
         self.path = path
+        self.index = index  # look classes up in the project's other files too
+        self.project: ProjectTypes | None = None
+        self.project_cache: dict[str, ClassInfo | None] = {}
+        self.used_files: set[str] = set()  # other files whose declarations the result depends on
         self.src = src
         self.ascii = self.src.isascii()
         self.policy = policy
@@ -1879,6 +1866,9 @@ class JavaFrontEnd:
         top = list(self.class_nodes(root))
         for node in top:
             self.collect_class(node, None)
+        if self.index:
+            self.project = project_types(self.path, self.types.package, self.declarations)
+        self.link_superclasses()
         for node in top:
             info = self.classes.get(self.class_path(node, None))
             if info is not None:
@@ -1889,7 +1879,9 @@ class JavaFrontEnd:
             line = first.start_point[0] + 1 if first is not None else 1
             self.notes.append((Loc(line, 1, line, 1),
                                f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
-        return ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
+        unit = ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
+        unit.dependencies = sorted(self.used_files)
+        return unit
 
     def class_nodes(self, root: Node) -> Iterator[Node]:
         """Top-level type declarations, including ones error recovery put inside ERROR nodes."""
@@ -1912,7 +1904,8 @@ class JavaFrontEnd:
             self.too_deep_class(node)
             return
         path = self.class_path(node, outer)
-        info = ClassInfo(path, outer=outer)
+        info = ClassInfo(path, outer=outer, package=self.types.package, file=self.path)
+        self.read_superclass(node, info)
         self.classes[path] = info
         simple = path.rsplit(".", 1)[-1]
         self.types.add_local_class(simple, path)
@@ -1921,6 +1914,59 @@ class JavaFrontEnd:
             if member.type in _CLASS_DECLS:
                 self.collect_class(member, info)
         self.collect_members(body, info, node)
+
+    def read_superclass(self, node: Node, info: ClassInfo) -> None:
+        """`extends S`: S's canonical name, and its package when this file tells it."""
+        clause = next((c for c in node.named_children if c.type == "superclass"), None)
+        kids = self.named(clause)
+        if not kids:
+            return
+        info.super_name = base_type(self.types.canon(kids[0]))
+        root = info.super_name.split(".")[0]
+        info.super_package = self.types.origin.get(root, self.types.package)
+
+    def class_info(self, canonical: str) -> ClassInfo | None:
+        """A class of this file, else one declared elsewhere under the project's source root
+        (found by the package this file imports it from, its own package, or its wildcard
+        imports). Classes of the ORT API the policy describes always come from the policy."""
+        found = self.classes.get(canonical)
+        if found is not None or not canonical or self.project is None:
+            return found
+        cached = self.project_cache.get(canonical, False)
+        if cached is not False:
+            return cached  # type: ignore[return-value]
+        root = canonical.split(".")[0]
+        packages = [self.types.origin.get(root, self.types.package), self.types.package, *self.types.wildcards]
+        found = self.project.find(canonical, packages)
+        if found is not None and found.package.startswith(ORT_PACKAGE) and root in self.types.api_classes:
+            found = None
+        if found is not None and found.file != self.path:
+            self.used_files.add(found.file)
+        self.project_cache[canonical] = found
+        return found
+
+    def declarations(self, path: str, data: bytes) -> list[ClassInfo]:
+        """The classes one file of the project declares (for the project index): its header
+        and class signatures, no bodies; nothing when it cannot be read within budget."""
+        if path == self.path or b"\0" in data[:8192]:
+            data = self.src if path == self.path else b""
+        if not data:
+            return []
+        other = JavaFrontEnd(path, data, self.policy, 0, index=False)
+        tree = parse_tree(data)
+        if tree is None:
+            return []
+        root = tree.root_node
+        type_parameters, other.syntax.ids = _scan(root, data)
+        other.types.read_header(root, type_parameters)
+        for node in other.class_nodes(root):
+            other.collect_class(node, None)
+        return list(other.classes.values())
+
+    def link_superclasses(self) -> None:
+        for info in self.classes.values():
+            if info.super_name and info.superclass is None:
+                info.superclass = self.class_info(info.super_name)
 
     def too_deep_class(self, node: Node) -> None:
         """A class nested beyond MAX_CLASS_NESTING: skipped (with what it contains), with a note."""
@@ -1958,6 +2004,7 @@ class JavaFrontEnd:
                 self.note_throws(info, name, member)
             elif member.type == "constructor_declaration":
                 self.note_throws(info, "<init>", member)
+                info.constructors.append(self.arity(member))
             elif member.type == "enum_constant":
                 info.fields[self.text(member.child_by_field_id(F_NAME))] = info.path
 
