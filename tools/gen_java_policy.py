@@ -130,7 +130,7 @@ def render(classes: dict[str, ApiClass], origin: str) -> str:
              "# declare checked exceptions; `nothrow` those that declare none.", ""]
     for path in sorted(classes):
         cls = classes[path]
-        if not cls.members or path == "OrtException" or path.startswith("OrtException."):
+        if not cls.members:
             continue
         nothrow = sorted(k for k, v in cls.members.items() if not v)
         throws = {k: v for k, v in sorted(cls.members.items()) if v}

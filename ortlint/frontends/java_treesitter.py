@@ -97,6 +97,11 @@ _HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")
 _NULL, _TRUE, _FALSE = Const(0, "null"), Const(1, "true"), Const(0, "false")
 _IMPORT = re.compile(r"import\s+(static\s+)?([\w.$]+)(\s*\.\s*\*)?$")
 _DOTTED_NAME = re.compile(r"[\w$]+(\.[\w$]+)+")
+# methods every ORT class inherits from java.lang (Object, Throwable, Enum), none of which
+# declares a checked exception; the generated tables list only what the binding declares
+_JDK_INHERITED = frozenset({"toString", "hashCode", "equals", "getClass", "getMessage", "getLocalizedMessage",
+                            "getCause", "printStackTrace", "getStackTrace", "addSuppressed", "getSuppressed",
+                            "initCause", "fillInStackTrace", "name", "ordinal", "compareTo", "values", "valueOf"})
 _SIMPLE_STATEMENTS = frozenset({"expression_statement", "local_variable_declaration", "return_statement",
                                 "throw_statement", "yield_statement", "explicit_constructor_invocation"})
 
@@ -2023,6 +2028,8 @@ class JavaFrontEnd:
         if not type_ or member == "close" or not self.types.is_ort(type_):
             return ()
         declared = self.policy.java_throws(base_type(type_), member, arity)
+        if declared is None and member in _JDK_INHERITED and base_type(type_) in self.policy.java_api:
+            return ()  # `e.getMessage()`, `v.toString()`: from java.lang, which declares nothing
         return ("OrtException",) if declared is None else declared
 
     def arity(self, node: Node) -> int:
