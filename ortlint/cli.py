@@ -30,6 +30,7 @@ from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, d
 from .docs import render_for_terminal, rule_markdown
 from .engine.analyze import Options
 from .findings import RULES, Notice, Report
+from .parallel import Limits
 from .policy import PolicyError, load_policy
 from .report import get_formatter
 from .runner import RunConfig, run
@@ -117,6 +118,11 @@ Documentation: docs/cli.md"""
 @click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
               help="Analyze SUFFIX as c, cpp or java, e.g. .cu=cpp (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.  [default: 0]")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Stop parsing a file or analyzing a function after this long and report it as lost.  [default: 20]")
+@click.option("--memory-limit", type=click.IntRange(min=64), metavar="MB",
+              help="Stop a file or function whose analysis grows its worker by more than this and report it "
+                   "as lost.  [default: 1024]")
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Report only findings that are not in this baseline.")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
@@ -146,7 +152,7 @@ Documentation: docs/cli.md"""
 def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
           rule_files: tuple[str, ...], config_file: str | None, isolated: bool, exclude: tuple[str, ...],
           force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],
-          jobs: int | None, baseline: str | None,
+          jobs: int | None, time_limit: float | None, memory_limit: int | None, baseline: str | None,
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, no_cache: bool | None) -> None:
@@ -155,7 +161,8 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
                           unknown_calls=unknown_calls, compile_commands=compile_commands,
-                          cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude)
+                          cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude,
+                          time_limit=time_limit, memory_limit=memory_limit)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
                         explain_summaries, write_summaries)
     try:
@@ -183,7 +190,7 @@ def build_run_config(settings: Settings) -> RunConfig:
                      excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
-                     suppressions=True)
+                     suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit))
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:

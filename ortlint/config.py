@@ -56,6 +56,8 @@ class Settings:
     cache_dir: str | None = None  # None: .ortlint_cache next to the configuration file (or here)
     cache: bool = True
     force_exclude: bool = False  # apply excludes to paths named on the command line too
+    time_limit: float = 20.0  # seconds to parse one file or analyze one function; then it is reported lost
+    memory_limit: int = 1024  # megabytes one worker request may grow by; then the item is reported lost
     source: str | None = None  # the configuration file these settings came from
 
     def exclude_patterns(self) -> tuple[str, ...]:
@@ -313,6 +315,18 @@ def _set_force_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
     s.force_exclude = v
 
 
+def _set_time_limit(s: Settings, v: Any, where: str, base: Path) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
+        raise ConfigError(f"{where}: expected a number of seconds > 0, got {v!r}")
+    s.time_limit = float(v)
+
+
+def _set_memory_limit(s: Settings, v: Any, where: str, base: Path) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 64:
+        raise ConfigError(f"{where}: expected a whole number of megabytes >= 64, got {v!r}")
+    s.memory_limit = v
+
+
 _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "paths": _set_paths,
     "select": _set_select,
@@ -328,6 +342,8 @@ _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "compile-commands": _set_compile_commands,
     "cache-dir": _set_cache_dir,
     "force-exclude": _set_force_exclude,
+    "time-limit": _set_time_limit,
+    "memory-limit": _set_memory_limit,
 }
 
 
@@ -353,6 +369,8 @@ class Overrides:
     cache_dir: str | None = None
     cache: bool | None = None
     force_exclude: bool | None = None
+    time_limit: float | None = None
+    memory_limit: int | None = None
 
 
 def merge(base: Settings, cli: Overrides) -> Settings:
@@ -372,7 +390,7 @@ def merge(base: Settings, cli: Overrides) -> Settings:
         suffix, language = parse_extension(spec, "--extension")
         out.extensions[suffix] = language
     for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
-                 "cache_dir", "cache", "force_exclude"):
+                 "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit"):
         value = getattr(cli, name)
         if value is not None:
             setattr(out, name, value)

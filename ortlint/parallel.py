@@ -5,12 +5,24 @@ The main process owns the program-wide view (names, call graph, summaries). It w
 call graph in levels (callees before callers); all functions of one level are independent and
 are analyzed by the workers that parsed them, each given the summaries of the callees it
 needs. The results are exactly those of a serial run, whatever the number of workers.
+
+Workers are also what keeps one bad input from taking the run down. Each worker says in shared
+memory which item (a file to parse, a function to analyze) it is working on and since when; the
+main process watches them. A worker that dies (a native crash, an abort), runs one item past the
+time limit, or raises outside an item is replaced; the item it was on is reported as lost (a
+notice for that file or function), every other item of its request is sent again, and the files
+it owned are parsed again by its replacement. Memory is bounded inside the worker: each request
+may grow the worker's address space by at most the limit (`RLIMIT_AS`), so a blow-up ends as a
+`MemoryError` for that item.
 """
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing as mp
 import os
 import pickle
+import signal
+import time
 import traceback
 import zlib
 from collections import deque
@@ -25,6 +37,26 @@ from .engine.summaries import Summary
 from .policy import Policy, load_policy
 
 FunctionKey = tuple[str, str, int]
+
+NOT_STARTED = -2  # `on_lost` index of a request the lost worker never started: all of it goes back
+LOST = "internal error: "  # notices about lost items start so: the run failed for them (exit code 2)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one item may cost in a worker; a `--jobs 1` run has the same limits (one worker)."""
+
+    seconds: float = 20.0  # parsing one file, or analyzing one function
+    memory_mb: int = 1024  # growth of a worker's address space during one request
+
+
+class WorkerLost(Exception):
+    """A worker died or was stopped; `index` is the item of its request it was on (-1: none)."""
+
+    def __init__(self, index: int, reason: str):
+        super().__init__(reason)
+        self.index = index
+        self.reason = reason
 
 
 @dataclass
@@ -49,10 +81,40 @@ def unit_meta(unit: ir.SourceUnit) -> UnitMeta:
 
 # ----------------------------------------------------------------------------- worker side
 
-def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compile_commands: str | None) -> None:
+class _Progress:
+    """The worker's side of the shared progress slots: (item index, start time) per worker."""
+
+    def __init__(self, slots: Any, slot: int):
+        self.slots = slots
+        self.base = 2 * slot
+
+    def item(self, index: int) -> None:
+        self.slots[self.base + 1] = time.monotonic()
+        self.slots[self.base] = index
+
+
+def _limit_memory(megabytes: int) -> None:
+    """Let the coming request grow this process's address space by at most `megabytes`."""
+    try:
+        import resource
+        with open("/proc/self/statm") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        soft = size + (megabytes << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+    except (ImportError, OSError, ValueError):  # not Linux: no limit (the time limit still holds)
+        pass
+
+
+def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compile_commands: str | None,
+                 slots: Any = None, slot: int = 0, limits: Limits = Limits()) -> None:
     from .runner import cycle_collection_paused, parse_file
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    faulthandler.disable()  # a crash is reported by the main process, as a notice for the item
     if not isinstance(policy, Policy):  # policy files: load them here
         policy = load_policy(policy, include_defaults=False)
+    progress = _Progress(slots, slot) if slots is not None else None
+    mark = progress.item if progress is not None else (lambda _i: None)
     functions: dict[FunctionKey, ir.Function] = {}
     constants: dict[str, int] = {}
     while True:
@@ -61,35 +123,44 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
         except EOFError:
             return
         kind = message[0]
+        if kind == "stop":
+            return
+        _limit_memory(limits.memory_mb)
         try:
-            if kind == "stop":
-                return
             if kind == "parse":
                 metas = []
                 with cycle_collection_paused():
-                    for path, language, data in message[1]:
+                    for index, (path, language, data) in enumerate(message[1]):
+                        mark(index)
                         unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
                         for fn in unit.functions:
                             functions[(fn.path, fn.name, fn.loc.line)] = fn
                         metas.append(unit_meta(unit))
-                conn.send(("ok", metas))
+                reply: tuple = ("ok", metas)
             elif kind == "analyze":
                 _, jobs, new_constants = message
                 if new_constants is not None:  # sent with the first chunk of a level only
                     constants = new_constants
-                conn.send(("ok", _analyze_batch(functions, jobs, policy, options, constants)))
+                reply = ("ok", _analyze_batch(functions, jobs, policy, options, constants, mark))
             elif kind == "ir":
-                conn.send(("ok", [functions.get(k) for k in message[1]]))
+                reply = ("ok", [functions.get(k) for k in message[1]])
+            else:
+                reply = ("error", f"unknown request {kind!r}")
+            mark(-1)
+            conn.send(reply)
         except Exception:  # noqa: BLE001 - report, never hang the main process
-            conn.send(("error", traceback.format_exc()))
+            mark(-1)
+            conn.send(("error", traceback.format_exc(limit=8)))
 
 
 def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy: Policy, options: Options,
-                   constants: dict[str, int]) -> dict[FunctionKey, FunctionResult | None]:
+                   constants: dict[str, int], mark: Callable[[int], None] = lambda _i: None
+                   ) -> dict[FunctionKey, FunctionResult | None]:
     """Each job is (key, {callee name: Summary or None}); results are keyed like the jobs."""
     from .runner import analyze_safely
     out: dict[FunctionKey, FunctionResult | None] = {}
-    for job in jobs:  # (key, {callee: summary}[, summarize])
+    for index, job in enumerate(jobs):  # (key, {callee: summary}[, summarize])
+        mark(index)
         key, callee_summaries = job[0], job[1]
         summarize = job[2] if len(job) > 2 else True
         fn = functions.get(key)
@@ -117,21 +188,36 @@ def _size(path: str) -> int:
 
 
 class WorkerPool:
-    """A fixed set of worker processes, each owning the files it parsed."""
+    """A fixed set of worker processes, each owning the files it parsed, watched for crashes,
+    time and memory (see the module docstring)."""
 
-    def __init__(self, workers: int, policy: Policy, options: Options, compile_commands: str | None):
-        ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
-        self.conns = []
-        self.procs = []
-        for _ in range(workers):
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(child, policy, options, compile_commands), daemon=True)
-            proc.start()
-            child.close()
-            self.conns.append(parent)
-            self.procs.append(proc)
+    POLL_SECONDS = 0.25  # how often a busy worker's clock is looked at
+
+    def __init__(self, workers: int, policy: Policy, options: Options, compile_commands: str | None,
+                 limits: Limits = Limits()):
+        self.ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
+        self.policy, self.options, self.compile_commands, self.limits = policy, options, compile_commands, limits
+        self.slots = self.ctx.RawArray("d", 2 * workers)
+        for i in range(workers):
+            self.slots[2 * i] = -1
+        self.conns: list[Any] = [None] * workers
+        self.procs: list[Any] = [None] * workers
+        for w in range(workers):
+            self._start(w)
         self.owner: dict[str, int] = {}  # path -> worker index
+        self.languages: dict[str, str] = {}  # path -> language, to parse a dead worker's files again
+        self.lost_files: set[str] = set()
+        self.replaced = 0  # workers that died or were stopped and were replaced
         self.load = [0] * workers
+
+    def _start(self, w: int) -> None:
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(target=_worker_main, daemon=True, args=(
+            child, self.policy, self.options, self.compile_commands, self.slots, w, self.limits))
+        proc.start()
+        child.close()
+        self.slots[2 * w] = -1
+        self.conns[w], self.procs[w] = parent, proc
 
     def __enter__(self) -> "WorkerPool":
         return self
@@ -150,47 +236,150 @@ class WorkerPool:
             if proc.is_alive():
                 proc.kill()
 
+    # -- supervision ------------------------------------------------------------------
+
+    def _busy_index(self, w: int) -> int:
+        return int(self.slots[2 * w])
+
+    def _overdue(self, w: int, now: float) -> bool:
+        return self._busy_index(w) >= 0 and now - self.slots[2 * w + 1] > self.limits.seconds
+
+    def _death(self, w: int) -> str:
+        """Why worker `w` is gone, in words (its exit status once it has ended)."""
+        proc = self.procs[w]
+        proc.join(timeout=2)
+        code = proc.exitcode
+        if code is None:
+            return "its worker stopped answering"
+        if code < 0:
+            try:
+                return f"its worker was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"its worker was killed by signal {-code}"
+        return f"its worker exited with status {code}"
+
+    def _stop(self, w: int) -> None:
+        proc = self.procs[w]
+        if proc.is_alive():
+            proc.kill()
+        proc.join(timeout=5)
+        try:
+            self.conns[w].close()
+        except OSError:
+            pass
+
+    def _replace(self, w: int) -> None:
+        """A new worker in slot `w`, holding again the IR of every file the old one owned."""
+        self._stop(w)
+        self.replaced += 1
+        self._start(w)
+        owned = sorted(p for p, o in self.owner.items() if o == w and p not in self.lost_files)
+        if owned:
+            self.conns[w].send(("parse", [(p, self.languages.get(p, "c"), None) for p in owned]))
+            status, payload = self._receive(w)
+            if status != "ok":
+                raise RuntimeError(f"ortlint worker failed while parsing files again:\n{payload}")
+
+    def _receive(self, w: int) -> tuple[str, Any]:
+        """The reply of worker `w`, or WorkerLost when it dies or overruns its time first."""
+        conn = self.conns[w]
+        while True:
+            if wait([conn], timeout=self.POLL_SECONDS):
+                try:
+                    status, payload = pickle.loads(conn.recv_bytes())
+                except (EOFError, OSError):
+                    raise WorkerLost(self._busy_index(w), self._death(w)) from None
+                return status, payload
+            if self._overdue(w, time.monotonic()):
+                index = self._busy_index(w)
+                self._stop(w)
+                raise WorkerLost(index, f"it took more than {self.limits.seconds:g} s")
+
     def _call_all(self, messages: dict[int, tuple]) -> dict[int, Any]:
         for w, msg in messages.items():
             self.conns[w].send(msg)
         out = {}
         for w in messages:
-            status, payload = self.conns[w].recv()
+            status, payload = self._receive(w)
             if status != "ok":
                 raise RuntimeError(f"ortlint worker failed:\n{payload}")
             out[w] = payload
         return out
 
     def _stream(self, next_chunk: Callable[[int], Any], message: Callable[[int, Any], tuple],
-                on_reply: Callable[[int, Any, Any], None]) -> None:
+                on_reply: Callable[[int, Any, Any], None],
+                on_lost: Callable[[int, Any, int, str], None]) -> None:
         """Keep every worker busy: each has one request in flight; as soon as a reply comes,
         the worker gets its next chunk (`next_chunk(w)`, None when it has none left) and only
         then is the reply unpickled and handled. One request in flight per worker also means a
-        large send never waits on a worker that is itself waiting to send (no deadlock)."""
+        large send never waits on a worker that is itself waiting to send (no deadlock).
+
+        A request whose worker is lost goes to `on_lost(w, chunk, index, reason)` (the item at
+        `index` is the culprit; -1 when the worker was between items), which puts back what
+        must be done again; the worker is replaced before it gets its next chunk."""
         in_flight: dict[Any, tuple[int, Any]] = {}
-        for w, conn in enumerate(self.conns):
+
+        def feed(w: int) -> None:
             chunk = next_chunk(w)
             if chunk is not None:
-                conn.send(message(w, chunk))
-                in_flight[conn] = (w, chunk)
+                self.conns[w].send(message(w, chunk))
+                in_flight[self.conns[w]] = (w, chunk)
+
+        def lose(w: int, chunk: Any, index: int, reason: str) -> None:
+            on_lost(w, chunk, index, reason)
+            self._replace(w)
+            feed(w)
+
+        for w in range(len(self.conns)):
+            feed(w)
         while in_flight:
-            for conn in wait(list(in_flight)):
+            ready = wait(list(in_flight), timeout=self.POLL_SECONDS)
+            for conn in ready:
                 w, chunk = in_flight.pop(conn)
-                data = conn.recv_bytes()
-                following = next_chunk(w)
-                if following is not None:
-                    conn.send(message(w, following))
-                    in_flight[conn] = (w, following)
+                try:
+                    data = conn.recv_bytes()
+                except (EOFError, OSError):
+                    lose(w, chunk, self._busy_index(w), self._death(w))
+                    continue
+                feed(w)
                 status, payload = pickle.loads(data)
-                if status != "ok":
-                    raise RuntimeError(f"ortlint worker failed:\n{payload}")
+                if status != "ok":  # raised outside any item: the worker is replaced all the same
+                    following = in_flight.pop(self.conns[w], None)
+                    if following is not None:  # sent before the reply was read: not started yet
+                        on_lost(w, following[1], NOT_STARTED, "")
+                    lose(w, chunk, -1, "of an internal error: " + payload.strip().splitlines()[-1])
+                    continue
                 on_reply(w, chunk, payload)
+            now = time.monotonic()
+            for conn, (w, chunk) in list(in_flight.items()):
+                if self._overdue(w, now):
+                    index = self._busy_index(w)
+                    del in_flight[conn]
+                    self._stop(w)
+                    lose(w, chunk, index, f"it took more than {self.limits.seconds:g} s")
+
+    @staticmethod
+    def _split(chunk: list, index: int) -> tuple[Any, list]:
+        """The culprit of a lost request and the items to send again. A worker lost between
+        items (index -1) names no culprit: a chunk of one item is its own culprit, a larger one
+        is sent again one item at a time, so that the next loss names it."""
+        if 0 <= index < len(chunk):
+            return chunk[index], chunk[:index] + chunk[index + 1:]
+        if index == NOT_STARTED:
+            return None, chunk
+        if len(chunk) == 1:
+            return chunk[0], []
+        return None, chunk
+
+    # -- requests ---------------------------------------------------------------------
 
     def parse(self, items: list[tuple[str, str, bytes | None]]) -> list[UnitMeta]:
         """Parse files in chunks handed to whichever worker is free (parsing C++ costs more per
         byte than C: a static split by size left one worker idle); a file belongs to the
         worker that parsed it. Returns metadata in input order."""
         sizes = [len(data) if data is not None else _size(path) for path, _lang, data in items]
+        for path, language, _data in items:
+            self.languages[path] = language
         # Many small chunks (a finished worker takes the next: balanced parsing), each a stride
         # through the files sorted by size and shuffled within a size class, so that every
         # chunk is a similar mix. The chunks a worker parses decide the functions it analyzes
@@ -215,7 +404,20 @@ class WorkerPool:
             for m in metas:
                 by_path[m.path] = m
 
-        self._stream(next_chunk, lambda _w, chunk: ("parse", chunk), on_reply)
+        def on_lost(_w: int, chunk: list, index: int, reason: str) -> None:
+            culprit, again = self._split(chunk, index)
+            if culprit is not None:
+                path, language = culprit[0], culprit[1]
+                self.lost_files.add(path)
+                by_path[path] = UnitMeta(path, language, [], [(1, f"{LOST}ortlint stopped parsing this file because "
+                                                               f"{reason}; nothing is reported for it")], 0, {}, [])
+            for item in again:  # parsed again by whichever worker takes them, not by the replacement
+                self.owner.pop(item[0], None)
+            if again:
+                one_by_one = culprit is None and index != NOT_STARTED
+                chunks.extendleft([[item] for item in reversed(again)] if one_by_one else [again])
+
+        self._stream(next_chunk, lambda _w, chunk: ("parse", chunk), on_reply, on_lost)
         return [by_path[path] for path, _l, _d in items]
 
     def analyze(self, jobs: list[tuple[FunctionKey, dict[str, Summary | None]]], constants: dict[str, int],
@@ -229,12 +431,13 @@ class WorkerPool:
             batches.setdefault(self.owner[job[0][0]], deque()).append(job)
         sent_constants: set[int] = set()
         out: dict[FunctionKey, FunctionResult | None] = {}
+        singles: set[int] = set()  # workers whose next chunks go one job at a time (after a lost request)
 
         def next_chunk(w: int) -> list | None:
             queue = batches.get(w)
             if not queue:
                 return None
-            size = max(64, min(1000, len(queue) // 4 + 1))
+            size = 1 if w in singles else max(64, min(1000, len(queue) // 4 + 1))
             return [queue.popleft() for _ in range(min(size, len(queue)))]
 
         def message(w: int, chunk: list) -> tuple:
@@ -248,14 +451,37 @@ class WorkerPool:
             else:
                 out.update(payload)
 
-        self._stream(next_chunk, message, on_reply)
+        def on_lost(w: int, chunk: list, index: int, reason: str) -> None:
+            sent_constants.discard(w)  # the replacement has none yet
+            culprit, again = self._split(chunk, index)
+            if culprit is not None:
+                key = culprit[0]
+                note = (key[2], f"{LOST}ortlint stopped analyzing {key[1]}() because {reason}; "
+                                "nothing is reported for it")
+                on_reply(w, chunk, {key: FunctionResult([], None, {}, [note])})
+            elif index != NOT_STARTED:
+                singles.add(w)
+            batches.setdefault(w, deque()).extendleft(reversed(again))
+
+        self._stream(next_chunk, message, on_reply, on_lost)
         return out
 
     def fetch_ir(self, keys: list[FunctionKey]) -> dict[FunctionKey, ir.Function | None]:
+        """The IR of functions the main process analyzes itself (recursive components). A
+        worker lost on the way gives nothing for its functions (None: they are parsed again
+        in the main process)."""
         batches: dict[int, list] = {}
         for key in keys:
             batches.setdefault(self.owner[key[0]], []).append(key)
         out: dict[FunctionKey, ir.Function | None] = {}
-        for w, payload in self._call_all({w: ("ir", b) for w, b in batches.items()}).items():
-            out.update(zip(batches[w], payload))
+        for w, batch in batches.items():
+            self.conns[w].send(("ir", batch))
+            try:
+                status, payload = self._receive(w)
+            except WorkerLost:
+                status, payload = "lost", None
+            if status != "ok":
+                self._replace(w)
+                payload = [None] * len(batch)
+            out.update(zip(batch, payload))
         return out

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
 from .findings import Notice, Report
+from .parallel import Limits
 from .policy import Policy
 from .suppress import apply_suppressions
 
@@ -43,6 +44,8 @@ class RunConfig:
     cache_dir: str | None = None  # per-file cache of parsed IR and summaries (None = off)
     extensions: dict[str, str] | None = None  # extra suffix -> language mappings
     suppressions: bool = False  # drop findings silenced by `ortlint: ignore[...]` comments (the CLI does)
+    isolate: bool = True  # parse and analyze in worker processes, so a crash or a hang loses one file only
+    limits: Limits = field(default_factory=Limits)  # per file / per function, in those workers
 
 
 def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
@@ -601,7 +604,8 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     }
     if config.suppressions:
         report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
-    if cache is not None and run_key and not any(i.context for i in program.functions.values()):
+    complete = not any(n.level == "error" for n in report.notices)
+    if cache is not None and run_key and complete and not any(i.context for i in program.functions.values()):
         wanted = {name for info in program.functions.values() for name in info.callees
                   if program.resolve(info.key[0], name) is None}
         cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
@@ -633,8 +637,11 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
     workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
     total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
     pool = None
-    if workers > 1 and len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES:
+    big = len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES
+    if workers > 1 and big:
         pool = _start_pool(workers, config)
+    elif config.isolate and found.files:
+        pool = _start_pool(1, config)
     by_path = parser.by_path
     try:
         if pool is not None:
@@ -668,8 +675,8 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
         dependencies.update(getattr(record, "dependencies", None) or ())
         _collect(report, record)
         report.files.append(source.path)
-        if cache is not None and (source.path in parser.units or source.path in parser.metas
-                                  or record is not records.get(source.path)):
+        if cache is not None and not lost(record) and (source.path in parser.units or source.path in parser.metas
+                                                       or record is not records.get(source.path)):
             cache.store(record)
     if cache is not None:
         cache.flush()
@@ -799,7 +806,7 @@ PARALLEL_MIN_BYTES = 256 * 1024
 def _start_pool(workers: int, config: RunConfig) -> "WorkerPool | None":
     from .parallel import WorkerPool
     try:
-        return WorkerPool(workers, config.policy, config.options, config.compile_commands)
+        return WorkerPool(workers, config.policy, config.options, config.compile_commands, config.limits)
     except (OSError, ValueError):  # no process support here: stay serial
         return None
 
@@ -854,13 +861,13 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
     meta = parser.metas.get(path)
     notes: list[tuple[int, str, str]]
     if unit is not None:
-        notes = [(loc.line, msg, "warning") for loc, msg in unit.notes]
+        notes = [(loc.line, msg, _level(msg)) for loc, msg in unit.notes]
         for fn in unit.functions:
             notes.extend((loc.line, msg, "note") for loc, msg in fn.notes)
         keys = [(fn.path, fn.name, fn.loc.line) for fn in unit.functions]
         lines = unit.lines
     elif meta is not None:
-        notes = [(line, msg, "warning") for line, msg in meta.notes]
+        notes = [(line, msg, _level(msg)) for line, msg in meta.notes]
         for _name, _line, _static, _callees, fn_notes in meta.functions:
             notes.extend((line, msg, "note") for line, msg in fn_notes)
         keys = [(path, name, line) for name, line, _s, _c, _n in meta.functions]
@@ -885,6 +892,18 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
     if previous is not None and unit is None and meta is None and _same_results(previous, record):
         return previous
     return record
+
+
+def _level(message: str) -> str:
+    """A file the run lost (a crash, a limit) is an error of the run; other file notes warn."""
+    return "error" if message.startswith("internal error") else "warning"
+
+
+def lost(record: FileRecord) -> bool:
+    """Whether part of this file's results was lost: such records are never cached (a time
+    limit met on a busy machine must not stick)."""
+    return any(m.startswith("internal error") for _l, m, _v in record.notes) or \
+        any(m.startswith("internal error") for fr in record.functions for _l, m in fr.notes)
 
 
 def _same_results(a: FileRecord, b: FileRecord) -> bool:

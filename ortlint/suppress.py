@@ -20,7 +20,26 @@ from dataclasses import dataclass, field
 from .findings import RULES, Finding, Notice, Report
 
 # The marker must sit in a comment (`//`, `/*` or a `*` continuation line), not in a string.
-_MARKER = re.compile(rb"(?://|/\*|^\s*\*).*?\bortlint:\s*ignore(?![\w-])\s*(?P<bracket>\[(?P<ids>[^\]\n]*)\]?)?")
+# It is matched where `ortlint:` occurs, anchored, so that a long line costs linear time.
+_MARKER = re.compile(rb"ortlint:\s*ignore(?![\w-])\s*(?P<bracket>\[(?P<ids>[^\]\n]*)\]?)?")
+_CONTINUATION = re.compile(rb"\s*\*")
+
+
+def _find_marker(line: bytes) -> "re.Match[bytes] | None":
+    """The first `ortlint: ignore` that follows a comment opener on this line."""
+    opener = min((i for i in (line.find(b"//"), line.find(b"/*")) if i >= 0), default=-1)
+    if opener < 0 and _CONTINUATION.match(line):
+        opener = 0
+    if opener < 0:
+        return None
+    start = line.find(b"ortlint:", opener)
+    while start >= 0:
+        word_start = start == 0 or not (line[start - 1:start].isalnum() or line[start - 1:start] == b"_")
+        match = _MARKER.match(line, start) if word_start else None
+        if match is not None:
+            return match
+        start = line.find(b"ortlint:", start + 1)
+    return None
 ALL = "*"
 
 
@@ -57,7 +76,7 @@ def scan(path: str, data: bytes) -> FileSuppressions:
     for number, line in enumerate(data.splitlines(), 1):
         if b"ortlint:" not in line:
             continue
-        match = _MARKER.search(line)
+        match = _find_marker(line)
         if match is None:
             continue
         if match.group("bracket") is None:

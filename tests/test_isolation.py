@@ -1,0 +1,159 @@
+"""One bad input loses one file (or one function), never the run.
+
+Each test makes one file or function of a small tree die in a way the front ends and the engine
+cannot catch themselves (a real native crash through ctypes, an endless loop, a memory blow-up)
+and checks that every other file's findings are still reported, with `--jobs 1` as with
+`--jobs 2`, that the lost item is named in an error notice, and that the run says it failed.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from ortlint import runner
+from ortlint.api import default_policy
+from ortlint.parallel import Limits
+from ortlint.runner import RunConfig, run
+from tests.clihelpers import FIXTURES, LEAK_C, ortlint
+
+BOMB = "void boom(void) { }\n"
+
+
+def crash() -> None:
+    """A real segmentation fault, as a native front end or a compiled module would have."""
+    ctypes.string_at(0)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """Eight files with a leak each, plus `boom.c`."""
+    for i in range(8):
+        (tmp_path / f"leak{i}.c").write_text(LEAK_C)
+    shutil.copy(FIXTURES / "c" / "goto_cleanup.c", tmp_path / "goto_cleanup.c")
+    (tmp_path / "boom.c").write_text(BOMB)
+    return tmp_path
+
+
+def leaks(report: runner.Report) -> list[tuple[str, int, str]]:
+    return sorted((Path(f.path).name, f.line, f.rule) for f in report.findings)
+
+
+def errors(report: runner.Report) -> list[tuple[str, str]]:
+    return [(Path(n.path).name, n.message) for n in report.notices if n.level == "error"]
+
+
+def go(tree: Path, jobs: int, limits: Limits = Limits(), monkeypatch: pytest.MonkeyPatch | None = None) -> runner.Report:
+    if jobs > 1 and monkeypatch is not None:  # a small tree would otherwise run in one worker
+        monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
+        monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 0)
+    return run(RunConfig([str(tree)], default_policy(), jobs=jobs, limits=limits))
+
+
+@pytest.fixture
+def expected(tree: Path) -> list[tuple[str, int, str]]:
+    (tree / "boom.c").unlink()
+    report = run(RunConfig([str(tree)], default_policy(), jobs=1))
+    (tree / "boom.c").write_text(BOMB)
+    assert len(report.findings) == 9
+    return leaks(report)
+
+
+def bomb_front_end(monkeypatch: pytest.MonkeyPatch, action) -> None:
+    real = runner.parse_file
+
+    def parse_file(source, *args, **kwargs):  # noqa: ANN001, ANN202 - same signature as the real one
+        if source.path.endswith("boom.c"):
+            action()
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "parse_file", parse_file)
+
+
+def bomb_engine(monkeypatch: pytest.MonkeyPatch, action) -> None:
+    real = runner.analyze_safely
+
+    def analyze_safely(fn, *args, **kwargs):  # noqa: ANN001, ANN202
+        if fn.name == "boom":
+            action()
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "analyze_safely", analyze_safely)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_native_crash_in_a_front_end_loses_that_file_only(tree: Path, expected: list, jobs: int,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb_front_end(monkeypatch, crash)
+    report = go(tree, jobs, monkeypatch=monkeypatch)
+    assert leaks(report) == expected
+    assert errors(report) == [("boom.c", "internal error: ortlint stopped parsing this file because its worker was "
+                                         "killed by SIGSEGV; nothing is reported for it")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_native_crash_in_the_engine_loses_that_function_only(tree: Path, expected: list, jobs: int,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb_engine(monkeypatch, crash)
+    report = go(tree, jobs, monkeypatch=monkeypatch)
+    assert leaks(report) == expected
+    assert errors(report) == [("boom.c", "internal error: ortlint stopped analyzing boom() because its worker was "
+                                         "killed by SIGSEGV; nothing is reported for it")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_hang_is_stopped_at_the_time_limit(tree: Path, expected: list, jobs: int,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb_engine(monkeypatch, lambda: time.sleep(60))
+    started = time.monotonic()
+    report = go(tree, jobs, Limits(seconds=1.0), monkeypatch)
+    assert time.monotonic() - started < 15
+    assert leaks(report) == expected
+    assert errors(report) == [("boom.c", "internal error: ortlint stopped analyzing boom() because it took more "
+                                         "than 1 s; nothing is reported for it")]
+
+
+def test_a_memory_blow_up_ends_as_an_error_for_that_file(tree: Path, expected: list,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from ortlint.frontends import c_treesitter
+    real = c_treesitter.parse_c
+
+    def parse_c(path, *args, **kwargs):  # noqa: ANN001, ANN202
+        if path.endswith("boom.c"):
+            hog = bytearray(2 << 30)  # 2 GB, over the 256 MB limit below
+            del hog
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(c_treesitter, "parse_c", parse_c)
+    report = go(tree, 1, Limits(memory_mb=256))
+    assert leaks(report) == expected
+    assert errors(report) == [("boom.c", "internal error while parsing: MemoryError: ")]
+
+
+def test_the_command_line_reports_the_other_files_and_says_the_run_failed(tree: Path, expected: list,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb_front_end(monkeypatch, crash)
+    out = tree / "r.sarif"
+    result = ortlint("--no-cache", "--jobs", "1", "--format", "sarif", "--output", str(out), str(tree))
+    assert result.code == 2
+    run_ = json.loads(out.read_text())["runs"][0]
+    assert len(run_["results"]) == len(expected)
+    invocation = run_["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    lost = [n for n in invocation["toolExecutionNotifications"] if n["level"] == "error"]
+    assert len(lost) == 1 and "boom.c" in json.dumps(lost[0]) and "SIGSEGV" in lost[0]["message"]["text"]
+
+
+def test_a_lost_file_is_not_cached(tree: Path, expected: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A time limit met on a busy machine must not stick: the next run tries the file again."""
+    cache = tree.parent / "cache"
+    bomb_engine(monkeypatch, lambda: time.sleep(60))
+    first = run(RunConfig([str(tree)], default_policy(), cache_dir=str(cache), limits=Limits(seconds=1.0)))
+    assert errors(first)
+    monkeypatch.undo()
+    second = run(RunConfig([str(tree)], default_policy(), cache_dir=str(cache)))
+    assert not errors(second) and leaks(second) == expected
