@@ -12,15 +12,18 @@ here, so that the engine only ever sees calls, assignments and jumps:
 * try-with-resources, `finally`, `catch`, `throw`, `break`/`continue`/`return` through a
   `finally` are lowered by emitting the cleanup code on every exit path (normal, return,
   break/continue, exception), the way javac itself duplicates `finally` blocks;
-* which calls may throw (`Call.may_throw`): every call into the ONNX Runtime Java API
-  (`ai.onnxruntime`, whose methods declare the checked `OrtException`), except `close()`;
-  calls to methods of the same file throw when their own summary says so; other library
-  calls are assumed not to throw (unchecked exceptions from the JDK are not modelled, like
-  `std::bad_alloc` on the C++ side).
+* which calls may throw (`Call.may_throw`): those that declare a checked exception, in the
+  binding (the `[[java_api]]` tables generated from its sources: `session.run` does,
+  `result.get` does not) or in the analyzed code (`throws` clauses, also of other files); the
+  exceptions are followed to the `catch` clauses that cover them (union types too); other
+  library calls are assumed not to throw (unchecked exceptions from the JDK are not
+  modelled, like `std::bad_alloc` on the C++ side);
+* receivers are typed from the file and from the project index of `java_types.py` (fields
+  inherited across files, other objects' fields, getters' return types).
 
 Types are only used to name callees; the policy decides what a name means. The policy is read
-for one thing only: the `type` a known call returns, so that `var s = env.createSession(p)`
-gives `s` the type `OrtSession`.
+for the `type` a known call returns (so that `var s = env.createSession(p)` gives `s` the type
+`OrtSession`) and for the exceptions the API declares.
 """
 from __future__ import annotations
 
