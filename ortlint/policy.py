@@ -151,6 +151,9 @@ class Policy:
     # kinds that `returns = "status"` calls hand out on failure (ORT004 when dropped)
     status_kinds: set[str] = field(default_factory=lambda: {"ort.Status"})
     macro_shapes: dict[str, "MacroShape"] = field(default_factory=dict)  # [[macro]]: name -> shape
+    # Java APIs, from [[java_api]]: class -> `member/arity` -> the checked exceptions it declares
+    # (empty: none). Generated from the binding's sources by tools/gen_java_policy.py.
+    java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -169,6 +172,19 @@ class Policy:
             return self.untyped_fields.get(name)
         if style == "method" and "::" in name:
             return self.untyped_fields.get(name.rsplit("::", 1)[1])
+    def java_throws(self, cls: str, member: str, arity: int) -> tuple[str, ...] | None:
+        """The checked exceptions `cls.member` with `arity` arguments declares (`()`: none), or
+        None when the policy does not describe it. A varargs entry (`name/N+`) matches N or more."""
+        members = self.java_api.get(cls)
+        if members is None:
+            return None
+        found = members.get(f"{member}/{arity}")
+        if found is not None:
+            return found
+        for key, exceptions in members.items():
+            name, _, count = key.partition("/")
+            if name == member and count.endswith("+") and arity >= int(count[:-1]):
+                return exceptions
         return None
 
     def is_neutral(self, style: str, name: str) -> bool:
@@ -249,7 +265,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "__text__"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains"}
 _CALL_KEYS = {"type", "stores", "view", "element",
@@ -354,6 +370,7 @@ class _Loader:
         self._load_preprocess()
         self._load_neutral()
         self._load_macros()
+        self._load_java_api()
         calls = self.doc.get("call", [])
         if not isinstance(calls, list):
             self.fail("call", "must be an array of tables: [[call]]")
@@ -430,6 +447,35 @@ class _Loader:
                 if not re.fullmatch(r"[A-Za-z_]\w*", name):
                     self.fail(f"{key}.names", f"{name!r} is not a macro name", "macro", i)
                 self.policy.macro_shapes[name] = MacroShape(name, acts, params, body)
+
+    def _load_java_api(self) -> None:
+        """[[java_api]] class = "OrtSession", nothrow = ["m/1"], [java_api.throws] "m/2" = ["E"]."""
+        tables = self.doc.get("java_api", [])
+        if not isinstance(tables, list):
+            self.fail("java_api", "must be an array of tables: [[java_api]]")
+        for i, raw in enumerate(tables):
+            key = f"java_api[{i}]"
+            if not isinstance(raw, dict):
+                self.fail(key, "must be a table", "java_api", i)
+            self.check_keys(raw, {"class", "nothrow", "throws"}, key, "java_api", i)
+            cls = self._str(raw, "class", key, "java_api", i, required=True)
+            members = self.policy.java_api.setdefault(cls, {})
+            for member in self._str_list(raw, "nothrow", key, "java_api", i):
+                self._member_key(member, f"{key}.nothrow", i)
+                members[member] = ()
+            throws = raw.get("throws", {})
+            if not isinstance(throws, dict):
+                self.fail(f"{key}.throws", "must be a table of `member/arity` = [exception names]", "java_api", i)
+            for member, exceptions in throws.items():
+                self._member_key(member, f"{key}.throws", i)
+                if not isinstance(exceptions, list) or not exceptions or not all(isinstance(e, str) for e in exceptions):
+                    self.fail(f"{key}.throws.{member}", "must be a non-empty list of exception class names", "java_api", i)
+                members[member] = tuple(exceptions)
+
+    def _member_key(self, member: str, key: str, i: int) -> None:
+        name, slash, count = member.partition("/")
+        if not name or not slash or not count.rstrip("+").isdigit():
+            self.fail(key, f"{member!r} is not `name/arity` (or `name/N+` for varargs)", "java_api", i)
 
     def _load_neutral(self) -> None:
         neutral = self.doc.get("neutral", [])

@@ -164,6 +164,7 @@ def test_ort_calls_may_throw_close_and_library_calls_do_not() -> None:
     class A {
         void f(OrtSession s, OrtEnvironment env, List<String> names) throws OrtException {
             OnnxTensor t = OnnxTensor.createTensor(env, new float[1]);
+            s.getInputInfo();
             s.getInputNames();
             names.add("x");
             t.close();
@@ -173,7 +174,8 @@ def test_ort_calls_may_throw_close_and_library_calls_do_not() -> None:
     """
     f = fn(src, "A.f")
     throws = {c.callee: c.may_throw for c in calls(f)}
-    assert throws["OnnxTensor.createTensor"] and throws["OrtSession.getInputNames"]
+    assert throws["OnnxTensor.createTensor"] and throws["OrtSession.getInputInfo"]
+    assert not throws["OrtSession.getInputNames"]  # declares no exception in the binding
     assert not throws["List.add"] and not throws["OnnxTensor.close"] and not throws["OnnxValue.close"]
 
 
@@ -503,3 +505,216 @@ def test_every_way_of_closing_all_elements_of_a_local_map(tmp_path: Path, closer
         } finally { %s }
     } }""" % closer
     assert findings(tmp_path, body) == []
+
+
+# ----------------------------------------------------------------------------- inputs that crashed or stalled (issue 18)
+# Each was measured at the size used here or below it to take seconds, to raise, or to end in
+# SIGSEGV in the compiled build (which has no recursion limit). The walks are bounded by the
+# front end's own depth counters; the front end gives plain Python room for MAX_NESTING levels
+# only (`frames_for_nesting`), so a walk without its own bound would hit the recursion limit on
+# these inputs, which is a note of its own ("exceeded the recursion limit").
+
+
+def _messages(u: ir.SourceUnit) -> list[str]:
+    return [m for _, m in u.notes] + [m for f in u.functions for _, m in f.notes]
+
+
+def _assert_bounded(u: ir.SourceUnit, expected: str) -> None:
+    messages = _messages(u)
+    assert not any("recursion limit" in m for m in messages), messages
+    assert any(expected in m for m in messages), messages
+
+
+TAIL = "class Z { void g(OrtEnvironment env) throws OrtException { var o = new OrtSession.RunOptions(); } }\n"
+
+
+def test_a_method_chain_of_15000_links_is_skipped_with_a_note() -> None:
+    u = unit("class P { void f(StringBuilder s) { s" + ".append(1)" * 15000 + "; } }\n" + TAIL)
+    _assert_bounded(u, "P.f() is nested too deeply")
+    assert "Z.g" in {f.name for f in u.functions}
+
+
+def test_30000_nested_classes_keep_the_outer_ones() -> None:
+    src = "class A0 { void m() { } " + "".join(f"class A{i} {{ " for i in range(1, 30000)) + "}" * 30000 + "\n"
+    u = unit(src + TAIL)
+    _assert_bounded(u, "classes nested more than")
+    names = {f.name for f in u.functions}
+    assert {"A0.m", "Z.g"} <= names
+
+
+def test_try_with_30000_resources_is_skipped_with_a_note() -> None:
+    resources = "; ".join(f"var r{i} = new OrtSession.RunOptions()" for i in range(30000))
+    u = unit("class P { void f() throws OrtException { try (" + resources + ") { } } }\n" + TAIL)
+    _assert_bounded(u, "P.f() is nested too deeply")
+
+
+def test_a_condition_of_30000_terms_is_skipped_with_a_note() -> None:
+    u = unit("class P { void f(boolean a) { if (" + " && ".join(["a"] * 30000) + ") { } } }\n" + TAIL)
+    _assert_bounded(u, "P.f() is nested too deeply")
+
+
+def test_return_through_a_finally_too_deep_to_lower_keeps_the_other_functions(tmp_path: Path) -> None:
+    """It raised IndexError, which dropped every function of the file (the leak in g too)."""
+    deep = "(" * 5000 + "1" + ")" * 5000
+    body = ("class P {\n int f() { try { return 1; } finally { int x = " + deep + "; } }\n"
+            " void g(OrtEnvironment env) throws OrtException { var o = new OrtSession.SessionOptions(); }\n}\n")
+    u = unit(body)
+    _assert_bounded(u, "P.f() is nested too deeply")
+    assert "P.g" in {f.name for f in u.functions}
+    assert [(line, rule) for line, rule, _ in findings(tmp_path, body)] == [(3, "ORT010")]
+
+
+def test_4000_curried_lambdas_have_short_names() -> None:
+    """Each lambda's walk for captured locals covered every lambda inside it (4 000: 19 s), and
+    each name repeated its outer lambdas' (1 GB of names at 16 000)."""
+    from ortlint.frontends.java_treesitter import MAX_NAME
+    u = unit("class P { Object f() { return " + "x -> " * 4000 + "null; } }\n")
+    assert len(u.functions) == 4001
+    assert max(len(f.name) for f in u.functions) <= MAX_NAME + 40
+    assert len({f.name for f in u.functions}) == 4001
+
+
+def test_curried_lambdas_that_close_a_captured_local_take_it_over(tmp_path: Path) -> None:
+    body = """class P { Object f(OrtEnvironment env) throws OrtException {
+        OnnxTensor t = OnnxTensor.createTensor(env, new float[1]);
+        return (java.util.function.Function<Object, Object>) a -> b -> c -> { t.close(); return null; };
+    } }"""
+    assert findings(tmp_path, body) == []
+    leak = findings(tmp_path, body.replace("t.close();", "t.getInfo();"))
+    assert [(line, rule) for line, rule, _ in leak] == [(2, "ORT010")]
+
+
+def test_64000_comments_are_found_where_they_are() -> None:
+    """Looking each comment up from the root was quadratic in a long flat list (64 000: 16 s)."""
+    from tree_sitter import Parser
+    from ortlint.frontends.java_treesitter import JAVA_LANGUAGE, _scan
+    src = ("".join(f"// c{i}\n" for i in range(64000)) + "class P<T> { void f() {\n"
+           + "".join(f"  /* b{i} */ int a{i} = {i};\n" for i in range(2000)) + "} }\n").encode()
+    root = Parser(JAVA_LANGUAGE).parse(src).root_node
+    params, ids = _scan(root, src)
+    body = root.named_children[-1].child_by_field_name("body").named_children[0].child_by_field_name("body")
+    assert ids == {root.id, body.id}
+    assert [p.text for p in params] == [b"T"]
+
+
+def test_parsing_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tree-sitter-java's error recovery on stray `case` labels is superlinear (8 000: 21 s)."""
+    from ortlint.frontends import java_treesitter
+    monkeypatch.setattr(java_treesitter, "PARSE_SECONDS", 0.2)
+    u = unit("class P { void f(int x) {\n" + "case 1:\n" * 8000 + "} }\n")
+    assert u.functions == []
+    assert any("could not parse the file within" in m for m in _messages(u))
+    assert unit("class P { void f(int x) { switch (x) { case 1: break; } } }\n").functions
+
+
+# ----------------------------------------------------------------------------- the binding's declared throws (issue 17)
+
+def _gen_policy(tmp_path: Path, sources: dict[str, str]) -> str:
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("gen_java_policy", Path(__file__).parent.parent / "tools" / "gen_java_policy.py")
+    gen = importlib.util.module_from_spec(spec)
+    import sys
+    sys.modules["gen_java_policy"] = gen  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(gen)  # type: ignore[union-attr]
+    root = tmp_path / "ort"
+    for name, text in sources.items():
+        f = root / gen.BINDING_DIR / name
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(text)
+    out = tmp_path / "section.toml"
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert gen.main(["--checkout", str(root), "--stdout"]) == 0
+    out.write_text(buf.getvalue())
+    return buf.getvalue()
+
+
+def test_the_generator_records_declared_throws_inherited_members_and_varargs(tmp_path: Path) -> None:
+    section = _gen_policy(tmp_path, {
+        "OnnxValue.java": "package ai.onnxruntime; public interface OnnxValue extends AutoCloseable {"
+                          " Object getValue() throws OrtException; String toString(); }",
+        "OnnxTensor.java": "package ai.onnxruntime; public class OnnxTensor implements OnnxValue {"
+                           " OnnxTensor(long h) { }"
+                           " public static OnnxTensor createTensor(OrtEnvironment e, Object o) throws OrtException { return null; }"
+                           " public Object getValue() throws OrtException { return null; }"
+                           " public TensorInfo getInfo() { return null; }"
+                           " public void pack(String... parts) throws java.io.IOException, OrtException { }"
+                           " private void secret() throws OrtException { } }",
+    })
+    policy_file = tmp_path / "section.toml"
+    policy = load_policy([policy_file], include_defaults=False)
+    assert policy.java_throws("OnnxTensor", "createTensor", 2) == ("OrtException",)
+    assert policy.java_throws("OnnxTensor", "getInfo", 0) == ()
+    assert policy.java_throws("OnnxTensor", "toString", 0) == ()  # inherited from OnnxValue
+    assert policy.java_throws("OnnxTensor", "pack", 3) == ("IOException", "OrtException")  # varargs
+    assert policy.java_throws("OnnxTensor", "<init>", 1) == ()
+    assert policy.java_throws("OnnxTensor", "secret", 0) is None  # private: not API
+    assert "GENERATED" in section
+
+
+@pytest.mark.parametrize("bad, message", [
+    ('[[java_api]]\nclass = "A"\nnothrow = ["m"]\n', "not `name/arity`"),
+    ('[[java_api]]\nclass = "A"\n[java_api.throws]\n"m/1" = []\n', "non-empty list"),
+    ('[[java_api]]\nclass = "A"\nthrow = ["m/1"]\n', "unknown key"),
+    ('[[java_api]]\nnothrow = ["m/1"]\n', "class"),
+])
+def test_java_api_tables_are_validated(tmp_path: Path, bad: str, message: str) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_text(bad)
+    with pytest.raises(PolicyError, match=message):
+        load_policy([f], include_defaults=False)
+
+
+def test_the_committed_tables_match_the_binding_snapshot(tmp_path: Path) -> None:
+    """Regenerating from the pinned binding sources gives what is committed."""
+    mirror = Path("/work/.mirror/Craigacp+onnxruntime/repo")
+    if not mirror.is_dir():
+        pytest.skip("no local snapshot of the onnxruntime sources")
+    import subprocess
+    import sys
+    rules = Path(__file__).parent.parent / "rules" / "onnxruntime-java.toml"
+    text = rules.read_text()
+    begin = "# ----- GENERATED by tools/gen_java_policy.py: begin"
+    committed = text[text.index(begin):]
+    origin = committed.splitlines()[1]
+    rev = origin.split()[3]
+    fresh = subprocess.run([sys.executable, str(rules.parent.parent / "tools" / "gen_java_policy.py"), "--git", str(mirror),
+                            "--rev", rev, "--stdout"], capture_output=True, text=True, check=True).stdout
+    assert committed.strip() == fresh.strip()
+
+
+def test_ort_calls_that_declare_nothing_do_not_throw() -> None:
+    src = """
+    class A {
+        void f(OrtSession.Result r, NodeInfo n, OnnxTensor t, OrtException e) throws OrtException {
+            r.get(0); n.getName(); t.getInfo(); e.getMessage(); e.getCode(); t.getValue();
+        }
+    }
+    """
+    throws = {c.callee: c.may_throw for c in calls(fn(src, "A.f"))}
+    assert throws == {"OrtSession.Result.get": False, "NodeInfo.getName": False, "OnnxTensor.getInfo": False,
+                      "OrtException.getMessage": False, "OrtException.getCode": False, "OnnxTensor.getValue": True}
+
+
+def test_levels_say_which_path_leaks_and_the_trace_names_the_throwing_call(tmp_path: Path) -> None:
+    body = """class A {
+      long exceptional(OrtEnvironment env, OrtSession s, float[] x) throws OrtException {
+        OnnxTensor t = OnnxTensor.createTensor(env, x);
+        long n = s.getInputInfo().size() + t.getInfo().getShape().length;
+        t.close();
+        return n;
+      }
+      long normal(OrtEnvironment env, float[] x) throws OrtException {
+        OnnxTensor t = OnnxTensor.createTensor(env, x);
+        return t.getInfo().getShape().length;
+      }
+    }"""
+    report = lint([write(tmp_path, body)])
+    by_line = {f.line - 2: f for f in report.findings}
+    assert sorted(by_line) == [3, 9]
+    exceptional, normal = by_line[3], by_line[9]
+    assert exceptional.effective_level == "warning" and "when an exception leaves" in exceptional.message
+    assert any("OrtSession.getInputInfo() throws" in step.message for step in exceptional.trace)
+    assert normal.effective_level == "error" and "when returning" in normal.message

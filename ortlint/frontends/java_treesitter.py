@@ -12,31 +12,39 @@ here, so that the engine only ever sees calls, assignments and jumps:
 * try-with-resources, `finally`, `catch`, `throw`, `break`/`continue`/`return` through a
   `finally` are lowered by emitting the cleanup code on every exit path (normal, return,
   break/continue, exception), the way javac itself duplicates `finally` blocks;
-* which calls may throw (`Call.may_throw`): every call into the ONNX Runtime Java API
-  (`ai.onnxruntime`, whose methods declare the checked `OrtException`), except `close()`;
-  calls to methods of the same file throw when their own summary says so; other library
-  calls are assumed not to throw (unchecked exceptions from the JDK are not modelled, like
-  `std::bad_alloc` on the C++ side).
+* which calls may throw (`Call.may_throw`): those that declare a checked exception, in the
+  binding (the `[[java_api]]` tables generated from its sources: `session.run` does,
+  `result.get` does not) or in the analyzed code (`throws` clauses, also of other files); the
+  exceptions are followed to the `catch` clauses that cover them (union types too); other
+  library calls are assumed not to throw (unchecked exceptions from the JDK are not
+  modelled, like `std::bad_alloc` on the C++ side);
+* receivers are typed from the file and from the project index of `java_types.py` (fields
+  inherited across files, other objects' fields, getters' return types).
 
 Types are only used to name callees; the policy decides what a name means. The policy is read
-for one thing only: the `type` a known call returns, so that `var s = env.createSession(p)`
-gives `s` the type `OrtSession`.
+for the `type` a known call returns (so that `var s = env.createSession(p)` gives `s` the type
+`OrtSession`) and for the exceptions the API declares.
 """
 from __future__ import annotations
 
+import bisect
+import contextlib
 import functools
 import re
+import sys
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 import tree_sitter_java
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, short
 from .source import read_source
+from .java_types import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
 JAVA_LANGUAGE = Language(tree_sitter_java.language())
 
@@ -78,6 +86,7 @@ ORT_PACKAGE = "ai.onnxruntime"
 _ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 MAX_NESTING = 300
+MAX_TYPE_NESTING = 64  # type arguments inside type arguments; deeper ones are kept as written
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"})
 _INT_LITERALS = ("decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal")
@@ -91,6 +100,11 @@ _HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")
 _NULL, _TRUE, _FALSE = Const(0, "null"), Const(1, "true"), Const(0, "false")
 _IMPORT = re.compile(r"import\s+(static\s+)?([\w.$]+)(\s*\.\s*\*)?$")
 _DOTTED_NAME = re.compile(r"[\w$]+(\.[\w$]+)+")
+# methods every ORT class inherits from java.lang (Object, Throwable, Enum), none of which
+# declares a checked exception; the generated tables list only what the binding declares
+_JDK_INHERITED = frozenset({"toString", "hashCode", "equals", "getClass", "getMessage", "getLocalizedMessage",
+                            "getCause", "printStackTrace", "getStackTrace", "addSuppressed", "getSuppressed",
+                            "initCause", "fillInStackTrace", "name", "ordinal", "compareTo", "values", "valueOf"})
 _SIMPLE_STATEMENTS = frozenset({"expression_statement", "local_variable_declaration", "return_statement",
                                 "throw_statement", "yield_statement", "explicit_constructor_invocation"})
 
@@ -169,48 +183,14 @@ def parse_int(text: str) -> int | None:
 # ----------------------------------------------------------------------------- classes and types
 
 
-@dataclass
-class ClassInfo:
-    """What the file declares about one class: enough to type `this.x` and resolve `m()`."""
-
-    path: str  # "Outer.Inner"; anonymous classes: "Outer.run$anon@12"
-    fields: dict[str, str] = field(default_factory=dict)
-    methods: dict[str, list[int]] = field(default_factory=dict)  # name -> arities
-    returns: dict[str, str] = field(default_factory=dict)  # name -> declared return type
-    throwing: set[str] = field(default_factory=set)  # methods (and "<init>") with a `throws` clause
-    outer: "ClassInfo | None" = None
-
-    def field_type(self, name: str) -> str | None:
-        cls: ClassInfo | None = self
-        while cls is not None:
-            if name in cls.fields:
-                return cls.fields[name]
-            cls = cls.outer
-        return None
-
-    def method_owner(self, name: str) -> "ClassInfo | None":
-        cls: ClassInfo | None = self
-        while cls is not None:
-            if name in cls.methods:
-                return cls
-            cls = cls.outer
-        return None
-
-    def function_name(self, method: str, arity: int) -> str:
-        """Overloads get their arity appended so calls find the right summary."""
-        arities = self.methods.get(method, [])
-        if len(arities) > 1:
-            return f"{self.path}.{method}/{arity}"
-        return f"{self.path}.{method}"
-
-
 class TypeNames:
     """Resolves type names written in one file to the canonical form the policy uses: the
     class path without its package (`ai.onnxruntime.OrtSession.Result` -> `OrtSession.Result`,
     `Result` imported from `ai.onnxruntime.OrtSession` -> `OrtSession.Result`)."""
 
-    def __init__(self, src: bytes, syntax: CommentedNodes):
+    def __init__(self, src: bytes, syntax: CommentedNodes, api_classes: frozenset[str] = frozenset()):
         self.src = src
+        self.api_classes = api_classes  # outermost classes of the ORT API the policy describes
         self.named = syntax.named
         self.package = ""
         self.imports: dict[str, str] = {}  # simple name -> canonical name
@@ -222,6 +202,7 @@ class TypeNames:
         self.version = 0  # changes whenever what resolve() answers may change
         self.ort_known: dict[str, bool] = {}  # is_ort() results, valid for `ort_stamp`
         self.ort_stamp = (0, 0)
+        self.canon_depth = 0
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -307,8 +288,13 @@ class TypeNames:
         pkg = self.origin.get(root)
         if pkg is not None:
             return pkg == ORT_PACKAGE or pkg.startswith(ORT_PACKAGE + ".")
-        if root in self.local_classes or self.package == ORT_PACKAGE:
-            return self.package == ORT_PACKAGE
+        if root in self.local_classes or self.package == ORT_PACKAGE or self.package.startswith(ORT_PACKAGE + "."):
+            # declared here, or a class of the package `ai.onnxruntime` that this file uses
+            # without importing: ORT API only if the policy names it (a test tree's own helper
+            # classes in that package are not)
+            return root in self.api_classes and (root not in self.local_classes or self.package == ORT_PACKAGE)
+        if root in self.api_classes:  # a type the policy gives a call (`result.get(0)` is an OnnxValue)
+            return True
         # not imported by name: ORT's naming convention decides, unless the file imports ORT
         # classes by name (then an unimported `OrtSymbolBlock` is the project's own class)
         if not root.startswith(_ORT_PREFIXES):
@@ -318,9 +304,20 @@ class TypeNames:
         return ort_wildcard or not ort_named
 
     def canon(self, node: Node | None) -> str:
-        """Canonical type of a type node, keeping type arguments (`Map<String,OnnxTensor>`)."""
+        """Canonical type of a type node, keeping type arguments (`Map<String,OnnxTensor>`).
+        Types nested deeper than MAX_TYPE_NESTING stay as written (a bound on the recursion
+        that does not depend on Python's recursion limit, which the compiled build lacks)."""
         if node is None:
             return ""
+        if self.canon_depth >= MAX_TYPE_NESTING:
+            return _no_space(self.text(node))
+        self.canon_depth += 1
+        try:
+            return self._canon(node)
+        finally:
+            self.canon_depth -= 1
+
+    def _canon(self, node: Node) -> str:
         t = node.type
         if t in ("type_identifier", "identifier", "scoped_type_identifier", "scoped_identifier"):
             return self.resolve(self.text(node))
@@ -427,6 +424,7 @@ class JavaLowering(CfgBuilder):
         self.cls = cls
         self.captured = dict(captured or {})
         self.ctx: list[Finalizer | Breakable | Inlined] = []
+        self.thrown: list[set[str]] = []  # per enclosing try body: the checked exceptions it may throw ("*": unknown)
         self.scopes: list[dict[str, str]] = [{}]
         self.visible: dict[str, str] = {}  # the innermost declaration of every local in scope
         self.shadowed: list[dict[str, str | None]] = [{}]  # per scope: what its names hid (None: nothing)
@@ -610,6 +608,16 @@ class JavaLowering(CfgBuilder):
                 _OPERATORS[raw] = op
         return op
 
+    def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
+        """`CfgBuilder.lower_cond`, counted in `depth`: a chain of `&&` recurses once per term."""
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            super().lower_cond(node, t, f, kind)
+        finally:
+            self.depth -= 1
+
     def lower_expr_stmt(self, node: Node) -> None:
         self.stmt_temps = []
         self.lower_expr(node, discard=True)
@@ -676,24 +684,31 @@ class JavaLowering(CfgBuilder):
     def run_finalizers(self, stop: int) -> None:
         """Emit, innermost first, every finalizer above context index `stop` (a jump out)."""
         saved_ctx, saved_handler, saved_temps = self.ctx, self.handler, self.stmt_temps
-        for i in range(len(saved_ctx) - 1, stop - 1, -1):
-            fin = saved_ctx[i]
-            if not isinstance(fin, Finalizer):
-                continue
-            if self.cur is None:  # a finally that returned or threw: the original exit is void
-                break
-            self.ctx = saved_ctx[:i]
-            self.handler = fin.handler
-            self.fresh_region()
-            self.stmt_temps = []
-            fin.run()
-        self.ctx, self.handler, self.stmt_temps = saved_ctx, saved_handler, saved_temps
+        try:
+            for i in range(len(saved_ctx) - 1, stop - 1, -1):
+                fin = saved_ctx[i]
+                if not isinstance(fin, Finalizer):
+                    continue
+                if self.cur is None:  # a finally that returned or threw: the original exit is void
+                    break
+                self.ctx = saved_ctx[:i]
+                self.handler = fin.handler
+                self.fresh_region()
+                self.stmt_temps = []
+                fin.run()
+        finally:  # also when a finally is too deep to lower: the enclosing `try` pops its own context
+            self.ctx, self.handler, self.stmt_temps = saved_ctx, saved_handler, saved_temps
 
     def stmt_throw_statement(self, node: Node) -> None:
         self.stmt_temps = []
         kids = self.named(node)
         if kids:
             self.lower_expr(kids[0])
+        if self.thrown:  # `throw new E(...)` throws an E; `throw e` something we do not know
+            thrown = self.unparen(kids[0]) if kids else None
+            exc = (base_type(self.types.canon(thrown.child_by_field_id(F_TYPE))).split(".")[-1]
+                   if thrown is not None and thrown.type == "object_creation_expression" else "*")
+            self.thrown[-1].add(exc)
         self.raise_here(self.loc(node))
         self.stmt_temps = []
 
@@ -1023,6 +1038,7 @@ class JavaLowering(CfgBuilder):
         after_body = fin_norm or join
         if fin_body is not None:
             self.ctx.append(Finalizer(lambda: self.stmt_block(fin_body), outer))
+        self.thrown.append(set())
         try:
             self.handler = dispatch.id if dispatch else (fin_exc.id if fin_exc else outer)
             self.fresh_region()
@@ -1031,8 +1047,15 @@ class JavaLowering(CfgBuilder):
             self.pop_scope(body)
             self.jump(after_body)
             self.handler = fin_exc.id if fin_exc else outer
+        finally:
+            thrown = self.thrown.pop()
+        try:
+            escaping = {e for e in thrown if not any(self.catches_exception(c, e) for c in catches)}
+            if self.thrown:
+                self.thrown[-1].update(escaping)
             if dispatch is not None:
-                self.lower_catches(node, dispatch, catches, fin_exc.id if fin_exc else outer, after_body)
+                self.lower_catches(node, dispatch, catches, fin_exc.id if fin_exc else outer, after_body,
+                                   propagates=bool(escaping))
         finally:
             if fin_body is not None:
                 self.ctx.pop()
@@ -1047,11 +1070,20 @@ class JavaLowering(CfgBuilder):
                 self.raise_here(self.loc(fin_clause))
         self.start(join)
 
-    def lower_catches(self, node: Node, dispatch: Block, catches: list[Node], uncaught: int | None, after: Block) -> None:
-        """Which catch runs is unknown: branch to each; when none of them catches every
-        exception an ORT call throws, the exception may also propagate."""
+    def catches_exception(self, clause: Node, exc: str) -> bool:
+        """Does this clause catch `exc` (a checked exception a call of the try declares)?
+        `Exception` and `Throwable` catch everything; a union (`A | B`) catches each of its
+        types; an exception we do not know ("*", `throw e`) only the catch-alls."""
+        types = self.catch_types(clause)
+        return bool(types & {"Exception", "Throwable"}) or (exc != "*" and exc in types)
+
+    def lower_catches(self, node: Node, dispatch: Block, catches: list[Node], uncaught: int | None, after: Block,
+                      propagates: bool = True) -> None:
+        """Which catch runs is unknown: branch to each. The exception may also propagate when
+        some checked exception of the try body is caught by none of the clauses (a
+        `catch (IOException | RuntimeException e)` covers calls declaring IOException only)."""
         blocks = [self.new_block() for _ in catches]
-        catch_all = any(self.catch_types(c) & CATCH_ALL for c in catches)
+        catch_all = not propagates or any(self.catch_types(c) & CATCH_ALL for c in catches)
         self.start(dispatch)
         for i, (clause, block) in enumerate(zip(catches, blocks)):
             last = i == len(catches) - 1
@@ -1091,6 +1123,16 @@ class JavaLowering(CfgBuilder):
                 self.stmt_block(body)
             return
         res = resources[0]
+        if self.depth + len(resources) > MAX_NESTING:  # each resource nests one try/finally
+            raise TooDeep()
+        self.depth += 1
+        try:
+            self.lower_resource(res, resources[1:], body)
+        finally:
+            self.depth -= 1
+
+    def lower_resource(self, res: Node, rest: list[Node], body: Node | None) -> None:
+        """One resource: initialized, then the rest inside a try whose finally closes it."""
         self.stmt_temps = []
         target, type_ = self.lower_resource_init(res)
         self.finish_statement(res)
@@ -1101,7 +1143,7 @@ class JavaLowering(CfgBuilder):
         try:
             self.handler = exc.id
             self.fresh_region()
-            self.lower_resources(resources[1:], body)
+            self.lower_resources(rest, body)
         finally:
             self.ctx.pop()
             self.handler = outer
@@ -1292,7 +1334,7 @@ class JavaLowering(CfgBuilder):
         return result if result is not None else Opaque("switch")
 
     def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        name = f"{self.name}$lambda@{node.start_point[0] + 1}"
+        name = nested_name(self.name, f"lambda@{node.start_point[0] + 1}", node)
         self.unit.queue(PendingFunction(node, name, self.cls, self.visible_types(), "lambda"))
         self.capture(node, f"lambda@{node.start_point[0] + 1}")
         return Opaque(f"lambda@{node.start_point[0] + 1}")
@@ -1301,7 +1343,7 @@ class JavaLowering(CfgBuilder):
         """A lambda or anonymous class that closes, returns or stores a captured local takes
         it over: the local escapes into the closure. Merely using it leaves it with us."""
         names = self.visible_types()
-        for name in sorted(taken_over_names(body, self.src, set(names), self.named)):
+        for name in sorted(self.unit.take_overs.names(body, set(names))):
             if self.is_local(name) or name in self.params:
                 self.emit(ir.Assign(self.loc(body), Field(Var(f"<{label}>"), name), Var(name)))
 
@@ -1314,13 +1356,23 @@ class JavaLowering(CfgBuilder):
         body = next((c for c in self.named(node) if c.type == "class_body"), None)
         if body is not None:  # anonymous class: its methods are functions of their own
             label = f"anon@{node.start_point[0] + 1}"
-            info = ClassInfo(f"{self.name}${label}", outer=self.cls)
+            info = ClassInfo(nested_name(self.name, label, node), outer=self.cls)
             self.unit.queue_class_body(body, info, self.visible_types())
             self.capture(body, label)
         callee = f"new {base_type(type_)}"
-        local_cls = self.unit.classes.get(base_type(type_))
-        may_throw = body is None and (self.types.is_ort(type_) or (local_cls is not None and "<init>" in local_cls.throwing))
-        return self.emit_call(node, callee, "new", None, args, discard, dest, may_throw)
+        local_cls = self.unit.class_info(base_type(type_))
+        style = "new"
+        if body is None and local_cls is not None and len(local_cls.constructors) == 1:
+            # the constructor's own function (`Wrapper.Wrapper`): its summary says whether it
+            # keeps an argument (stores it in a field) or only uses it
+            callee, style = f"{local_cls.path}.{local_cls.path.rsplit('.', 1)[-1]}", "plain"
+        if body is not None:
+            throws: tuple[str, ...] = ()
+        elif local_cls is not None:
+            throws = local_cls.throwing.get("<init>", ())
+        else:
+            throws = self.unit.ort_throws(type_, "<init>", len(args))
+        return self.emit_call(node, callee, style, None, args, discard, dest, throws)
 
     def expr_method_invocation(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         obj = node.child_by_field_id(F_OBJECT)
@@ -1329,20 +1381,23 @@ class JavaLowering(CfgBuilder):
         if name == "forEach" and obj is not None and len(arg_nodes) == 1 \
                 and arg_nodes[0].type in ("lambda_expression", "method_reference"):
             return self.lower_for_each(node, obj, arg_nodes[0])
-        callee, style, receiver, may_throw = self.resolve_call(obj, name, len(arg_nodes))
+        callee, style, receiver, throws = self.resolve_call(obj, name, len(arg_nodes))
         args = tuple([self.lower_expr(a) for a in arg_nodes]) if arg_nodes else ()
-        return self.emit_call(node, callee, style, receiver, args, discard, dest, may_throw)
+        return self.emit_call(node, callee, style, receiver, args, discard, dest, throws)
 
-    def resolve_call(self, obj: Node | None, name: str, arity: int) -> tuple[str, str, ir.Expr | None, bool]:
-        """(callee, style, receiver, may_throw) for `obj.name(...)`."""
+    def resolve_call(self, obj: Node | None, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
+        """(callee, style, receiver, declared checked exceptions) for `obj.name(...)`."""
         kind = obj.type if obj is not None else ""
         if obj is None or kind == "this":
-            owner = self.cls.method_owner(name) if obj is None else (self.cls if name in self.cls.methods else None)
+            owner = self.cls.method_owner(name) if obj is None else self.cls.own_method(name)
             if owner is None:
-                return name, "plain", None, False
-            return owner.function_name(name, arity), "plain", None, name in owner.throwing
+                return name, "plain", None, ()
+            return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
         if kind == "super":
-            return f"super.{name}", "method", None, False
+            owner = self.cls.superclass.own_method(name) if self.cls.superclass is not None else None
+            if owner is not None:
+                return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
+            return f"super.{name}", "method", None, ()
         if kind == "identifier":  # the most common receiver: a local (never a class name)
             var = self.text(obj)
             declared = self.visible.get(var)
@@ -1352,27 +1407,32 @@ class JavaLowering(CfgBuilder):
                 return self.resolve_method(declared, self.var(var), name, arity)
         static = self.static_type_of(obj)
         if static is not None:
-            local_cls = self.unit.classes.get(static)
-            if local_cls is not None and name in local_cls.methods:
-                return local_cls.function_name(name, arity), "plain", None, name in local_cls.throwing
-            return f"{static}.{name}", "plain", None, self.types.is_ort(static) and name != "close"
+            owner = self.unit.class_info(static)
+            owner = owner.own_method(name) if owner is not None else None
+            if owner is not None:
+                return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
+            return f"{static}.{name}", "plain", None, self.unit.ort_throws(static, name, arity)
         type_ = self.expr_type(obj)
         return self.resolve_method(type_, self.lower_expr(obj), name, arity)
 
-    def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> tuple[str, str, ir.Expr | None, bool]:
+    def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
         """`resolve_call` for a receiver that is a value of type `type_` ("" when unknown)."""
-        local_cls = self.unit.classes.get(base_type(type_)) if type_ else None
-        if local_cls is not None and name in local_cls.methods:
-            return local_cls.function_name(name, arity), "plain", None, name in local_cls.throwing
-        may_throw = bool(type_) and self.types.is_ort(type_) and name != "close"
-        return self.unit.method_callee(type_, name), "method", receiver, may_throw
+        cls = self.unit.class_info(base_type(type_)) if type_ else None
+        owner = cls.own_method(name) if cls is not None else None
+        if owner is not None:
+            return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
+        return self.unit.method_callee(type_, name), "method", receiver, self.unit.ort_throws(type_, name, arity)
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
-                  discard: bool, dest: ir.Expr | None, may_throw: bool) -> ir.Expr:
+                  discard: bool, dest: ir.Expr | None, throws: tuple[str, ...]) -> ir.Expr:
+        """One call; `throws` are the checked exceptions it declares (none: it does not fork
+        an exceptional edge), noted for the `catch` clauses of the enclosing `try`."""
         target = dest if dest is not None else (None if discard else self.temp())
         self.call_counter += 1
+        if throws and self.thrown:
+            self.thrown[-1].update(throws)
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          self.short_text(node), may_throw))
+                          self.short_text(node), bool(throws)))
         return target if target is not None else _VOID
 
     def lower_for_each(self, node: Node, obj: Node, fn: Node) -> ir.Expr:
@@ -1402,17 +1462,17 @@ class JavaLowering(CfgBuilder):
             return
         target, method = kids[0], self.text(kids[-1])
         static = self.static_type_of(target) if target.type != "this" else None
-        if target.type == "this" or (static is not None and static in self.unit.classes
-                                      and method in self.unit.classes[static].methods):
-            callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
-            self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
+        static_cls = self.unit.class_info(static) if static is not None else None
+        if target.type == "this" or (static_cls is not None and static_cls.own_method(method) is not None):
+            callee, style, receiver, throws = self.resolve_call(target, method, 1)
+            self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
         elif static is not None:  # `OnnxValue::close`: an instance method of each element
             type_ = static if static else elem_t
             self.emit_call(ref, self.unit.method_callee(type_, method), "method", elem, (), True, None,
-                           self.types.is_ort(type_) and method != "close")
+                           self.unit.ort_throws(type_, method, 0))
         else:  # `out::add`: a method of another object, given the element
-            callee, style, receiver, may_throw = self.resolve_call(target, method, 1)
-            self.emit_call(ref, callee, style, receiver, (elem,), True, None, may_throw)
+            callee, style, receiver, throws = self.resolve_call(target, method, 1)
+            self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
 
     def inline_lambda_body(self, fn: Node) -> None:
         """The lambda's body as a loop body: its `return` goes to the next element."""
@@ -1456,9 +1516,19 @@ class JavaLowering(CfgBuilder):
         return None
 
     def expr_type(self, node: Node | None) -> str:
-        """The static type of an expression where the file (or the policy) tells it; "" when not."""
+        """The static type of an expression where the file (or the policy) tells it; "" when not.
+        Counted in `depth` like lowering: a chain of 15 000 calls recursed through here."""
         if node is None:
             return ""
+        self.depth += 1
+        try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
+            return self._expr_type(node)
+        finally:
+            self.depth -= 1
+
+    def _expr_type(self, node: Node) -> str:
         node = self.unparen(node)
         t = node.type
         if t == "identifier":
@@ -1474,9 +1544,17 @@ class JavaLowering(CfgBuilder):
         if t == "field_access":
             obj = node.child_by_field_id(F_OBJECT)
             fld = node.child_by_field_id(F_FIELD)
-            if obj is not None and fld is not None and (obj.type == "this" or self.text(obj).endswith(".this")):
+            if obj is None or fld is None:
+                return ""
+            if obj.type == "this" or self.text(obj).endswith(".this"):
                 return self.cls.field_type(self.text(fld)) or ""
-            return ""
+            if obj.type == "super":
+                sup = self.cls.superclass
+                return (sup.own_field(self.text(fld)) or "") if sup is not None else ""
+            # `model.session`: a field of another object, typed by that object's class
+            owner = self.static_type_of(obj)
+            holder = self.unit.class_info(base_type(owner if owner is not None else self.expr_type(obj)))
+            return (holder.own_field(self.text(fld)) or "") if holder is not None else ""
         if t in ("object_creation_expression", "cast_expression"):
             return self.types.canon(node.child_by_field_id(F_TYPE))
         if t == "array_access":
@@ -1497,18 +1575,23 @@ class JavaLowering(CfgBuilder):
         if obj is None or obj.type == "this":
             owner = self.cls.method_owner(name)
             return owner.returns.get(name, "") if owner else ""
-        static = self.static_type_of(obj) if obj.type != "super" else None
+        if obj.type == "super":
+            owner = self.cls.superclass.own_method(name) if self.cls.superclass is not None else None
+            return owner.returns.get(name, "") if owner else ""
+        static = self.static_type_of(obj)
         if static is not None:
-            local_cls = self.unit.classes.get(static)
-            if local_cls is not None and name in local_cls.returns:
-                return local_cls.returns[name]
+            cls = self.unit.class_info(static)
+            owner = cls.own_method(name) if cls is not None else None
+            if owner is not None and name in owner.returns:
+                return owner.returns[name]
             return self.unit.returned_type("plain", f"{static}.{name}")
         recv = self.expr_type(obj)
         if not recv:
             return ""
-        local_cls = self.unit.classes.get(base_type(recv))
-        if local_cls is not None and name in local_cls.returns:
-            return local_cls.returns[name]
+        cls = self.unit.class_info(base_type(recv))
+        owner = cls.own_method(name) if cls is not None else None
+        if owner is not None and name in owner.returns:
+            return owner.returns[name]
         if name in ("get", "remove", "poll", "peek", "pop", "next", "getFirst", "getLast") and element_type(recv):
             return element_type(recv)
         callee = self.unit.method_callee(recv, name)
@@ -1516,6 +1599,49 @@ class JavaLowering(CfgBuilder):
             kind = "Iterator" if name == "iterator" else "Collection"
             return f"{kind}<{element_type(recv)}>" if element_type(recv) else kind
         return self.unit.returned_type("method", callee)
+
+
+def api_roots(policy: Policy) -> frozenset[str]:
+    """Outermost class names of the [[java_api]] tables (`OrtSession` for `OrtSession.Result`)."""
+    found = policy.__dict__.get("_java_api_roots")
+    if found is None or found[0] != len(policy.java_api):
+        found = policy.__dict__["_java_api_roots"] = (len(policy.java_api),
+                                                      frozenset(c.split(".")[0] for c in policy.java_api))
+    return found[1]
+
+
+MAX_NAME = 160  # characters of a closure's function name before its chain of outer closures is cut
+
+
+def nested_name(outer: str, label: str, node: Node) -> str:
+    """`Outer.run$lambda@12`: a closure is named after the function it is written in. Deeply
+    nested closures would repeat every outer label (4 000 curried lambdas: names of 40 KB each,
+    1 GB in all), so beyond MAX_NAME the chain is replaced by the closure's line and column,
+    which still tell it apart."""
+    name = f"{outer}${label}"
+    if len(name) <= MAX_NAME:
+        return name
+    head = outer.split("$", 1)[0]
+    return f"{head}$...${label}:{node.start_point[1] + 1}"
+
+
+FRAMES_PER_LEVEL = 8  # Python frames one counted nesting level may take (statement -> block -> scope -> ...)
+
+
+@contextlib.contextmanager
+def frames_for_nesting() -> Iterator[None]:
+    """Room for MAX_NESTING levels below the caller's frames. The bounds on nesting are the
+    front end's own depth counters (the compiled build has no recursion limit to stop a walk);
+    plain Python's default limit of 1 000 frames would otherwise cut some legal nesting short."""
+    saved = sys.getrecursionlimit()
+    needed = FRAMES_PER_LEVEL * MAX_NESTING + 1000
+    if saved < needed:
+        sys.setrecursionlimit(needed)
+    try:
+        yield
+    finally:
+        if saved < needed:
+            sys.setrecursionlimit(saved)
 
 
 def _handlers(cls: type, prefix: str) -> dict[str, Callable]:
@@ -1550,57 +1676,45 @@ def lambda_param_names(fn: Node, src: bytes, named: Callable[[Node | None], list
     return out
 
 
-_SCAN: list = []
 _COMMENTS = ("line_comment", "block_comment")
-_COMMENT_START = re.compile(rb"//|/\*")
+_SCAN_START = re.compile(rb"//|/\*|<")  # where a comment or a type parameter list can start
 
 
 def _scan(root: Node, src: bytes) -> tuple[list[Node], set[int]]:
     """Every `type_parameter` node, and the ids of the nodes that have comment children.
 
-    A walk over every node from Python took a tenth of the Java front end's time, and a query
-    (in C) still a quarter of the parse. In a tree without errors, every comment starts with
-    `//` or `/*` and every type parameter list with a `<` token, so looking up the node at each
-    such spot of the source finds them all at a twentieth of the query's cost; trees with
-    errors (where error recovery may put these nodes anywhere) use the query."""
-    if root.has_error:
-        if not _SCAN:
-            from tree_sitter import Query, QueryCursor
-            _SCAN.append(QueryCursor(Query(JAVA_LANGUAGE, "(type_parameter) @p [(line_comment) (block_comment)] @c")))
-        found = _SCAN[0].captures(root)
-        return found.get("p", []), {c.parent.id for c in found.get("c", []) if c.parent is not None}
-    return _type_parameter_nodes(root, src), _comment_parents(root, src)
-
-
-def _comment_parents(root: Node, src: bytes) -> set[int]:
-    """Ids of the parents of every comment (a tree without errors)."""
+    A walk over every node from Python took a tenth of the Java front end's time. Every comment
+    starts with `//` or `/*` and every type parameter list with `<`, so one walk with a tree
+    cursor enters only the subtrees that contain such a spot of the source, and steps over the
+    rest. Looking each spot up from the root instead (`descendant_for_byte_range`, `parent`)
+    costs a pass over the siblings every time: 64 000 comments in one block took 16 s. The
+    cursor moves to a child, sibling or parent in constant time, so this is linear, and it
+    holds for trees with errors too (wherever recovery puts a comment, it starts there)."""
+    spots = [m.start() for m in _SCAN_START.finditer(src)]
+    params: list[Node] = []
     ids: set[int] = set()
-    m = _COMMENT_START.search(src)
-    while m is not None:
-        node = root.descendant_for_byte_range(m.start(), m.start() + 2)
-        pos = m.start() + 1
-        if node is not None and node.type in _COMMENTS:
-            parent = node.parent
-            if parent is not None:
-                ids.add(parent.id)
-            pos = node.end_byte
-        m = _COMMENT_START.search(src, pos)
-    return ids
-
-
-def _type_parameter_nodes(root: Node, src: bytes) -> list[Node]:
-    """Every `type_parameter` node (a tree without errors): the children of the
-    `type_parameters` lists, found from their `<` tokens."""
-    out: list[Node] = []
-    pos = src.find(b"<")
-    while pos >= 0:
-        node = root.descendant_for_byte_range(pos, pos + 1)
-        if node is not None and node.type == "<":
-            parent = node.parent
-            if parent is not None and parent.type == "type_parameters":
-                out.extend(c for c in parent.named_children if c.type == "type_parameter")
-        pos = src.find(b"<", pos + 1)
-    return out
+    if not spots:
+        return params, ids
+    cursor = root.walk()
+    parents = [root.id]
+    if not cursor.goto_first_child():
+        return params, ids
+    while True:
+        node = cursor.node
+        kind = node.type
+        if kind in _COMMENTS:
+            ids.add(parents[-1])
+        elif kind == "type_parameters":
+            params.extend(c for c in node.named_children if c.type == "type_parameter")
+        i = bisect.bisect_left(spots, node.start_byte)
+        if (i < len(spots) and spots[i] < node.end_byte and kind not in _COMMENTS
+                and node.child_count and cursor.goto_first_child()):
+            parents.append(node.id)
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent() or len(parents) == 1:
+                return params, ids
+            parents.pop()
 
 
 def _walk(node: Node) -> Iterator[Node]:
@@ -1611,37 +1725,77 @@ def _walk(node: Node) -> Iterator[Node]:
         stack.extend(reversed(n.named_children))
 
 
-def taken_over_names(body: Node, src: bytes, candidates: set[str],
-                     named: Callable[[Node | None], list[Node]]) -> set[str]:
-    """Captured names a closure body closes (`v.close()`, `try (v)`), returns, or stores."""
-    def name_of(n: Node | None) -> str | None:
-        if n is not None and n.type == "identifier":
-            text = src[n.start_byte:n.end_byte].decode("utf-8", "replace")
-            return text if text in candidates else None
+_CLOSURE_NODES = ("lambda_expression", "class_body")  # bodies `capture` asks about
+
+
+class TakeOvers:
+    """Which names each closure body of one file closes (`v.close()`, `try (v)`), returns or
+    stores: a lambda or anonymous class that does so takes a captured local over.
+
+    Asking the question by walking each closure's body made nested closures quadratic (4 000
+    curried lambdas: 19 s), as every closure's walk covers all the closures inside it. One
+    iterative walk answers for the asked body and every closure nested in it, and remembers
+    the answers, so each node is visited once per file."""
+
+    def __init__(self, src: bytes, named: Callable[[Node | None], list[Node]]):
+        self.src = src
+        self.named = named
+        self.memo: dict[int, frozenset[str]] = {}
+
+    def names(self, body: Node, candidates: set[str]) -> set[str]:
+        found = self.memo.get(body.id)
+        if found is None:
+            found = self._collect(body)
+        return set(found) & candidates
+
+    def _collect(self, root: Node) -> frozenset[str]:
+        """Post-order over `root`: a nested closure's set is finished (and remembered) when
+        its subtree is, then merged into the enclosing one."""
+        acc: list[set[str]] = [set()]
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                done = frozenset(acc.pop())
+                self.memo[node.id] = done
+                acc[-1].update(done)
+                continue
+            if node.type in _CLOSURE_NODES:
+                known = self.memo.get(node.id)
+                if known is not None:
+                    acc[-1].update(known)
+                    continue
+                acc.append(set())
+                stack.append((node, True))
+            hit = self._hit(node)
+            if hit:
+                acc[-1].add(hit)
+            stack.extend((c, False) for c in reversed(node.named_children))
+        return self.memo[root.id] if root.type in _CLOSURE_NODES else frozenset(acc[0])
+
+    def _hit(self, n: Node) -> str | None:
+        t = n.type
+        if t == "method_invocation":
+            name = n.child_by_field_id(F_NAME)
+            if name is not None and self.src[name.start_byte:name.end_byte] == b"close":
+                return self._name_of(n.child_by_field_id(F_OBJECT))
+            return None
+        if t == "resource" and n.child_by_field_id(F_NAME) is None:
+            return self._name_of(next(iter(self.named(n)), None))
+        if t == "return_statement":
+            return self._name_of(next(iter(self.named(n)), None))
+        if t == "assignment_expression":
+            return self._name_of(n.child_by_field_id(F_RIGHT))
+        if t == "lambda_expression":
+            body = n.child_by_field_id(F_BODY)
+            if body is not None and body.type != "block":  # `() -> t`: returns t
+                return self._name_of(body)
         return None
 
-    def is_close(n: Node) -> bool:
-        name = n.child_by_field_id(F_NAME)
-        return name is not None and src[name.start_byte:name.end_byte] == b"close"
-
-    out: set[str] = set()
-    for n in _walk(body):
-        lambda_body = n.child_by_field_id(F_BODY) if n.type == "lambda_expression" else None
-        if n.type == "method_invocation" and is_close(n):
-            hit = name_of(n.child_by_field_id(F_OBJECT))
-        elif n.type == "resource" and n.child_by_field_id(F_NAME) is None:
-            hit = name_of(next(iter(named(n)), None))
-        elif n.type == "return_statement":
-            hit = name_of(next(iter(named(n)), None))
-        elif n.type == "assignment_expression":
-            hit = name_of(n.child_by_field_id(F_RIGHT))
-        elif lambda_body is not None and lambda_body.type != "block":  # `() -> t`: returns t
-            hit = name_of(lambda_body)
-        else:
-            hit = None
-        if hit:
-            out.add(hit)
-    return out
+    def _name_of(self, n: Node | None) -> str | None:
+        if n is not None and n.type == "identifier":
+            return self.src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+        return None
 
 
 # ----------------------------------------------------------------------------- the unit
@@ -1650,15 +1804,19 @@ def taken_over_names(body: Node, src: bytes, candidates: set[str],
 class JavaFrontEnd:
     """Parses one Java file and lowers every method, constructor, initializer and lambda."""
 
-    def __init__(self, path: str, src: bytes, policy: Policy, lines: int):
+    def __init__(self, path: str, src: bytes, policy: Policy, lines: int, index: bool = True):
         self.path = path
+        self.index = index  # look classes up in the project's other files too
+        self.project: ProjectTypes | None = None
+        self.project_cache: dict[str, ClassInfo | None] = {}
+        self.used_files: set[str] = set()  # other files whose declarations the result depends on
         self.src = src
         self.ascii = self.src.isascii()
         self.policy = policy
         self.lines = lines
         self.syntax = CommentedNodes()
         self.named = self.syntax.named
-        self.types = TypeNames(src, self.syntax)
+        self.types = TypeNames(src, self.syntax, api_roots(policy))
         self.classes: dict[str, ClassInfo] = {}  # canonical path -> info (named classes only)
         self.notes: list[tuple[Loc, str]] = []
         self.pending: list[PendingFunction] = []
@@ -1670,6 +1828,7 @@ class JavaFrontEnd:
         self.int_consts: dict[str, Const] = {}  # integer literal text -> its Const
         self.text_consts: dict[str, Const] = {}  # other literal text (shortened) -> its Const
         self.initializers: dict[int, list[Node]] = {}  # class body -> its initializer members
+        self.take_overs = TakeOvers(src, self.named)
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
@@ -1699,13 +1858,25 @@ class JavaFrontEnd:
 
     def run(self) -> ir.SourceUnit:
         """Header and class signatures first, then every function body (queued closures last)."""
-        tree = Parser(JAVA_LANGUAGE).parse(self.src)
+        with frames_for_nesting():
+            return self._run()
+
+    def _run(self) -> ir.SourceUnit:
+        tree = parse_tree(self.src)
+        if tree is None:
+            limit = parse_budget(len(self.src))
+            self.notes.append((Loc(1, 1, 1, 1), f"tree-sitter could not parse the file within {limit:.1f} s of CPU "
+                                                 "time (error recovery on malformed code); not checked"))
+            return ir.SourceUnit(self.path, "java", [], self.notes, self.lines)
         root = tree.root_node
         type_parameters, self.syntax.ids = _scan(root, self.src)
         self.types.read_header(root, type_parameters)
         top = list(self.class_nodes(root))
         for node in top:
             self.collect_class(node, None)
+        if self.index:
+            self.project = project_types(self.path, self.types.package, self.declarations)
+        self.link_superclasses()
         for node in top:
             info = self.classes.get(self.class_path(node, None))
             if info is not None:
@@ -1716,7 +1887,9 @@ class JavaFrontEnd:
             line = first.start_point[0] + 1 if first is not None else 1
             self.notes.append((Loc(line, 1, line, 1),
                                f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
-        return ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
+        unit = ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
+        unit.dependencies = sorted(self.used_files)
+        return unit
 
     def class_nodes(self, root: Node) -> Iterator[Node]:
         """Top-level type declarations, including ones error recovery put inside ERROR nodes."""
@@ -1735,8 +1908,12 @@ class JavaFrontEnd:
 
     def collect_class(self, node: Node, outer: ClassInfo | None) -> None:
         """First pass: names, fields and method signatures of every named class in the file."""
+        if outer is not None and outer.depth + 1 >= MAX_CLASS_NESTING:
+            self.too_deep_class(node)
+            return
         path = self.class_path(node, outer)
-        info = ClassInfo(path, outer=outer)
+        info = ClassInfo(path, outer=outer, package=self.types.package, file=self.path)
+        self.read_superclass(node, info)
         self.classes[path] = info
         simple = path.rsplit(".", 1)[-1]
         self.types.add_local_class(simple, path)
@@ -1745,6 +1922,65 @@ class JavaFrontEnd:
             if member.type in _CLASS_DECLS:
                 self.collect_class(member, info)
         self.collect_members(body, info, node)
+
+    def read_superclass(self, node: Node, info: ClassInfo) -> None:
+        """`extends S`: S's canonical name, and its package when this file tells it."""
+        clause = next((c for c in node.named_children if c.type == "superclass"), None)
+        kids = self.named(clause)
+        if not kids:
+            return
+        info.super_name = base_type(self.types.canon(kids[0]))
+        root = info.super_name.split(".")[0]
+        info.super_package = self.types.origin.get(root, self.types.package)
+
+    def class_info(self, canonical: str) -> ClassInfo | None:
+        """A class of this file, else one declared elsewhere under the project's source root
+        (found by the package this file imports it from, its own package, or its wildcard
+        imports). Classes of the ORT API the policy describes always come from the policy."""
+        found = self.classes.get(canonical)
+        if found is not None or not canonical or self.project is None:
+            return found
+        cached = self.project_cache.get(canonical, False)
+        if cached is not False:
+            return cached  # type: ignore[return-value]
+        root = canonical.split(".")[0]
+        packages = [self.types.origin.get(root, self.types.package), self.types.package, *self.types.wildcards]
+        found = self.project.find(canonical, packages)
+        if found is not None and found.package.startswith(ORT_PACKAGE) and root in self.types.api_classes:
+            found = None
+        if found is not None and found.file != self.path:
+            self.used_files.add(found.file)
+        self.project_cache[canonical] = found
+        return found
+
+    def declarations(self, path: str, data: bytes) -> list[ClassInfo]:
+        """The classes one file of the project declares (for the project index): its header
+        and class signatures, no bodies; nothing when it cannot be read within budget."""
+        if path == self.path or b"\0" in data[:8192]:
+            data = self.src if path == self.path else b""
+        if not data:
+            return []
+        other = JavaFrontEnd(path, data, self.policy, 0, index=False)
+        tree = parse_tree(data)
+        if tree is None:
+            return []
+        root = tree.root_node
+        type_parameters, other.syntax.ids = _scan(root, data)
+        other.types.read_header(root, type_parameters)
+        for node in other.class_nodes(root):
+            other.collect_class(node, None)
+        return list(other.classes.values())
+
+    def link_superclasses(self) -> None:
+        for info in self.classes.values():
+            if info.super_name and info.superclass is None:
+                info.superclass = self.class_info(info.super_name)
+
+    def too_deep_class(self, node: Node) -> None:
+        """A class nested beyond MAX_CLASS_NESTING: skipped (with what it contains), with a note."""
+        line = node.start_point[0] + 1
+        self.notes.append((Loc(line, 1, line, 1), f"classes nested more than {MAX_CLASS_NESTING} deep at line "
+                                                  f"{line}; the inner ones are not checked"))
 
     def members(self, body: Node | None) -> list[Node]:
         out = []
@@ -1773,12 +2009,31 @@ class JavaFrontEnd:
                 name = self.text(member.child_by_field_id(F_NAME))
                 info.methods.setdefault(name, []).append(len(self.param_list(member)))  # canon() notes packages
                 info.returns.setdefault(name, self.types.canon(member.child_by_field_id(F_TYPE)))
-                if any(c.type == "throws" for c in member.named_children):
-                    info.throwing.add(name)
-            elif member.type == "constructor_declaration" and any(c.type == "throws" for c in member.named_children):
-                info.throwing.add("<init>")
+                self.note_throws(info, name, member)
+            elif member.type == "constructor_declaration":
+                self.note_throws(info, "<init>", member)
+                info.constructors.append(self.arity(member))
             elif member.type == "enum_constant":
                 info.fields[self.text(member.child_by_field_id(F_NAME))] = info.path
+
+    def note_throws(self, info: ClassInfo, name: str, member: Node) -> None:
+        """The checked exceptions a method declares (`throws A, B`), merged over its overloads."""
+        clause = next((c for c in member.named_children if c.type == "throws"), None)
+        if clause is not None:
+            types = {base_type(self.types.canon(t)).split(".")[-1] for t in self.named(clause)}
+            info.throwing[name] = tuple(sorted(set(info.throwing.get(name, ())) | types))
+
+    def ort_throws(self, type_: str, member: str, arity: int) -> tuple[str, ...]:
+        """What a call into the ONNX Runtime API may throw, as the binding declares it (the
+        [[java_api]] tables generated from its sources): `()` for the getters that declare
+        nothing. A member the tables do not list (a newer API) is assumed to throw OrtException,
+        as most of them do; `close()` is taken as not throwing (see docs/java.md)."""
+        if not type_ or member == "close" or not self.types.is_ort(type_):
+            return ()
+        declared = self.policy.java_throws(base_type(type_), member, arity)
+        if declared is None and member in _JDK_INHERITED and base_type(type_) in self.policy.java_api:
+            return ()  # `e.getMessage()`, `v.toString()`: from java.lang, which declares nothing
+        return ("OrtException",) if declared is None else declared
 
     def arity(self, node: Node) -> int:
         """`len(self.param_list(node))` without resolving the parameter types."""
@@ -1836,7 +2091,7 @@ class JavaFrontEnd:
             elif t in _CLASS_DECLS and info.path + "." + self.text(member.child_by_field_id(F_NAME)) in self.classes:
                 inner = self.classes[info.path + "." + self.text(member.child_by_field_id(F_NAME))]
                 self.queue_class_body(member.child_by_field_id(F_BODY), inner, captured, header=member)
-            elif t in _CLASS_DECLS:
+            elif t in _CLASS_DECLS and info.depth + 1 < MAX_CLASS_NESTING:
                 self.queue_class(member, info, captured, prefix=info.path + ".")
         if inits:
             self.queue(PendingFunction(body, f"{info.path}.<init>", info, captured, "initializers"))  # type: ignore[arg-type]
@@ -1870,9 +2125,13 @@ class JavaFrontEnd:
                 return None  # abstract or interface method
             return lowering.lower(self.param_list(item.node) if item.node.type != "compact_constructor_declaration" else [],
                                   item.node.child_by_field_id(F_BODY))
-        except (TooDeep, RecursionError):
+        except TooDeep:
             loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
             self.notes.append((loc, f"{item.name}() is nested too deeply to analyze; skipped"))
+            return None
+        except RecursionError:  # a walk without its own bound (plain Python only: the compiled build crashes)
+            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{item.name}() exceeded the recursion limit; skipped"))
             return None
 
     def lower_initializers(self, lowering: JavaLowering, members: list[Node]) -> ir.Function | None:
@@ -1892,6 +2151,35 @@ class JavaFrontEnd:
                     if block is not None:
                         lowering.stmt_block(block)
         return lowering.lower([], body)
+
+
+PARSE_SECONDS = 1.0  # CPU time tree-sitter may spend on a file, plus PARSE_SECONDS_PER_MB per megabyte
+PARSE_SECONDS_PER_MB = 1.0  # tree-sitter-java parses about 18 MB/s: this is 18x that
+
+
+def parse_budget(size: int) -> float:
+    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
+
+
+def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
+    """The syntax tree, or None when tree-sitter needs more than its CPU budget. Its error
+    recovery is superlinear on some malformed input (8 000 stray `case` labels: 21 s), and
+    tree-sitter has no time limit of its own in this binding; its progress callback, which
+    only the read-callback form of `parse` calls, can cancel it."""
+    limit = budget if budget is not None else parse_budget(len(src))
+    deadline = time.process_time() + limit
+    view = memoryview(src)
+
+    def read(offset: int, point: object) -> memoryview:
+        return view[offset:]
+
+    def cancel(state: object, has_error: bool) -> bool:
+        return time.process_time() > deadline
+
+    try:
+        return Parser(JAVA_LANGUAGE).parse(read, progress_callback=cancel)
+    except ValueError:  # "Parsing failed": cancelled
+        return None
 
 
 def parse_java(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
