@@ -172,6 +172,8 @@ class Policy:
             return self.untyped_fields.get(name)
         if style == "method" and "::" in name:
             return self.untyped_fields.get(name.rsplit("::", 1)[1])
+        return None
+
     def java_throws(self, cls: str, member: str, arity: int) -> tuple[str, ...] | None:
         """The checked exceptions `cls.member` with `arity` arguments declares (`()`: none), or
         None when the policy does not describe it. A varargs entry (`name/N+`) matches N or more."""
