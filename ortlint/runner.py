@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
 from .findings import Notice, Report
-from .parallel import Limits
+from .parallel import LOST, Limits
 from .policy import Policy
 from .suppress import apply_suppressions
 
@@ -338,6 +338,10 @@ class Analysis:
 
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
         info = self.program.functions[key]
+        if self.pool is not None and key[0] in self.pool.lost_files:  # never parsed here, in the main process
+            result = self.results[key] = FunctionResult([], None, {}, [(key[2], f"{LOST}{key[1]}() was not analyzed: "
+                                                                        "its file was lost")])
+            return result
         if info.fn is None and self.load_ir is not None:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
@@ -664,6 +668,9 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
         analysis.track_deps = cache is not None
         analysis.summarize_all = cache is not None
         analysis.run()
+        if pool is not None:
+            for path, note in pool.relost.items():  # parsed once, lost when parsed again
+                parser.metas[path].notes.append((1, note))
     finally:
         if pool is not None:
             pool.close()
