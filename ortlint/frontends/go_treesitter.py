@@ -103,6 +103,7 @@ class GoLowering(CfgBuilder):
         self.overrides: dict[int, ir.Expr] = {}
         self.inline_returns: list[Block] = []
         self.loop_depth = 0
+        self.blank_counter = 0
         self.results = 0
         self.named_results: list[str] = []
         self.returns_error = False
@@ -384,7 +385,13 @@ class GoLowering(CfgBuilder):
     def target(self, node: Node) -> ir.Expr:
         """An assignment target; `_` drops the value (a temporary that dies with the statement)."""
         if node.type == "identifier" and self.text(node) == "_":
-            return self.temp()
+            # a value dropped here stays unreachable to the end of the function (a variable
+            # of its own, not a temporary): the test `if err == nil { t.Fatal(...) }` that
+            # follows decides whether anything was created at all
+            self.blank_counter += 1
+            blank = Var(f"_#{self.blank_counter}")
+            self.locals[blank.name] = False
+            return blank
         if node.type == "selector_expression":
             operand = node.child_by_field_id(F.operand)
             fname = self.text(node.child_by_field_id(F.field))
@@ -1140,7 +1147,7 @@ class GoLowering(CfgBuilder):
             rtype = self.type_of(operand) if operand is not None else ""
             if rtype.startswith(f"{ORT}."):
                 kind = self.policy.kinds.get("go." + rtype[len(ORT) + 1:])
-                if kind is None and self.policy.lookup("method", method) is None:
+                if kind is None:  # Shape, EpDevice, ...: plain values of the binding
                     return f"{rtype}.{method}", "method", operand, False
                 return method, "method", operand, True
             if self.scan.is_local_struct(rtype):
