@@ -18,7 +18,7 @@ GO_LANGUAGE = Language(tree_sitter_go.language())
 BINDING_PATH = "github.com/yalue/onnxruntime_go"
 BINDING_PACKAGE = "onnxruntime_go"
 ORT = "ort"  # the name policy entries give the binding, whatever the file imports it as
-_BUILTIN_TYPES = frozenset({
+BUILTIN_TYPES = frozenset({
     "bool", "byte", "rune", "string", "error", "int", "int8", "int16", "int32", "int64", "uint", "uint8",
     "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "complex64", "complex128", "any"})
 _CLEANUP_METHODS = (b"Destroy", b"Close")
@@ -93,7 +93,7 @@ class FileScan:
     def is_local_struct(self, type_name: str) -> bool:
         """A named type of this package (declared here or in another file of the package)."""
         return bool(type_name) and "." not in type_name and not type_name.startswith(("[", "map[", "chan", "func")) \
-            and type_name not in _BUILTIN_TYPES and type_name not in self.interfaces
+            and type_name not in BUILTIN_TYPES and type_name not in self.interfaces
 
     def field_type(self, struct: str, name: str) -> str:
         return self.structs.get(struct, {}).get(name, "")
@@ -122,16 +122,24 @@ class FileScan:
                     if spec.type == "type_spec":
                         self.read_type(spec)
             elif t == "var_declaration":
+                decls.append(node)
                 for spec in walk(node):
                     if spec.type == "var_spec":
                         vtype = self.norm_type(spec.child_by_field_name("type"))
-                        for name in spec.children_by_field_name("name"):
-                            self.globals[self.text(name)] = vtype
+                        names = spec.children_by_field_name("name")
+                        value = spec.child_by_field_name("value")
+                        values = value.named_children if value is not None else []
+                        for i, name in enumerate(names):
+                            if not vtype and len(values) == len(names):
+                                self.globals[self.text(name)] = self.expr_type(values[i], {})
+                            else:
+                                self.globals[self.text(name)] = vtype
             elif t in ("function_declaration", "method_declaration"):
                 decls.append(node)
-        for node in decls:
+        funcs = [d for d in decls if d.type != "var_declaration"]
+        for node in funcs:
             self.read_signature(node)
-        for node in decls:
+        for node in funcs:
             self.read_cleanup(node)
         return decls
 

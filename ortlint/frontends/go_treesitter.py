@@ -3,7 +3,7 @@
 Everything Go-specific happens here, so the engine only sees calls, assignments and jumps:
 
 * results: a function with several results gets one out-parameter per result but the last
-  (`ret#0`, ...); `return a, b, err` stores a and b through them and returns err. A call
+  (`ret%0`, ...); `return a, b, err` stores a and b through them and returns err. A call
   `x, err := f(a)` passes `&x` (after the arguments for functions of the package, before them
   for the onnxruntime_go binding, whose policy names out-parameter 0) and stores err. A binding
   call's error is a status code: nil (0) means it succeeded, and a failed call created nothing.
@@ -35,7 +35,7 @@ from tree_sitter import Node, Parser
 from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .go_scan import GO_LANGUAGE, ORT, FileScan, walk
+from .go_scan import BUILTIN_TYPES, GO_LANGUAGE, ORT, FileScan, walk
 from .lowering import CfgBuilder, TooDeep, field_ids
 from .source import read_source
 
@@ -124,13 +124,18 @@ class GoLowering(CfgBuilder):
         params.extend(self.read_params(node.child_by_field_id(F.parameters)))
         result = node.child_by_field_id(F.result)
         self.read_results(result)
-        params.extend(f"ret#{k}" for k in range(self.results - 1))
+        params.extend(f"ret%{k}" for k in range(self.results - 1))
         self.params = params
         for name in self.named_results:
             self.locals[name] = False
             self.emit(ir.Assign(self.loc(node), Var(name), NIL))
-        self.find_slot_slices(node.child_by_field_id(F.body))
-        self.stmt(node.child_by_field_id(F.body))
+        if node.type == "var_declaration":
+            self.stmt_var_declaration(node)
+            for name in self.scan.globals:  # package variables: a store there is an escape
+                self.locals.pop(name, None)
+        else:
+            self.find_slot_slices(node.child_by_field_id(F.body))
+            self.stmt(node.child_by_field_id(F.body))
         if self.cur is not None:
             end = self.end_loc(node)
             self.exit_function(self.named_return_value(), end)
@@ -178,7 +183,7 @@ class GoLowering(CfgBuilder):
         """A bare `return` (or the end of the body) with named results returns them."""
         if self.named_results and not self.drop_returns:
             for k, name in enumerate(self.named_results[:-1]):
-                self.emit(ir.Assign(self.loc(self.node), Deref(Var(f"ret#{k}")), Var(name)))
+                self.emit(ir.Assign(self.loc(self.node), Deref(Var(f"ret%{k}")), Var(name)))
             return Var(self.named_results[-1])
         return None
 
@@ -389,7 +394,7 @@ class GoLowering(CfgBuilder):
             # of its own, not a temporary): the test `if err == nil { t.Fatal(...) }` that
             # follows decides whether anything was created at all
             self.blank_counter += 1
-            blank = Var(f"_#{self.blank_counter}")
+            blank = Var(f"_%{self.blank_counter}")
             self.locals[blank.name] = False
             return blank
         if node.type == "selector_expression":
@@ -718,7 +723,7 @@ class GoLowering(CfgBuilder):
             ret = None
         elif self.results >= 2 and len(values) == 1:
             value = self.unparen(values[0])
-            outs: list[ir.Expr] = [Deref(Var(f"ret#{k}")) for k in range(self.results - 1)]
+            outs: list[ir.Expr] = [Deref(Var(f"ret%{k}")) for k in range(self.results - 1)]
             ret = self.temp()
             if value.type == "call_expression" or self.generic_binding_call(value):
                 self.lower_call(value, outs=outs, dest=ret, outs_are_pointers=True)
@@ -726,7 +731,7 @@ class GoLowering(CfgBuilder):
                 self.assign_from(ret, value, loc)
         elif self.results >= 2:
             for k, v in enumerate(values[:-1]):
-                self.assign_from(Deref(Var(f"ret#{k}")), v, loc)
+                self.assign_from(Deref(Var(f"ret%{k}")), v, loc)
             ret = self.temp()
             self.assign_from(ret, values[-1], loc)
         else:
@@ -788,11 +793,11 @@ class GoLowering(CfgBuilder):
         number = len(self.defer_by_node) + 1
         d = Deferred(call, number)
         if nested or self.loop_depth:
-            d.flag = Var(f"defer#{number}.on")
+            d.flag = Var(f"defer%{number}.on")
             self.locals[d.flag.name] = False
             self.blocks[0].events.insert(0, ir.Assign(self.loc(call), d.flag, FALSE))
         if self.loop_depth:
-            d.keep = Var(f"defer#{number}.all")
+            d.keep = Var(f"defer%{number}.all")
             self.locals[d.keep.name] = True
         self.defer_by_node[call.id] = d
         return d
@@ -831,7 +836,7 @@ class GoLowering(CfgBuilder):
                 self.emit(ir.Call(self.call_counter, loc, "$keep", "plain", d.keep, (value,), None, "defer"))
                 d.bound[n.id] = Index(d.keep, SOME)
                 continue
-            var = Var(f"defer#{d.number}.{i}")
+            var = Var(f"defer%{d.number}.{i}")
             self.locals[var.name] = False
             self.emit(ir.Assign(loc, var, value))
             d.bound[n.id] = var
@@ -954,7 +959,15 @@ class GoLowering(CfgBuilder):
         return super().lower_expr(node, discard, dest)
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return Var(self.text(node))
+        name = self.text(node)
+        if name in self.slots:  # the whole slot slice as a value: a collection of its slots
+            coll = self.temp()
+            self.locals[coll.name] = True
+            self.call_counter += 1
+            self.emit(ir.Call(self.call_counter, self.loc(node), "$keep", "plain", coll,
+                              tuple(Var(f"{name}[{k}]") for k in range(self.slots[name])), None, name))
+            return coll
+        return Var(name)
 
     def expr_nil(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         return NIL
@@ -1176,7 +1189,8 @@ class GoLowering(CfgBuilder):
             self.closure(fn)
             return Opaque("result")
         callee, style, recv_node, binding = self.callee_of(fn)
-        if style == "plain" and fn.type == "identifier" and callee in _BUILTINS and callee not in self.scan.results:
+        if style == "plain" and fn.type == "identifier" and (callee in _BUILTINS or callee in BUILTIN_TYPES) \
+                and callee not in self.scan.results:
             parts = tuple(self.lower_expr(a) for a in arg_nodes if not a.type.endswith("_type"))
             return Opaque(self.short_text(node), parts)
         if style == "plain" and callee == "append" and "append" not in self.scan.results:
@@ -1366,9 +1380,12 @@ class GoFrontEnd:
         decls = self.scan.read(root)
         functions: list[ir.Function] = []
         for node in decls:
-            if node.child_by_field_id(F.body) is None:
+            if node.type == "var_declaration":
+                fn = self.lower_package_vars(node)
+            elif node.child_by_field_id(F.body) is None:
                 continue
-            fn = self.lower(node, self.scan.function_name(node))
+            else:
+                fn = self.lower(node, self.scan.function_name(node))
             if fn is not None:
                 functions.append(fn)
             while self.pending:
@@ -1385,6 +1402,13 @@ class GoFrontEnd:
             self.notes.append((Loc(line, 1, line, 1),
                                f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
         return ir.SourceUnit(self.path, "go", functions, self.notes, self.lines)
+
+    def lower_package_vars(self, node: Node) -> ir.Function | None:
+        """Package-level `var x = ...`: only the function literals in the initializers matter
+        (a sync.Pool's New function); they are lowered as closures of `var@LINE`."""
+        if b"func" not in self.src[node.start_byte:node.end_byte]:
+            return None
+        return self.lower(node, f"var@{node.start_point[0] + 1}")
 
     def lower(self, node: Node, name: str, drop_returns: bool = False) -> ir.Function | None:
         try:
