@@ -47,6 +47,7 @@ class FileScan:
     owned_fields: dict[str, set[str]] = field(default_factory=dict)  # T -> fields its methods destroy
     finalized: set[str] = field(default_factory=set)  # struct types given to runtime.SetFinalizer
     globals: dict[str, str] = field(default_factory=dict)  # package-level var -> normalized type
+    variadic: dict[str, int] = field(default_factory=dict)  # "f" / "T.M" -> index of its `...` parameter
 
     @property
     def is_binding(self) -> bool:
@@ -192,7 +193,15 @@ class FileScan:
         return name
 
     def read_signature(self, node: Node) -> None:
-        self.results[self.function_name(node)] = result_count(node.child_by_field_name("result"))
+        name = self.function_name(node)
+        self.results[name] = result_count(node.child_by_field_name("result"))
+        params = node.child_by_field_name("parameters")
+        index = 1 if node.type == "method_declaration" else 0  # a method's receiver is argument 0
+        for p in params.named_children if params is not None else ():
+            if p.type == "variadic_parameter_declaration":
+                self.variadic[name] = index
+            elif p.type == "parameter_declaration":
+                index += max(1, len(p.children_by_field_name("name")))
         if node.type == "method_declaration":
             _recv, rtype = self.receiver(node)
             self.methods.setdefault(rtype, set()).add(self.text(node.child_by_field_name("name")))

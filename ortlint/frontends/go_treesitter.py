@@ -138,7 +138,10 @@ class GoLowering(CfgBuilder):
             self.stmt(node.child_by_field_id(F.body))
         if self.cur is not None:
             end = self.end_loc(node)
-            self.exit_function(self.named_return_value(), end)
+            if self.named_results and not self.drop_returns and len(self.named_results) == self.results:
+                self.exit_function(None, end, named=True)
+            else:
+                self.exit_function(self.named_return_value(), end)
         for name in params:
             self.locals.pop(name, None)
         start = self.loc(node)
@@ -714,6 +717,23 @@ class GoLowering(CfgBuilder):
                 self.lower_expr(v)
             self.jump(self.inline_returns[-1])
             return
+        if self.named_results and not self.drop_returns and len(self.named_results) == self.results:
+            # `return a, err` sets the named results first: deferred closures see them
+            if len(values) == 1 and self.results >= 2:
+                value = self.unparen(values[0])
+                self.lower_call(value, outs=[Var(n) for n in self.named_results[:-1]],
+                                dest=Var(self.named_results[-1]))
+            elif values:
+                temps = []
+                for v in values:
+                    tmp = self.temp()
+                    self.assign_from(tmp, v, loc)
+                    temps.append(tmp)
+                for name, tmp in zip(self.named_results, temps):
+                    self.emit(ir.Assign(loc, Var(name), tmp))
+            self.stmt_temps = []
+            self.exit_function(None, loc, named=True)
+            return
         if not values:
             ret = self.named_return_value()
         elif self.drop_returns:
@@ -740,14 +760,17 @@ class GoLowering(CfgBuilder):
         self.stmt_temps = []
         self.exit_function(ret, loc)
 
-    def exit_function(self, ret: ir.Expr | None, loc: Loc) -> None:
-        """Run the deferred calls registered so far, last first, then return."""
+    def exit_function(self, ret: ir.Expr | None, loc: Loc, named: bool = False) -> None:
+        """Run the deferred calls registered so far, last first, then return (named results
+        are read after the deferred calls, which may change them)."""
         for d in reversed(list(self.defers)):
             if self.cur is None:
                 break
             self.run_deferred(d, loc)
         if self.cur is None:
             return
+        if named:
+            ret = self.named_return_value()
         if self.tracks_env:
             if self.returns_error and ret is not None:
                 keep, done = self.new_block(), self.new_block()
@@ -1202,6 +1225,8 @@ class GoLowering(CfgBuilder):
             self.call_counter += 1
             self.emit(ir.Call(self.call_counter, loc, callee, style, None, tuple(args), None, self.short_text(node)))
             return Opaque("finalizer")
+        if binding and style == "plain" and len(arg_nodes) == 1 and self.is_binding_type(callee):
+            return self.lower_expr(arg_nodes[0], dest=dest)  # `ort.Value(t)`: a conversion
         receiver = self.lower_expr(recv_node) if recv_node is not None else None
         spec = self.policy.lookup(style, callee) if binding else None
         fill = binding and style == "method" and len(arg_nodes) >= 2 and self.policy.lookup("new", callee) is not None
@@ -1227,6 +1252,9 @@ class GoLowering(CfgBuilder):
         if style == "plain" and recv_node is not None:  # a method of this package: the receiver is argument 0
             args.insert(0, receiver)
             receiver = None
+        spread = any(a.type == "variadic_argument" for a in arg_nodes)
+        if not binding and callee in self.scan.variadic and not spread:
+            args = self.pack_variadic(args, self.scan.variadic[callee], len(out_args), loc)
         if dest is None:
             dest = self.temp() if (fill or callee in _NEW_ERRORS) else None
         self.call_counter += 1
@@ -1236,6 +1264,23 @@ class GoLowering(CfgBuilder):
         if fill and (slots or fill_coll is not None) and dest is not None:
             self.fill_nil_slots(callee, dest, slots, fill_coll, loc, node)
         return dest if dest is not None else Opaque(self.short_text(node))
+
+    def is_binding_type(self, callee: str) -> bool:
+        name = callee[len(ORT) + 1:]
+        return f"go.{name}" in self.policy.kinds or name in ("ArbitraryTensor", "Shape", "Value")
+
+    def pack_variadic(self, args: list[ir.Expr], index: int, outs: int, loc: Loc) -> list[ir.Expr]:
+        """`f(a, b, c)` of `func f(x int, rest ...T)`: b and c are one slice argument."""
+        end = len(args) - outs
+        if index > end:
+            return args
+        coll = self.temp()
+        self.locals[coll.name] = True
+        packed = tuple(args[index:end])
+        if packed:
+            self.call_counter += 1
+            self.emit(ir.Call(self.call_counter, loc, "$keep", "plain", coll, packed, None, "..."))
+        return args[:index] + [coll] + args[end:]
 
     def out_pointer(self, target: ir.Expr, outs_are_pointers: bool) -> ir.Expr:
         if isinstance(target, Deref) and outs_are_pointers:
