@@ -213,8 +213,12 @@ class FileScan:
         body = node.child_by_field_name("body")
         if body is None:
             return
+        text = self.src[body.start_byte:body.end_byte]
+        finalizer = b"SetFinalizer" in text
         recv, rtype = self.receiver(node) if node.type == "method_declaration" else ("", "")
-        local_types = self.declared_types(node)
+        if not finalizer and not (recv and (b".Destroy(" in text or b".Close(" in text)):
+            return  # nothing to learn: most functions are skipped without a walk
+        local_types = self.declared_types(node) if finalizer else {}
         stack = [body]
         while stack:
             n = stack.pop()

@@ -28,6 +28,7 @@ Everything Go-specific happens here, so the engine only sees calls, assignments 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tree_sitter import Node, Parser
@@ -78,6 +79,14 @@ class PendingClosure:
 
 class GoLowering(CfgBuilder):
     """Lowers one function, method or closure."""
+
+    def named(self, node: Node | None) -> list[Node]:
+        """Named children without comments; only the few nodes with comments are filtered."""
+        if node is None:
+            return []
+        if node.id in self.unit.commented:
+            return [c for c in node.named_children if c.type != "comment"]
+        return node.named_children
 
     UNARY_OPERAND = "operand"
     CALL_NODE_TYPES = ("call_expression",)
@@ -193,8 +202,8 @@ class GoLowering(CfgBuilder):
     def find_slot_slices(self, body: Node | None) -> None:
         """Local slices of constant length used only through constant indexes, `range`, `len`
         or as arguments: one variable per slot makes `outputs[1]` its own value."""
-        if body is None:
-            return
+        if body is None or b"Run" not in self.src[body.start_byte:body.end_byte]:
+            return  # slots matter for the values Run allocates; any other slice is a collection
         candidates: dict[str, int] = {}
         declared: dict[str, int] = {}
         for n in walk(body):
@@ -451,7 +460,9 @@ class GoLowering(CfgBuilder):
     def stmt_if_statement(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
-        then_b, else_b, join = self.new_block(), self.new_block(), self.new_block()
+        alternative = node.child_by_field_id(F.alternative)
+        then_b, join = self.new_block(), self.new_block()
+        else_b = self.new_block() if alternative is not None else join
         self.stmt_temps = []
         self.lower_cond(node.child_by_field_id(F.condition), then_b, else_b)
         temps = self.take_temps()
@@ -459,11 +470,14 @@ class GoLowering(CfgBuilder):
         self.kill(temps, self.loc(node))
         self.stmt(node.child_by_field_id(F.consequence))
         self.jump(join)
-        self.start(else_b)
-        self.kill(temps, self.loc(node))
-        self.stmt(node.child_by_field_id(F.alternative))
-        self.jump(join)
+        if alternative is not None:
+            self.start(else_b)
+            self.kill(temps, self.loc(node))
+            self.stmt(alternative)
+            self.jump(join)
         self.start(join)
+        if alternative is None:
+            self.kill(temps, self.loc(node))
 
     def take_labels(self) -> tuple[str, ...]:
         labels, self.pending_label = self.pending_label, ()
@@ -1412,6 +1426,7 @@ class GoFrontEnd:
         self.pending: list[PendingClosure] = []
         self.queued: set[tuple[int, bool]] = set()
         self.notes: list[tuple[Loc, str]] = []
+        self.commented: set[int] = set()
 
     def queue(self, item: PendingClosure) -> None:
         key = (item.node.id, item.drop_returns)
@@ -1422,6 +1437,7 @@ class GoFrontEnd:
     def run(self) -> ir.SourceUnit:
         tree = Parser(GO_LANGUAGE).parse(self.src)
         root = tree.root_node
+        self.commented = comment_parents(root, self.src)
         decls = self.scan.read(root)
         functions: list[ir.Function] = []
         for node in decls:
@@ -1462,6 +1478,31 @@ class GoFrontEnd:
             loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
             self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
             return None
+
+
+_COMMENT_START = re.compile(rb"//|/\*")
+
+
+def comment_parents(root: Node, src: bytes) -> set[int]:
+    """Ids of the nodes that have a comment among their children. Every comment starts with
+    `//` or `/*`; looking the node up at each such spot finds them without walking the tree (a
+    tree with errors is walked, since error recovery may put comments anywhere)."""
+    ids: set[int] = set()
+    if root.has_error:
+        for n in walk(root):
+            if n.type == "comment" and n.parent is not None:
+                ids.add(n.parent.id)
+        return ids
+    m = _COMMENT_START.search(src)
+    while m is not None:
+        node = root.descendant_for_byte_range(m.start(), m.start() + 2)
+        pos = m.start() + 1
+        if node is not None and node.type == "comment":
+            if node.parent is not None:
+                ids.add(node.parent.id)
+            pos = node.end_byte
+        m = _COMMENT_START.search(src, pos)
+    return ids
 
 
 def parse_go(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
