@@ -57,6 +57,7 @@ class Breakable:
     brk: int
     cont: int | None
     labels: tuple[str, ...]
+    kills: tuple[str, ...] = ()  # variables of a loop body: they die when it ends
 
 
 @dataclass
@@ -112,6 +113,7 @@ class GoLowering(CfgBuilder):
         self.overrides: dict[int, ir.Expr] = {}
         self.inline_returns: list[Block] = []
         self.loop_depth = 0
+        self.decl_sites: dict[str, list[int]] | None = None
         self.blank_counter = 0
         self.results = 0
         self.named_results: list[str] = []
@@ -512,21 +514,58 @@ class GoLowering(CfgBuilder):
             temps = self.take_temps()
             self.start(body_b)
             self.kill(temps, self.loc(node))
-            self.loop_body(node.child_by_field_id(F.body), exit_b, update_b, labels)
+            kills = self.loop_locals(node.child_by_field_id(F.body)) if node.child_by_field_id(F.body) else ()
+            self.loop_body(node.child_by_field_id(F.body), exit_b, update_b, labels, kills)
             self.jump(update_b)
             self.start(update_b)
             self.simple(update)
             self.jump(header)
             self.close_loop(exit_b, first, node)
+            self.kill(kills, self.end_loc(node))
         finally:
             self.loop_depth -= 1
 
-    def loop_body(self, body: Node | None, brk: Block, cont: Block, labels: tuple[str, ...]) -> None:
-        self.ctx.append(Breakable(brk.id, cont.id, labels))
+    def loop_body(self, body: Node | None, brk: Block, cont: Block, labels: tuple[str, ...],
+                  kills: tuple[str, ...] = ()) -> None:
+        self.ctx.append(Breakable(brk.id, cont.id, labels, kills))
         try:
             self.stmt(body)
         finally:
             self.ctx.pop()
+        self.kill(kills, self.end_loc(body) if body is not None else self.loc(self.node))
+
+    def loop_locals(self, loop: Node) -> tuple[str, ...]:
+        """Variables declared in a loop (its body, its range clause) and nowhere else in the
+        function: each iteration has its own, which is gone when the iteration ends (what only
+        it still held is lost there)."""
+        if self.decl_sites is None:
+            self.decl_sites = {}
+            body = self.node.child_by_field_id(F.body)
+            for n in self.declaring_identifiers(body):
+                self.decl_sites.setdefault(self.text(n), []).append(n.start_byte)
+            for name in list(self.params) + self.named_results:
+                self.decl_sites.setdefault(name, []).append(-1)
+        start, end = loop.start_byte, loop.end_byte
+        return tuple(sorted(name for name, sites in self.decl_sites.items()
+                            if sites and all(start <= b < end for b in sites) and name != "_"))
+
+    def declaring_identifiers(self, body: Node | None) -> list[Node]:
+        out: list[Node] = []
+        stack = [body] if body is not None else []
+        while stack:
+            n = stack.pop()
+            t = n.type
+            if t == "func_literal":
+                continue
+            if t in ("short_var_declaration", "range_clause", "receive_statement"):
+                if t == "short_var_declaration" or any(c.type == ":=" for c in n.children):
+                    out.extend(c for c in self.named(n.child_by_field_id(F.left)) if c.type == "identifier")
+            elif t == "var_spec":
+                out.extend(n.children_by_field_id(F.name))
+            elif t == "type_switch_statement":
+                out.extend(c for c in self.named(n.child_by_field_id(F.alias)) if c.type == "identifier")
+            stack.extend(n.named_children)
+        return out
 
     def close_loop(self, exit_b: Block, first: int, node: Node) -> None:
         self.start(exit_b)
@@ -565,26 +604,29 @@ class GoLowering(CfgBuilder):
             values = [Opaque("key"), Index(coll, SOME)]
         for tgt, value in zip(targets, values):
             self.emit(ir.Assign(loc, tgt, value))
-        self.loop_body(node.child_by_field_id(F.body), exit_b, header, labels)
+        kills = self.loop_locals(node)
+        self.loop_body(node.child_by_field_id(F.body), exit_b, header, labels, kills)
         self.jump(header)
         self.close_loop(exit_b, first, node)
-        self.kill(temps, self.end_loc(node))
+        self.kill(temps + kills, self.end_loc(node))
 
     def unrolled_range(self, node: Node, name: str, lefts: list[Node], labels: tuple[str, ...]) -> None:
         """`for i, v := range outputs` over a slot slice: once per slot."""
         after = self.new_block()
         loc = self.loc(node)
+        kills = self.loop_locals(node)
         for k in range(self.slots[name]):
             nxt = self.new_block()
             targets = [self.target(n) for n in lefts]
             values = [Const(k, str(k)), Var(f"{name}[{k}]")]
             for tgt, value in zip(targets, values):
                 self.emit(ir.Assign(loc, tgt, value))
-            self.loop_body(node.child_by_field_id(F.body), after, nxt, labels)
+            self.loop_body(node.child_by_field_id(F.body), after, nxt, labels, kills)
             self.jump(nxt)
             self.start(nxt)
         self.jump(after)
         self.start(after)
+        self.kill(kills, self.end_loc(node))
 
     def cases(self, node: Node) -> list[Node]:
         return [c for c in self.named(node) if c.type in ("expression_case", "type_case", "default_case",
@@ -704,16 +746,22 @@ class GoLowering(CfgBuilder):
 
     def stmt_break_statement(self, node: Node) -> None:
         label = self.text(self.named(node)[0]) if self.named(node) else None
+        dying: list[str] = []
         for c in reversed(self.ctx):
+            dying.extend(c.kills)
             if label in c.labels if label else True:
+                self.kill(tuple(dying), self.loc(node))
                 self.jump(c.brk)
                 return
         self.terminate(Jump(self.new_block().id))
 
     def stmt_continue_statement(self, node: Node) -> None:
         label = self.text(self.named(node)[0]) if self.named(node) else None
+        dying: list[str] = []
         for c in reversed(self.ctx):
+            dying.extend(c.kills)
             if c.cont is not None and (label in c.labels if label else True):
+                self.kill(tuple(dying), self.loc(node))
                 self.jump(c.cont)
                 return
         self.terminate(Jump(self.new_block().id))
@@ -837,6 +885,7 @@ class GoLowering(CfgBuilder):
             d.keep = Var(f"defer%{number}.all")
             self.locals[d.keep.name] = True
         self.defer_by_node[call.id] = d
+        self.plan_binding(d)
         return d
 
     def register_loop_defers(self, loop: Node) -> None:
@@ -856,27 +905,41 @@ class GoLowering(CfgBuilder):
                 continue
             stack.extend(self.named(n))
 
-    def bind_deferred(self, d: Deferred, call: Node, fn: Node, loc: Loc) -> None:
-        """Evaluate the receiver and the arguments now, as Go does."""
+    def deferred_operands(self, call: Node) -> list[Node]:
+        """The receiver and arguments a deferred call evaluates when the `defer` runs."""
+        fn = call.child_by_field_id(F.function)
+        if fn is None or fn.type == "func_literal":
+            return []
         nodes: list[Node] = []
         if fn.type == "selector_expression":
             operand = fn.child_by_field_id(F.operand)
             if operand is not None and not self.is_package(operand):
                 nodes.append(operand)
         nodes.extend(self.named(call.child_by_field_id(F.arguments)))
+        return [n for n in nodes if n.type not in ("func_literal", "type_identifier") and not n.type.endswith("_type")]
+
+    def plan_binding(self, d: Deferred) -> None:
+        """Where each operand is kept from the `defer` to the exits (known before the `defer`
+        is lowered: an exit earlier in a loop body runs the defer of the previous iteration)."""
+        nodes = self.deferred_operands(d.node)
         for i, n in enumerate(nodes):
-            if n.type in ("func_literal", "type_identifier") or n.type.endswith("_type"):
-                continue
-            value = self.lower_expr(n)
             if d.keep is not None and i == 0 and len(nodes) == 1:
-                self.call_counter += 1
-                self.emit(ir.Call(self.call_counter, loc, "$keep", "plain", d.keep, (value,), None, "defer"))
                 d.bound[n.id] = Index(d.keep, SOME)
                 continue
             var = Var(f"defer%{d.number}.{i}")
             self.locals[var.name] = False
-            self.emit(ir.Assign(loc, var, value))
             d.bound[n.id] = var
+
+    def bind_deferred(self, d: Deferred, call: Node, fn: Node, loc: Loc) -> None:
+        """Evaluate the receiver and the arguments now, as Go does."""
+        for n in self.deferred_operands(call):
+            target = d.bound.get(n.id)
+            value = self.lower_expr(n)
+            if isinstance(target, Index):
+                self.call_counter += 1
+                self.emit(ir.Call(self.call_counter, loc, "$keep", "plain", target.base, (value,), None, "defer"))
+            elif target is not None:
+                self.emit(ir.Assign(loc, target, value))
 
     def run_deferred(self, d: Deferred, loc: Loc) -> None:
         done = None
