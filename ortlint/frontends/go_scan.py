@@ -38,6 +38,7 @@ class FileScan:
 
     src: bytes
     package: str = ""
+    dot_binding: bool = False
     ort_aliases: set[str] = field(default_factory=set)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> last path element
     results: dict[str, int] = field(default_factory=dict)  # "f" / "T.M" -> number of results
@@ -51,8 +52,9 @@ class FileScan:
 
     @property
     def is_binding(self) -> bool:
-        """The file belongs to the binding itself: its unqualified calls are the binding's."""
-        return self.package == BINDING_PACKAGE
+        """The file belongs to the binding itself, or dot-imports it: its unqualified calls are
+        the binding's."""
+        return self.package == BINDING_PACKAGE or self.dot_binding
 
     def text(self, node: Node | None) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace") if node is not None else ""
@@ -148,6 +150,9 @@ class FileScan:
         path = self.text(spec.child_by_field_name("path")).strip('"`')
         alias_node = spec.child_by_field_name("name")
         alias = self.text(alias_node) if alias_node is not None else path.rsplit("/", 1)[-1]
+        if alias == "." and path == BINDING_PATH:
+            self.dot_binding = True  # `import . "github.com/yalue/onnxruntime_go"`
+            return
         if alias in ("_", "."):
             return
         if path == BINDING_PATH:
