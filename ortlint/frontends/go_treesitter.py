@@ -204,8 +204,9 @@ class GoLowering(CfgBuilder):
     def find_slot_slices(self, body: Node | None) -> None:
         """Local slices of constant length used only through constant indexes, `range`, `len`
         or as arguments: one variable per slot makes `outputs[1]` its own value."""
-        if body is None or b"Run" not in self.src[body.start_byte:body.end_byte]:
-            return  # slots matter for the values Run allocates; any other slice is a collection
+        text = self.src[body.start_byte:body.end_byte] if body is not None else b""
+        if b"Run" not in text or (b"nil" not in text and b"make(" not in text):
+            return  # slots matter for the nil slots Run fills; any other slice is a collection
         candidates: dict[str, int] = {}
         declared: dict[str, int] = {}
         for n in walk(body):
