@@ -7,6 +7,8 @@ Kept apart from the lowering so that each function can be lowered knowing its ca
 types it stores into (a store into a field of a finalizer-only struct is not an escape)."""
 from __future__ import annotations
 
+import functools
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -327,4 +329,44 @@ def result_count(result: Node | None) -> int:
     return count
 
 
-_CGO_COMMENT = re.compile(rb"^[ \t]*//[ \t]?", re.M)
+_FUNC_HEAD = re.compile(rb"^func\s*(?:\(\s*(?:\w+\s+)?\*?\s*(\w+)[^)]*\)\s*)?(\w+)\s*(?:\[[^\]]*\])?\s*\(", re.M)
+
+
+def package_variadics(path: str) -> dict[str, int]:
+    """Variadic functions and methods declared in the other .go files of the file's folder (the
+    same package): `f(a, b, c)` of `func f(x int, rest ...T)` packs b and c into one slice."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        names = tuple(sorted(n for n in os.listdir(folder) if n.endswith(".go")))
+        stamp = tuple(os.stat(os.path.join(folder, n)).st_mtime_ns for n in names)
+    except OSError:
+        return {}
+    return dict(_folder_variadics(folder, names, stamp))
+
+
+@functools.lru_cache(maxsize=64)
+def _folder_variadics(folder: str, names: tuple[str, ...], stamp: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    out: dict[str, int] = {}
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), "rb") as fh:
+                data = fh.read(4 * 1024 * 1024)
+        except OSError:
+            continue
+        for m in _FUNC_HEAD.finditer(data):
+            params, depth, i = [], 1, m.end()
+            while i < len(data) and depth:  # the parameter list, with nested parentheses
+                c = data[i:i + 1]
+                depth += (c == b"(") - (c == b")")
+                i += 1
+            plist = data[m.end():i - 1]
+            if b"..." not in plist:
+                continue
+            params = [p for p in re.split(rb",(?![^()\[\]{}]*[)\]}])", plist) if p.strip()]
+            index = next((k for k, p in enumerate(params) if b"..." in p), None)
+            if index is None:
+                continue
+            recv = m.group(1)
+            fname = (recv.decode() + "." if recv else "") + m.group(2).decode()
+            out[fname] = index + (1 if recv else 0)
+    return tuple(sorted(out.items()))

@@ -28,6 +28,7 @@ Everything Go-specific happens here, so the engine only sees calls, assignments 
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -36,7 +37,7 @@ from tree_sitter import Node, Parser
 from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .go_scan import BUILTIN_TYPES, GO_LANGUAGE, ORT, FileScan, walk
+from .go_scan import BUILTIN_TYPES, GO_LANGUAGE, ORT, FileScan, package_variadics, walk
 from .lowering import CfgBuilder, TooDeep, field_ids
 from .source import read_source
 
@@ -1503,6 +1504,9 @@ class GoFrontEnd:
         root = tree.root_node
         self.commented = comment_parents(root, self.src)
         decls = self.scan.read(root)
+        if os.path.isfile(self.path):  # calls of variadic functions declared in other files of the package
+            for name, index in package_variadics(self.path).items():
+                self.scan.variadic.setdefault(name, index)
         functions: list[ir.Function] = []
         for node in decls:
             if node.type == "var_declaration":
