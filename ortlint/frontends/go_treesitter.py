@@ -219,7 +219,7 @@ class GoLowering(CfgBuilder):
                         size = self.constant_slice_size(value)
                         key = self.text(name)
                         declared[key] = declared.get(key, 0) + 1
-                        if size is not None:
+                        if size is not None and self.holds_values(value):
                             candidates[key] = size
         candidates = {k: v for k, v in candidates.items() if declared.get(k) == 1 and 0 < v <= 16}
         if not candidates:
@@ -364,7 +364,8 @@ class GoLowering(CfgBuilder):
             if len(rights) == len(lefts) and rights[i].type in ("composite_literal", "call_expression") \
                     and name in self.locals and self.is_collection_value(rights[i]):
                 self.locals[name] = True
-                self.made.add(name)
+                if self.holds_values(rights[i]):
+                    self.made.add(name)
         if len(lefts) == 1 and len(rights) == 1 and self.text(lefts[0]) in self.slots:
             self.declare_slots(self.text(lefts[0]), rights[0], self.loc(node))
         else:
@@ -379,6 +380,16 @@ class GoLowering(CfgBuilder):
         for k in range(self.slots[name]):
             slot_value = self.lower_literal_part(elems[k]) if k < len(elems) else NIL
             self.emit(ir.Assign(loc, Var(f"{name}[{k}]"), slot_value))
+
+    def holds_values(self, node: Node) -> bool:
+        """A slice literal or `make` of the binding's values (`[]ort.Value`): what Run fills."""
+        stype = node.child_by_field_id(F.type) if node.type == "composite_literal" else None
+        if node.type == "call_expression":
+            args = self.named(node.child_by_field_id(F.arguments))
+            stype = args[0] if args else None
+        if stype is None or stype.type != "slice_type":
+            return False
+        return self.scan.norm_type(stype.child_by_field_id(F.element)).startswith(f"{ORT}.")
 
     def is_collection_value(self, node: Node) -> bool:
         if node.type == "composite_literal":
@@ -1414,7 +1425,7 @@ class GoLowering(CfgBuilder):
                 return Var(name), [], Var(name)
             return self.lower_expr(node), [], None
         size = self.constant_slice_size(node)
-        if size is not None and size <= _MAX_UNROLL:
+        if size is not None and size <= _MAX_UNROLL and self.holds_values(node):
             slots: list[ir.Expr] = []
             elems = []
             if node.type == "composite_literal":
