@@ -125,3 +125,16 @@ def test_broken_input_never_crashes(tmp_path: Path, text: str) -> None:
     result = parse_go(str(path), POLICY)
     assert isinstance(result, ir.SourceUnit)
     lint([str(path)])
+
+
+BINDING_SNAPSHOT = Path(__file__).resolve().parents[2] / ".mirror" / "yalue+onnxruntime_go" / "repo"
+
+
+@pytest.mark.skipif(not BINDING_SNAPSHOT.is_dir(), reason="no snapshot of yalue/onnxruntime_go here")
+def test_go_policy_is_what_the_generator_makes_of_the_binding() -> None:
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    made = subprocess.run([sys.executable, str(root / "tools" / "gen_go_policy.py"), str(BINDING_SNAPSHOT)],
+                          check=True, capture_output=True, text=True).stdout
+    assert made == (root / "rules" / "onnxruntime-go.toml").read_text(encoding="utf-8")

@@ -421,7 +421,7 @@ class GoLowering(CfgBuilder):
             # of its own, not a temporary): the test `if err == nil { t.Fatal(...) }` that
             # follows decides whether anything was created at all
             self.blank_counter += 1
-            blank = Var(f"_%{self.blank_counter}")
+            blank = Var(f"$_{self.blank_counter}")  # `$`: no name to show in messages
             self.locals[blank.name] = False
             return blank
         if node.type == "selector_expression":
