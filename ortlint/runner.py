@@ -90,6 +90,9 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
         if source.language == "java":
             from .frontends.java_treesitter import parse_java
             return parse_java(source.path, policy, data)
+        if source.language == "go":
+            from .frontends.go_treesitter import parse_go
+            return parse_go(source.path, policy, data)
     except RecursionError:
         return ir.SourceUnit(source.path, source.language, [],
                              [(ir.Loc(1, 1, 1, 1), "file is nested too deeply to parse; skipped")], 0)

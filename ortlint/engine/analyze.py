@@ -378,6 +378,9 @@ class FunctionAnalyzer:
         if isinstance(ev, ir.Kill):
             for name in ev.names:
                 state.b.pop((name,), None)
+                if self.fn.locals.get(name):  # an aggregate temporary (a Go slice literal): its slots go too
+                    for key in [k for k in state.b if k[0] == name]:
+                        del state.b[key]
             self._gc(state, ev.loc, lost=True)
             return [state]
         if isinstance(ev, ir.Havoc):
@@ -1636,7 +1639,10 @@ class FunctionAnalyzer:
             where = _exit_phrase(first)
             more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
             target = f" into `{site.target}`" if site.target else ""
-            if res_kind.language == "java":
+            if res_kind.language == "go":
+                rule = "ORT020"
+                msg = f"{res_kind.label} created by {site.callee}(){target} is not destroyed {where}{more}"
+            elif res_kind.language == "java":
                 rule = "ORT010"
                 msg = f"{res_kind.label} created by {site.callee}(){target} is not closed {where}{more}"
                 if record.exceptional_only:
@@ -1663,12 +1669,19 @@ class FunctionAnalyzer:
             level = "warning" if record.exceptional_only and rule == "ORT010" else ""
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
                               trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}")
-            self.findings[(rule, site.line, site.col, site_key)] = finding
+            # Go: one finding per creating call, even for the several values one `Run` allocates
+            key = (rule, site.line, site.col, site.callee) if rule == "ORT020" else (rule, site.line, site.col, site_key)
+            if key not in self.findings:
+                self.findings[key] = finding
 
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str) -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
+        res = state.r.get(rid) if rid else None
+        kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+        if kind is not None and kind.language == "go":
+            return  # Go objects: only ORT020 (Destroy() twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor)
