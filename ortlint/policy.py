@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ._native import PACKAGE_DIR
+from .paths import PACKAGE_DIR
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")

@@ -15,7 +15,7 @@ import gc
 import hashlib
 import os
 
-from ._native import PACKAGE_DIR
+from .paths import PACKAGE_DIR
 from .cache import Cache, FileRecord, FunctionRecord, content_hash, file_stamps, summary_digest
 from .discover import Discovery, SourceFile, discover
 from .frontends.source import MAX_BYTES
