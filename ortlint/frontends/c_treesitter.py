@@ -17,7 +17,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
-from .source import (ParseTimeout, SourceText, parse_limited, read_source, scan_function_macros,
+from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, parse_limited, read_source, scan_function_macros,
                      statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -980,14 +980,16 @@ class CFrontEnd:
 
     def load_headers(self) -> None:
         """What the file's `#include "..."` headers declare (see header_index); with libclang
-        (an oracle) the compiler's view is used instead. Statement macros invoked without `;`
-        are terminated before parsing (see source.terminate_statement_macros)."""
+        (an oracle) the compiler's view is used instead. Before parsing, statement macros
+        invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
+        (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
-            self.ascii = self.src.isascii()
+        self.src = blank_conditionals_in_parens(self.src)
+        self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:
         """Function-like macros of the headers (the file's own win; names the policy describes
