@@ -152,12 +152,19 @@ def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
         end = _closing_paren(data, m.end() - 1)
         if end is None:
             continue
-        blank = _first_blank_after(data, end)
         nxt = _next_token(data, end)
-        if blank is None or nxt is None or data[nxt:nxt + 1] in (b"",) or data[nxt] in _NOT_A_STATEMENT_AFTER \
-                or data.startswith(b"else", nxt) or data[blank:blank + 1] not in (b" ", b"\t") or blank >= nxt:
+        if nxt is None or data[nxt] in _NOT_A_STATEMENT_AFTER or data.startswith(b"else", nxt):
             continue
-        out[blank] = ord(";")
+        blank = _first_blank_after(data, end)
+        if blank is not None and blank < nxt and data[blank:blank + 1] in (b" ", b"\t"):
+            out[blank] = ord(";")
+        elif data[nxt] == ord("#") and m.start(1) > 0 and data[m.start(1) - 1] in b" \t":
+            # no blank before a `#if` line at column 0: the invocation moves one column left
+            # into its own indentation and the `;` takes its last byte (only that line's
+            # columns change, by one)
+            start = m.start(1)
+            out[start - 1:end - 1] = data[start:end]
+            out[end - 1] = ord(";")
     return bytes(out)
 
 
@@ -170,6 +177,9 @@ def _starts_statement(data: bytes, start: int) -> bool:
         return False
     if data[i] in b";{}:":
         return True
+    line_start = data.rfind(b"\n", 0, i) + 1
+    if data[line_start:i + 1].lstrip().startswith(b"#"):
+        return True  # after a preprocessor line (`#if X`, `#endif`)
     if data[i] == ord(")"):
         return True  # `if (c)` / `for (...)` heads; a call continued on a new line would need an operator first
     return data[max(0, i - 3):i + 1] == b"else" or data[i] == ord("/") and data[i - 1] in b"*/"
