@@ -876,6 +876,9 @@ def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     return body
 
 
+_NOT_CODE = frozenset({"preproc_include", "preproc_def", "preproc_function_def", "preproc_call", "comment"})
+
+
 def _uncovered(first: int, last: int, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The line ranges of [first, last] outside every (start, end) of `covered` (sorted)."""
     out, cur = [], first
@@ -1029,7 +1032,15 @@ class CFrontEnd:
         while stack:
             node = stack.pop()
             if node.type == "ERROR":
+                # `#include` / `#define` lines and comments that error recovery swallowed are not
+                # code: a range is reported from its first to its last piece of code
+                code = [(c.start_point[0] + 1, c.end_point[0] + 1) for c in node.children
+                        if c.type not in _NOT_CODE and c.end_byte > c.start_byte]
                 for first, last in _uncovered(node.start_point[0] + 1, node.end_point[0] + 1, covered):
+                    inside = [(a, b) for a, b in code if b >= first and a <= last]
+                    if not inside:
+                        continue
+                    first, last = max(first, min(a for a, _ in inside)), min(last, max(b for _, b in inside))
                     text = b"\n".join(lines[first - 1:last])
                     if b"{" in text and b";" in text:
                         self.notes.append((Loc(first, 1, last, 1), f"could not parse lines {first}-{last}; code there is not analyzed"))
