@@ -1476,7 +1476,8 @@ class FunctionAnalyzer:
         """A loop that releases `a[i]` (or hands it to a call that takes ownership) is taken to
         do so for every element of `a`, including on the path that runs it zero times (then the
         loop that filled `a` ran zero times too)."""
-        for arg, what in self._loop_releases(ev.loop_blocks):
+        blocks = self._iterated(ev.loop_blocks)
+        for arg, what in self._loop_releases(blocks):
             if what == "release":
                 self._release_stored(state, arg, None, "the loop above", ev.loc)
             else:
@@ -1497,10 +1498,21 @@ class FunctionAnalyzer:
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
-        for elem, keeper in self._loop_keeps(ev.loop_blocks):
+        for elem, keeper in self._loop_keeps(blocks):
             # `for (e : result) out.add(e.getValue())`: what the loop keeps elsewhere is kept
             # there on every path, the one that runs the loop zero times included
             self._keep_value(state, keeper, self._eval(state, elem))
+
+    def _iterated(self, blocks: frozenset) -> frozenset:
+        """The blocks of a front end's loop region that run again on the next iteration: its
+        natural loop (the CFG's). A region may also hold code on the way out of the loop, such
+        as the deferred calls a `return` inside the body runs (Go), which run once, after the
+        loop: what they release is not released per element by the loop."""
+        headed = [lp for lp in self.loops.loops if lp.header in blocks]
+        if not headed:
+            return blocks
+        loop = min(headed, key=lambda lp: lp.header)
+        return frozenset(blocks & loop.body)
 
     def _loop_keeps(self, blocks: frozenset) -> list[tuple[Expr, Expr]]:
         """(element `a[i]`, collection) pairs: a `stores` call in the loop keeps an element."""
