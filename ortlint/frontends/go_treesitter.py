@@ -1515,9 +1515,12 @@ class GoFrontEnd:
         root = tree.root_node
         self.commented = comment_parents(root, self.src)
         decls = self.scan.read(root)
+        foreign: set[str] = set()
         if os.path.isfile(self.path):  # calls of variadic functions declared in other files of the package
             for name, index in package_variadics(self.path).items():
-                self.scan.variadic.setdefault(name, index)
+                if name not in self.scan.variadic:
+                    self.scan.variadic[name] = index
+                    foreign.add(name)
         functions: list[ir.Function] = []
         for node in decls:
             if node.type == "var_declaration":
@@ -1541,7 +1544,13 @@ class GoFrontEnd:
             line = first.start_point[0] + 1 if first is not None else 1
             self.notes.append((Loc(line, 1, line, 1),
                                f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
-        return ir.SourceUnit(self.path, "go", functions, self.notes, self.lines)
+        unit = ir.SourceUnit(self.path, "go", functions, self.notes, self.lines)
+        if foreign & {c.callee for fn in functions for b in fn.blocks for c in b.events if isinstance(c, ir.Call)}:
+            # the IR depends on signatures in the other files of the package (for the cache)
+            folder = os.path.dirname(os.path.abspath(self.path))
+            unit.dependencies = sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                                       if n.endswith(".go") and os.path.join(folder, n) != os.path.abspath(self.path))
+        return unit
 
     def lower_package_vars(self, node: Node) -> ir.Function | None:
         """Package-level `var x = ...`: only the function literals in the initializers matter
