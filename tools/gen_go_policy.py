@@ -261,14 +261,16 @@ def main() -> None:
     w('            "io.", "bufio.", "json.", "utf8.", "atomic.", "reflect.", "testing.", "flag.", "rand.", "image.",')
     w('            "color.", "draw.", "png.", "jpeg.", "http.", "ort."]')
     w("")
+    specified = {"Destroy", *nil_fill, *lists} | {n for names in methods.values() for n in names}
+    keeping = sorted({d.name for d in decls if d.receiver and d.receiver[0].isupper() and d.name[0].isupper()
+                      and d.name not in specified})
     w("[[neutral]]")
     w('style = "method"')
+    w('note = "every other exported method of the binding keeps nothing it is given (from its source)"')
     w('prefixes = ["sync.", "time.", "strings.", "bytes.", "testing.", "ort.", "context.", "atomic."]')
-    w('names = ["GetData", "GetShape", "GetContents", "SetContents", "GetElement", "SetElement", "ZeroContents",')
-    w('         "GetInternals", "GetONNXType", "DataType", "Update", "BindInput", "BindOutput", "RunWithBinding",')
-    w('         "AddActiveLoraAdapter", "AppendExecutionProviderCUDA", "AppendExecutionProviderTensorRT",')
-    w('         "SetIntraOpNumThreads", "SetInterOpNumThreads", "GetValues", "GetKeysAndValues", "Set",')
-    w('         "FlattenedSize", "Errorf", "Printf", "Println", "Logf", "Log", "Error", "Errorf", "Helper"]')
+    for i in range(0, len(keeping), 6):
+        chunk = ", ".join(f'"{n}"' for n in keeping[i:i + 6])
+        w(("names = [" if i == 0 else "         ") + chunk + ("]" if i + 6 >= len(keeping) else ","))
 
 
 if __name__ == "__main__":
