@@ -221,6 +221,15 @@ class GoLowering(CfgBuilder):
                         declared[key] = declared.get(key, 0) + 1
                         if size is not None and self.holds_values(value):
                             candidates[key] = size
+            elif n.type == "var_spec" and n.child_by_field_id(F.value) is None:  # `var outs [2]ort.Value`
+                atype = n.child_by_field_id(F.type)
+                for name in n.children_by_field_id(F.name):
+                    key = self.text(name)
+                    declared[key] = declared.get(key, 0) + 1
+                    length = atype.child_by_field_id(F.length) if atype is not None and atype.type == "array_type" else None
+                    if length is not None and length.type == "int_literal" and \
+                            self.scan.norm_type(atype.child_by_field_id(F.element)).startswith(f"{ORT}."):
+                        candidates[key] = int(self.text(length), 0)
         candidates = {k: v for k, v in candidates.items() if declared.get(k) == 1 and 0 < v <= 16}
         if not candidates:
             return
@@ -244,6 +253,9 @@ class GoLowering(CfgBuilder):
                 continue
             elif pt in ("range_clause", "argument_list"):
                 continue
+            elif pt == "var_spec" or (pt == "slice_expression" and parent.parent is not None
+                                      and parent.parent.type == "argument_list" and len(self.named(parent)) == 1):
+                continue  # its declaration; `outs[:]` given whole to a call
             else:
                 candidates.pop(name)
         self.slots = candidates
@@ -330,6 +342,10 @@ class GoLowering(CfgBuilder):
                 continue
             self.stmt_temps = []
             names = [self.text(n) for n in spec.children_by_field_id(F.name)]
+            if len(names) == 1 and names[0] in self.slots:
+                for k in range(self.slots[names[0]]):
+                    self.emit(ir.Assign(self.loc(spec), Var(f"{names[0]}[{k}]"), NIL))
+                continue
             vtype = self.scan.norm_type(spec.child_by_field_id(F.type))
             for name in names:
                 self.declare(name, vtype)
@@ -1120,6 +1136,7 @@ class GoLowering(CfgBuilder):
         return Index(base, self.lower_expr(index))
 
     def expr_slice_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`s[a:b]` shows the elements of s."""
         for part in ("start", "end", "capacity"):
             child = node.child_by_field_name(part)
             if child is not None:
@@ -1417,6 +1434,8 @@ class GoLowering(CfgBuilder):
         """The outputs argument of `Run`: its slots (a slot slice or an inline literal), or the
         local slice whose nil elements Run fills; a parameter's or a field's belong elsewhere."""
         node = self.unparen(node)
+        if node.type == "slice_expression" and len(self.named(node)) == 1:  # `outs[:]`
+            node = node.child_by_field_id(F.operand)
         if node.type == "identifier":
             name = self.text(node)
             if name in self.slots:
