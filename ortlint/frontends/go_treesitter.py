@@ -883,7 +883,10 @@ class GoLowering(CfgBuilder):
         call = next((c for c in self.named(node) if c.type == "call_expression"), None)
         if call is None:
             return
-        if self.inline_returns:  # a defer inside an inlined deferred closure: run it right there
+        if self.inline_returns or self.is_binding_release(call):
+            # `defer x.Destroy()`: x is destroyed at every exit from here on, so for what leaks
+            # it is destroyed here (the loop that defers it for each element destroys them all);
+            # a defer inside an inlined deferred closure runs right there too
             self.stmt_temps = []
             self.lower_expr(call, discard=True)
             self.finish_statement(node)
@@ -902,6 +905,15 @@ class GoLowering(CfgBuilder):
         if d.flag is not None:
             self.emit(ir.Assign(loc, d.flag, TRUE))
         self.finish_statement(node)
+
+    def is_binding_release(self, call: Node) -> bool:
+        """A deferred `Destroy()` of a binding object, or `DestroyEnvironment()`."""
+        fn = call.child_by_field_id(F.function)
+        if fn is None or fn.type == "func_literal":
+            return False
+        callee, style, _recv, binding = self.callee_of(fn)
+        spec = self.policy.lookup(style, callee) if binding else None
+        return spec is not None and spec.release is not None
 
     def new_deferred(self, call: Node, nested: bool) -> Deferred:
         number = len(self.defer_by_node) + 1
@@ -927,7 +939,7 @@ class GoLowering(CfgBuilder):
                 continue
             if n.type == "defer_statement":
                 call = next((c for c in self.named(n) if c.type == "call_expression"), None)
-                if call is not None and call.id not in self.defer_by_node:
+                if call is not None and call.id not in self.defer_by_node and not self.is_binding_release(call):
                     self.loop_depth += 1
                     self.defers.append(self.new_deferred(call, True))
                     self.loop_depth -= 1
