@@ -70,6 +70,7 @@ class Deferred:
     flag: Var | None = None  # set when the defer statement ran (a defer inside a branch or loop)
     keep: Var | None = None  # a defer in a loop: the collection of every receiver it bound
     bound: dict[int, ir.Expr] = field(default_factory=dict)  # node id -> the value bound at `defer`
+    scopes: list[dict[str, str]] | None = None  # the names visible at the `defer` (a closure reads those)
 
 
 @dataclass
@@ -106,6 +107,8 @@ class GoLowering(CfgBuilder):
         self.types: dict[str, str] = {}
         self.slots: dict[str, int] = {}  # slot slices: name -> number of slots
         self.made: set[str] = set()  # local slices made here (make / literal): Run fills their nil slots
+        self.scopes: list[dict[str, str]] = [{}]  # source name -> variable (`t~2` when it shadows `t`)
+        self.shadow_counter = 0
         self.ctx: list[Breakable] = []
         self.pending_label: tuple[str, ...] = ()
         self.labels: dict[str, Block] = {}
@@ -147,7 +150,9 @@ class GoLowering(CfgBuilder):
                 self.locals.pop(name, None)
         else:
             self.find_slot_slices(node.child_by_field_id(F.body))
-            self.stmt(node.child_by_field_id(F.body))
+            for name in params + self.named_results:
+                self.scopes[0][name] = name
+            self.block_statements(node.child_by_field_id(F.body))
         if self.cur is not None:
             end = self.end_loc(node)
             if self.named_results and not self.drop_returns and len(self.named_results) == self.results:
@@ -297,12 +302,51 @@ class GoLowering(CfgBuilder):
         self.finish_statement(node)
 
     def stmt_block(self, node: Node) -> None:
+        self.scopes.append({})
+        try:
+            self.block_statements(node)
+        finally:
+            self.scopes.pop()
+
+    def block_statements(self, node: Node | None) -> None:
         for child in self.named(node):
             if child.type == "statement_list":
                 for s in self.named(child):
                     self.stmt(s)
             else:
                 self.stmt(child)
+
+    # -- scopes: a `:=` in an inner block makes a new variable even with an outer one's name
+
+    def resolve(self, name: str) -> str:
+        for scope in reversed(self.scopes):
+            found = scope.get(name)
+            if found is not None:
+                return found
+        return name
+
+    def fresh(self, name: str) -> str:
+        """The variable a declaration of `name` in the current scope makes."""
+        if name == "_":
+            return name
+        current = self.scopes[-1].get(name)
+        if current is not None:
+            return current  # `a, err := ...` with err already declared here: the same err
+        if any(name in scope for scope in self.scopes[:-1]) or (name in self.locals and name not in self.scopes[-1]):
+            self.shadow_counter += 1
+            return f"{name}~{self.shadow_counter}"
+        return name
+
+    def bind(self, name: str, var: str) -> None:
+        if name != "_":
+            self.scopes[-1][name] = var
+
+    def scoped(self, fn, *args) -> None:
+        self.scopes.append({})
+        try:
+            fn(*args)
+        finally:
+            self.scopes.pop()
 
     def stmt_statement_list(self, node: Node) -> None:
         for s in self.named(node):
@@ -347,45 +391,61 @@ class GoLowering(CfgBuilder):
                     self.emit(ir.Assign(self.loc(spec), Var(f"{names[0]}[{k}]"), NIL))
                 continue
             vtype = self.scan.norm_type(spec.child_by_field_id(F.type))
-            for name in names:
-                self.declare(name, vtype)
+            name_nodes = spec.children_by_field_id(F.name)
+            fresh = [self.fresh(n) for n in names]
             values = self.named(spec.child_by_field_id(F.value))
-            targets = [self.target(n) for n in spec.children_by_field_id(F.name)]
+            targets = [self.declared_target(n, v) for n, v in zip(name_nodes, fresh)]
             if values:
                 self.assign_lists(targets, values, self.loc(spec), declare=True)
             else:
                 for tgt in targets:
                     self.emit(ir.Assign(self.loc(spec), tgt, NIL))
+            for name, var in zip(names, fresh):
+                self.declare(name, vtype, var)
             self.finish_statement(spec)
 
-    def declare(self, name: str, vtype: str) -> None:
+    def declare(self, name: str, vtype: str, var: str | None = None) -> str:
+        """Declare `name` (as `var`, else a fresh variable) in the current scope."""
         if name == "_":
-            return
+            return name
+        var = var or self.fresh(name)
         if vtype:
             self.types[name] = vtype
         aggregate = vtype.startswith(("[]", "map["))
-        if name not in self.params:
-            self.locals[name] = self.locals.get(name, False) or aggregate
+        if var not in self.params:
+            self.locals[var] = self.locals.get(var, False) or aggregate
+        self.bind(name, var)
+        return var
+
+    def declared_target(self, node: Node, var: str) -> ir.Expr:
+        return self.target(node) if self.text(node) == "_" else Var(var)
 
     def stmt_short_var_declaration(self, node: Node) -> None:
         self.stmt_temps = []
         lefts = self.named(node.child_by_field_id(F.left))
         rights = self.named(node.child_by_field_id(F.right))
+        fresh = [self.fresh(self.text(n)) for n in lefts]
         for i, n in enumerate(lefts):
-            name = self.text(n)
-            vtype = self.value_type(rights[i]) if len(rights) == len(lefts) else ""
-            if len(rights) == 1 and len(lefts) > 1 and i == 0:
-                vtype = self.value_type(rights[0])
-            self.declare(name, vtype)
+            var = fresh[i]
+            if var == "_":
+                continue
+            if var not in self.params:
+                self.locals.setdefault(var, False)
             if len(rights) == len(lefts) and rights[i].type in ("composite_literal", "call_expression") \
-                    and name in self.locals and self.is_collection_value(rights[i]):
-                self.locals[name] = True
+                    and self.is_collection_value(rights[i]):
+                self.locals[var] = True
                 if self.holds_values(rights[i]):
-                    self.made.add(name)
+                    self.made.add(var)
         if len(lefts) == 1 and len(rights) == 1 and self.text(lefts[0]) in self.slots:
             self.declare_slots(self.text(lefts[0]), rights[0], self.loc(node))
         else:
-            self.assign_lists([self.target(n) for n in lefts], rights, self.loc(node), declare=True)
+            targets = [self.declared_target(n, v) for n, v in zip(lefts, fresh)]
+            self.assign_lists(targets, rights, self.loc(node), declare=True)
+        for i, n in enumerate(lefts):  # declared once the values are computed (`x := f(x)`)
+            vtype = self.value_type(rights[i]) if len(rights) == len(lefts) else ""
+            if len(rights) == 1 and len(lefts) > 1 and i == 0:
+                vtype = self.value_type(rights[0])
+            self.declare(self.text(n), vtype, fresh[i])
         self.finish_statement(node)
 
     def declare_slots(self, name: str, value: Node, loc: Loc) -> None:
@@ -489,6 +549,9 @@ class GoLowering(CfgBuilder):
     # -- if / for / switch / select
 
     def stmt_if_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_if_statement_body, node)
+
+    def stmt_if_statement_body(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
         alternative = node.child_by_field_id(F.alternative)
@@ -515,6 +578,9 @@ class GoLowering(CfgBuilder):
         return labels
 
     def stmt_for_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_for_statement_body, node)
+
+    def stmt_for_statement_body(self, node: Node) -> None:
         labels = self.take_labels()
         if self.loop_depth == 0:
             self.register_loop_defers(node)
@@ -616,6 +682,7 @@ class GoLowering(CfgBuilder):
         if declare:
             for n in lefts:
                 self.declare(self.text(n), rtype[2:] if rtype.startswith("[]") and n is lefts[-1] else "")
+        # (the loop's scope is opened by stmt_for_statement)
         header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
         self.jump(header)
         self.start(header)
@@ -678,6 +745,7 @@ class GoLowering(CfgBuilder):
         try:
             for i, case in enumerate(cases):
                 self.start(bodies[i])
+                self.scopes.append({})
                 if case.type == "communication_case":
                     self.communication(case.child_by_field_id(F.communication))
                 stmts = [s for s in self.named(case) if s.type == "statement_list"]
@@ -686,6 +754,7 @@ class GoLowering(CfgBuilder):
                     for s in self.named(sl):
                         self.stmt(s)
                         falls = s.type == "fallthrough_statement"
+                self.scopes.pop()
                 self.jump(bodies[i + 1] if falls and i + 1 < len(bodies) else after)
         finally:
             self.ctx.pop()
@@ -716,14 +785,19 @@ class GoLowering(CfgBuilder):
             self.stmt_send_statement(comm)
             return
         if comm.type == "receive_statement":
+            declare = any(c.type == ":=" for c in comm.children)
             for n in self.named(comm.child_by_field_id(F.left)):
-                self.declare(self.text(n), "")
+                if declare:
+                    self.declare(self.text(n), "")
                 self.emit(ir.Assign(self.loc(comm), self.target(n), Opaque("received")))
             self.finish_statement(comm)
             return
         self.stmt(comm)
 
     def stmt_expression_switch_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_expression_switch_statement_body, node)
+
+    def stmt_expression_switch_statement_body(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
         value_node = node.child_by_field_id(F.value)
@@ -735,12 +809,15 @@ class GoLowering(CfgBuilder):
         self.switch_like(node, value, tagless=value_node is None)
 
     def stmt_type_switch_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_type_switch_statement_body, node)
+
+    def stmt_type_switch_statement_body(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
         value = self.lower_expr(node.child_by_field_id(F.value))
         for alias in self.named(node.child_by_field_id(F.alias)):
-            self.declare(self.text(alias), "")
-            self.emit(ir.Assign(self.loc(alias), Var(self.text(alias)), value))
+            var = self.declare(self.text(alias), "")
+            self.emit(ir.Assign(self.loc(alias), Var(var), value))
         self.switch_like(node, None, tagless=False)
 
     def stmt_select_statement(self, node: Node) -> None:
@@ -899,6 +976,7 @@ class GoLowering(CfgBuilder):
             self.defers.append(d)
         loc = self.loc(node)
         self.stmt_temps = []
+        d.scopes = [dict(scope) for scope in self.scopes]
         fn = call.child_by_field_id(F.function)
         if fn is not None and fn.type != "func_literal":
             self.bind_deferred(d, call, fn, loc)
@@ -989,8 +1067,10 @@ class GoLowering(CfgBuilder):
             self.terminate(Branch(d.flag, run.id, done.id, loc, f"the defer at line {d.node.start_point[0] + 1} ran", "if"))
             self.start(run)
         fn = d.node.child_by_field_id(F.function)
-        saved = self.loc_override
+        saved, saved_scopes = self.loc_override, self.scopes
         self.loc_override = loc
+        if d.scopes is not None:
+            self.scopes = [dict(scope) for scope in d.scopes] + [{}]
         try:
             if fn is not None and fn.type == "func_literal":
                 end = self.new_block()
@@ -1011,7 +1091,7 @@ class GoLowering(CfgBuilder):
                     self.overrides = saved_over
                 self.finish_statement(d.node)
         finally:
-            self.loc_override = saved
+            self.loc_override, self.scopes = saved, saved_scopes
         if done is not None:
             self.jump(done)
             self.start(done)
@@ -1047,7 +1127,7 @@ class GoLowering(CfgBuilder):
             if taken:
                 self.call_counter += 1
                 self.emit(ir.Call(self.call_counter, self.loc(node), "$handoff", "plain", None,
-                                  tuple(Var(n) for n in sorted(taken)), None, "func literal"))
+                                  tuple(Var(self.resolve(n)) for n in sorted(taken)), None, "func literal"))
         return Opaque("func literal")
 
     def taken_over(self, lit: Node) -> set[str]:
@@ -1108,7 +1188,7 @@ class GoLowering(CfgBuilder):
             self.emit(ir.Call(self.call_counter, self.loc(node), "$keep", "plain", coll,
                               tuple(Var(f"{name}[{k}]") for k in range(self.slots[name])), None, name))
             return coll
-        return Var(name)
+        return Var(self.resolve(name))
 
     def expr_nil(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         return NIL
@@ -1452,8 +1532,9 @@ class GoLowering(CfgBuilder):
             name = self.text(node)
             if name in self.slots:
                 return Opaque(name), [Var(f"{name}[{k}]") for k in range(self.slots[name])], None
-            if name in self.made and self.locals.get(name):
-                return Var(name), [], Var(name)
+            var = self.resolve(name)
+            if var in self.made and self.locals.get(var):
+                return Var(var), [], Var(var)
             return self.lower_expr(node), [], None
         size = self.constant_slice_size(node)
         if size is not None and size <= _MAX_UNROLL and self.holds_values(node):
