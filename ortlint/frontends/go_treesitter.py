@@ -1120,7 +1120,7 @@ class GoLowering(CfgBuilder):
     def closure(self, node: Node, drop_returns: bool = False, handoff: bool = True) -> ir.Expr:
         """A function literal: its own function; the captured variables it takes over are
         handed over here."""
-        name = f"{self.name}$func{node.start_point[0] + 1}"
+        name = self.closure_name(node)
         self.unit.queue(PendingClosure(node, name, drop_returns))
         if handoff:
             taken = self.taken_over(node)
@@ -1129,6 +1129,9 @@ class GoLowering(CfgBuilder):
                 self.emit(ir.Call(self.call_counter, self.loc(node), "$handoff", "plain", None,
                                   tuple(Var(self.resolve(n)) for n in sorted(taken)), None, "func literal"))
         return Opaque("func literal")
+
+    def closure_name(self, node: Node) -> str:
+        return f"{self.name}$func{node.start_point[0] + 1}"
 
     def taken_over(self, lit: Node) -> set[str]:
         """Captured names the closure destroys, returns, sends or stores elsewhere."""
@@ -1405,11 +1408,14 @@ class GoLowering(CfgBuilder):
             arg_nodes = self.named(node.child_by_field_id(F.arguments))
         if fn is None:
             return Opaque("?")
-        if fn.type == "func_literal":  # `func(){...}()`: a function of its own
-            for a in arg_nodes:
-                self.lower_expr(a)
+        if fn.type == "func_literal":  # `func(){...}()`: a function of its own, called here
+            args = [self.lower_expr(a) for a in arg_nodes]
             self.closure(fn)
-            return Opaque("result")
+            args += [self.out_pointer(o, outs_are_pointers) for o in outs]
+            self.call_counter += 1
+            self.emit(ir.Call(self.call_counter, loc, self.closure_name(fn), "plain", None, tuple(args), dest,
+                              "func literal"))
+            return dest if dest is not None else Opaque("result")
         callee, style, recv_node, binding = self.callee_of(fn)
         if style == "plain" and fn.type == "identifier" and (callee in _BUILTINS or callee in BUILTIN_TYPES) \
                 and callee not in self.scan.results:
