@@ -1097,22 +1097,15 @@ class GoLowering(CfgBuilder):
             self.start(done)
 
     def stmt_go_statement(self, node: Node) -> None:
-        """`go f(x)`: the goroutine gets x; `go func(){...}()` is its own function."""
+        """`go f(x)`: for what it owns, the goroutine is the call `f(x)`: a function of the
+        package that destroys x (its summary says so) takes it, an unknown one takes it too;
+        `go func(p){...}(x)` is a call of its own function, which also takes over the captured
+        variables it destroys."""
         self.stmt_temps = []
         call = next((c for c in self.named(node) if c.type == "call_expression"), None)
         if call is None:
             return
-        fn = call.child_by_field_id(F.function)
-        args = [self.lower_expr(a) for a in self.named(call.child_by_field_id(F.arguments))]
-        if fn is not None and fn.type == "func_literal":
-            self.closure(fn)
-        elif fn is not None:
-            if fn.type == "selector_expression" and not self.is_package(fn.child_by_field_id(F.operand)):
-                args.insert(0, self.lower_expr(fn.child_by_field_id(F.operand)))
-        if args:
-            self.call_counter += 1
-            self.emit(ir.Call(self.call_counter, self.loc(node), "$handoff", "plain", None, tuple(args), None,
-                              self.short_text(node)))
+        self.lower_expr(call, discard=True)
         self.finish_statement(node)
 
     # ------------------------------------------------------------------ closures
