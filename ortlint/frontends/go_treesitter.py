@@ -1149,10 +1149,12 @@ class GoLowering(CfgBuilder):
                 if fn is not None and fn.type == "selector_expression" and \
                         self.text(fn.child_by_field_id(F.field)) in ("Destroy", "Close"):
                     hit = captured(fn.child_by_field_id(F.operand))
-            elif n.type == "return_statement":
-                for v in walk(n):
-                    if v.type == "identifier" and captured(v):
-                        out.add(self.text(v))
+            elif n.type == "return_statement":  # `return t` hands t on; `return t.GetData()[0]` does not
+                for c in self.named(n):
+                    for v in (self.named(c) if c.type == "expression_list" else [c]):
+                        name = captured(v)
+                        if name:
+                            out.add(name)
             elif n.type == "send_statement":
                 hit = captured(n.child_by_field_id(F.value))
             elif n.type == "assignment_statement":
