@@ -60,15 +60,23 @@ def test_several_results_become_out_parameters(tmp_path: Path) -> None:
 
 
 def test_defers_run_last_first_at_every_later_exit(tmp_path: Path) -> None:
-    u = unit(tmp_path, "func f(a, b *ort.Tensor[float32], c bool) {\n\tif c {\n\t\treturn\n\t}\n"
-                       "\tdefer a.Destroy()\n\tdefer b.Destroy()\n\tif !c {\n\t\treturn\n\t}\n}\n")
+    u = unit(tmp_path, "func keep(x *ort.Tensor[float32]) {}\n"
+                       "func f(a, b *ort.Tensor[float32], c bool) {\n\tif c {\n\t\treturn\n\t}\n"
+                       "\tdefer keep(a)\n\tdefer keep(b)\n\tif !c {\n\t\treturn\n\t}\n}\n")
     fn = function(u, "f")
     per_exit = []
     for block in fn.blocks:
         if isinstance(block.term, ir.Return):
-            per_exit.append([ir.expr_text(c.receiver) for c in block.events if isinstance(c, ir.Call)])
+            per_exit.append([ir.expr_text(c.args[0]) for c in block.events if isinstance(c, ir.Call)])
     assert [] in per_exit  # the first return is before the defers
     assert ["defer%2.0", "defer%1.0"] in per_exit  # b first, bound when each defer ran
+
+
+def test_deferred_destroy_counts_from_the_defer_on(tmp_path: Path) -> None:
+    """`defer x.Destroy()` destroys x at every later exit: for leaks, from the defer on."""
+    assert rules(tmp_path, "func f(n int) error {\n\tt, err := ort.NewEmptyTensor[float32](ort.NewShape(1))\n"
+                           "\tif err != nil {\n\t\treturn err\n\t}\n\tif n > 1 {\n\t\treturn nil\n\t}\n"
+                           "\tdefer t.Destroy()\n\treturn nil\n}\n") == [(2, "ORT020")]
 
 
 def test_defer_inside_a_branch_is_guarded_by_a_flag(tmp_path: Path) -> None:

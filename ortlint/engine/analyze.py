@@ -1690,10 +1690,8 @@ class FunctionAnalyzer:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
-        res = state.r.get(rid) if rid else None
-        kind = self.policy.kinds.get(res.kind or "") if res is not None else None
-        if kind is not None and kind.language == "go":
-            return  # Go objects: only ORT020 (Destroy() twice or a use after it is the binding's own business)
+        if self.fn.language == "go":
+            return  # Go code: only ORT020 (Destroy() twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor)

@@ -310,6 +310,13 @@ class FileScan:
             return self.expr_type(node.named_children[0], local_types)
         if t == "type_assertion_expression":
             return self.norm_type(node.child_by_field_name("type"))
+        if t == "call_expression":  # `log.New(...)`: a package's New makes its type
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type == "selector_expression" and self.text(fn.child_by_field_name("field")) == "New":
+                pkg = self.text(fn.child_by_field_name("operand"))
+                if pkg in self.imports and self.imports[pkg] == "log":
+                    return "log.Logger"
+            return ""
         if t == "selector_expression":
             operand = node.child_by_field_name("operand")
             base = self.expr_type(operand, local_types) if operand is not None else ""

@@ -70,6 +70,7 @@ class Deferred:
     flag: Var | None = None  # set when the defer statement ran (a defer inside a branch or loop)
     keep: Var | None = None  # a defer in a loop: the collection of every receiver it bound
     bound: dict[int, ir.Expr] = field(default_factory=dict)  # node id -> the value bound at `defer`
+    scopes: list[dict[str, str]] | None = None  # the names visible at the `defer` (a closure reads those)
 
 
 @dataclass
@@ -106,6 +107,8 @@ class GoLowering(CfgBuilder):
         self.types: dict[str, str] = {}
         self.slots: dict[str, int] = {}  # slot slices: name -> number of slots
         self.made: set[str] = set()  # local slices made here (make / literal): Run fills their nil slots
+        self.scopes: list[dict[str, str]] = [{}]  # source name -> variable (`t~2` when it shadows `t`)
+        self.shadow_counter = 0
         self.ctx: list[Breakable] = []
         self.pending_label: tuple[str, ...] = ()
         self.labels: dict[str, Block] = {}
@@ -147,7 +150,9 @@ class GoLowering(CfgBuilder):
                 self.locals.pop(name, None)
         else:
             self.find_slot_slices(node.child_by_field_id(F.body))
-            self.stmt(node.child_by_field_id(F.body))
+            for name in params + self.named_results:
+                self.scopes[0][name] = name
+            self.block_statements(node.child_by_field_id(F.body))
         if self.cur is not None:
             end = self.end_loc(node)
             if self.named_results and not self.drop_returns and len(self.named_results) == self.results:
@@ -221,6 +226,15 @@ class GoLowering(CfgBuilder):
                         declared[key] = declared.get(key, 0) + 1
                         if size is not None and self.holds_values(value):
                             candidates[key] = size
+            elif n.type == "var_spec" and n.child_by_field_id(F.value) is None:  # `var outs [2]ort.Value`
+                atype = n.child_by_field_id(F.type)
+                for name in n.children_by_field_id(F.name):
+                    key = self.text(name)
+                    declared[key] = declared.get(key, 0) + 1
+                    length = atype.child_by_field_id(F.length) if atype is not None and atype.type == "array_type" else None
+                    if length is not None and length.type == "int_literal" and \
+                            self.scan.norm_type(atype.child_by_field_id(F.element)).startswith(f"{ORT}."):
+                        candidates[key] = int(self.text(length), 0)
         candidates = {k: v for k, v in candidates.items() if declared.get(k) == 1 and 0 < v <= 16}
         if not candidates:
             return
@@ -244,6 +258,9 @@ class GoLowering(CfgBuilder):
                 continue
             elif pt in ("range_clause", "argument_list"):
                 continue
+            elif pt == "var_spec" or (pt == "slice_expression" and parent.parent is not None
+                                      and parent.parent.type == "argument_list" and len(self.named(parent)) == 1):
+                continue  # its declaration; `outs[:]` given whole to a call
             else:
                 candidates.pop(name)
         self.slots = candidates
@@ -285,12 +302,51 @@ class GoLowering(CfgBuilder):
         self.finish_statement(node)
 
     def stmt_block(self, node: Node) -> None:
+        self.scopes.append({})
+        try:
+            self.block_statements(node)
+        finally:
+            self.scopes.pop()
+
+    def block_statements(self, node: Node | None) -> None:
         for child in self.named(node):
             if child.type == "statement_list":
                 for s in self.named(child):
                     self.stmt(s)
             else:
                 self.stmt(child)
+
+    # -- scopes: a `:=` in an inner block makes a new variable even with an outer one's name
+
+    def resolve(self, name: str) -> str:
+        for scope in reversed(self.scopes):
+            found = scope.get(name)
+            if found is not None:
+                return found
+        return name
+
+    def fresh(self, name: str) -> str:
+        """The variable a declaration of `name` in the current scope makes."""
+        if name == "_":
+            return name
+        current = self.scopes[-1].get(name)
+        if current is not None:
+            return current  # `a, err := ...` with err already declared here: the same err
+        if any(name in scope for scope in self.scopes[:-1]) or (name in self.locals and name not in self.scopes[-1]):
+            self.shadow_counter += 1
+            return f"{name}~{self.shadow_counter}"
+        return name
+
+    def bind(self, name: str, var: str) -> None:
+        if name != "_":
+            self.scopes[-1][name] = var
+
+    def scoped(self, fn, *args) -> None:
+        self.scopes.append({})
+        try:
+            fn(*args)
+        finally:
+            self.scopes.pop()
 
     def stmt_statement_list(self, node: Node) -> None:
         for s in self.named(node):
@@ -330,46 +386,66 @@ class GoLowering(CfgBuilder):
                 continue
             self.stmt_temps = []
             names = [self.text(n) for n in spec.children_by_field_id(F.name)]
+            if len(names) == 1 and names[0] in self.slots:
+                for k in range(self.slots[names[0]]):
+                    self.emit(ir.Assign(self.loc(spec), Var(f"{names[0]}[{k}]"), NIL))
+                continue
             vtype = self.scan.norm_type(spec.child_by_field_id(F.type))
-            for name in names:
-                self.declare(name, vtype)
+            name_nodes = spec.children_by_field_id(F.name)
+            fresh = [self.fresh(n) for n in names]
             values = self.named(spec.child_by_field_id(F.value))
-            targets = [self.target(n) for n in spec.children_by_field_id(F.name)]
+            targets = [self.declared_target(n, v) for n, v in zip(name_nodes, fresh)]
             if values:
                 self.assign_lists(targets, values, self.loc(spec), declare=True)
             else:
                 for tgt in targets:
                     self.emit(ir.Assign(self.loc(spec), tgt, NIL))
+            for name, var in zip(names, fresh):
+                self.declare(name, vtype, var)
             self.finish_statement(spec)
 
-    def declare(self, name: str, vtype: str) -> None:
+    def declare(self, name: str, vtype: str, var: str | None = None) -> str:
+        """Declare `name` (as `var`, else a fresh variable) in the current scope."""
         if name == "_":
-            return
+            return name
+        var = var or self.fresh(name)
         if vtype:
             self.types[name] = vtype
         aggregate = vtype.startswith(("[]", "map["))
-        if name not in self.params:
-            self.locals[name] = self.locals.get(name, False) or aggregate
+        if var not in self.params:
+            self.locals[var] = self.locals.get(var, False) or aggregate
+        self.bind(name, var)
+        return var
+
+    def declared_target(self, node: Node, var: str) -> ir.Expr:
+        return self.target(node) if self.text(node) == "_" else Var(var)
 
     def stmt_short_var_declaration(self, node: Node) -> None:
         self.stmt_temps = []
         lefts = self.named(node.child_by_field_id(F.left))
         rights = self.named(node.child_by_field_id(F.right))
+        fresh = [self.fresh(self.text(n)) for n in lefts]
         for i, n in enumerate(lefts):
-            name = self.text(n)
-            vtype = self.value_type(rights[i]) if len(rights) == len(lefts) else ""
-            if len(rights) == 1 and len(lefts) > 1 and i == 0:
-                vtype = self.value_type(rights[0])
-            self.declare(name, vtype)
+            var = fresh[i]
+            if var == "_":
+                continue
+            if var not in self.params:
+                self.locals.setdefault(var, False)
             if len(rights) == len(lefts) and rights[i].type in ("composite_literal", "call_expression") \
-                    and name in self.locals and self.is_collection_value(rights[i]):
-                self.locals[name] = True
+                    and self.is_collection_value(rights[i]):
+                self.locals[var] = True
                 if self.holds_values(rights[i]):
-                    self.made.add(name)
+                    self.made.add(var)
         if len(lefts) == 1 and len(rights) == 1 and self.text(lefts[0]) in self.slots:
             self.declare_slots(self.text(lefts[0]), rights[0], self.loc(node))
         else:
-            self.assign_lists([self.target(n) for n in lefts], rights, self.loc(node), declare=True)
+            targets = [self.declared_target(n, v) for n, v in zip(lefts, fresh)]
+            self.assign_lists(targets, rights, self.loc(node), declare=True)
+        for i, n in enumerate(lefts):  # declared once the values are computed (`x := f(x)`)
+            vtype = self.value_type(rights[i]) if len(rights) == len(lefts) else ""
+            if len(rights) == 1 and len(lefts) > 1 and i == 0:
+                vtype = self.value_type(rights[0])
+            self.declare(self.text(n), vtype, fresh[i])
         self.finish_statement(node)
 
     def declare_slots(self, name: str, value: Node, loc: Loc) -> None:
@@ -473,6 +549,9 @@ class GoLowering(CfgBuilder):
     # -- if / for / switch / select
 
     def stmt_if_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_if_statement_body, node)
+
+    def stmt_if_statement_body(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
         alternative = node.child_by_field_id(F.alternative)
@@ -499,6 +578,9 @@ class GoLowering(CfgBuilder):
         return labels
 
     def stmt_for_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_for_statement_body, node)
+
+    def stmt_for_statement_body(self, node: Node) -> None:
         labels = self.take_labels()
         if self.loop_depth == 0:
             self.register_loop_defers(node)
@@ -600,6 +682,7 @@ class GoLowering(CfgBuilder):
         if declare:
             for n in lefts:
                 self.declare(self.text(n), rtype[2:] if rtype.startswith("[]") and n is lefts[-1] else "")
+        # (the loop's scope is opened by stmt_for_statement)
         header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
         self.jump(header)
         self.start(header)
@@ -662,6 +745,7 @@ class GoLowering(CfgBuilder):
         try:
             for i, case in enumerate(cases):
                 self.start(bodies[i])
+                self.scopes.append({})
                 if case.type == "communication_case":
                     self.communication(case.child_by_field_id(F.communication))
                 stmts = [s for s in self.named(case) if s.type == "statement_list"]
@@ -670,6 +754,7 @@ class GoLowering(CfgBuilder):
                     for s in self.named(sl):
                         self.stmt(s)
                         falls = s.type == "fallthrough_statement"
+                self.scopes.pop()
                 self.jump(bodies[i + 1] if falls and i + 1 < len(bodies) else after)
         finally:
             self.ctx.pop()
@@ -700,14 +785,19 @@ class GoLowering(CfgBuilder):
             self.stmt_send_statement(comm)
             return
         if comm.type == "receive_statement":
+            declare = any(c.type == ":=" for c in comm.children)
             for n in self.named(comm.child_by_field_id(F.left)):
-                self.declare(self.text(n), "")
+                if declare:
+                    self.declare(self.text(n), "")
                 self.emit(ir.Assign(self.loc(comm), self.target(n), Opaque("received")))
             self.finish_statement(comm)
             return
         self.stmt(comm)
 
     def stmt_expression_switch_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_expression_switch_statement_body, node)
+
+    def stmt_expression_switch_statement_body(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
         value_node = node.child_by_field_id(F.value)
@@ -719,12 +809,15 @@ class GoLowering(CfgBuilder):
         self.switch_like(node, value, tagless=value_node is None)
 
     def stmt_type_switch_statement(self, node: Node) -> None:
+        self.scoped(self.stmt_type_switch_statement_body, node)
+
+    def stmt_type_switch_statement_body(self, node: Node) -> None:
         self.stmt_temps = []
         self.simple(node.child_by_field_id(F.initializer))
         value = self.lower_expr(node.child_by_field_id(F.value))
         for alias in self.named(node.child_by_field_id(F.alias)):
-            self.declare(self.text(alias), "")
-            self.emit(ir.Assign(self.loc(alias), Var(self.text(alias)), value))
+            var = self.declare(self.text(alias), "")
+            self.emit(ir.Assign(self.loc(alias), Var(var), value))
         self.switch_like(node, None, tagless=False)
 
     def stmt_select_statement(self, node: Node) -> None:
@@ -867,7 +960,10 @@ class GoLowering(CfgBuilder):
         call = next((c for c in self.named(node) if c.type == "call_expression"), None)
         if call is None:
             return
-        if self.inline_returns:  # a defer inside an inlined deferred closure: run it right there
+        if self.inline_returns or self.is_binding_release(call):
+            # `defer x.Destroy()`: x is destroyed at every exit from here on, so for what leaks
+            # it is destroyed here (the loop that defers it for each element destroys them all);
+            # a defer inside an inlined deferred closure runs right there too
             self.stmt_temps = []
             self.lower_expr(call, discard=True)
             self.finish_statement(node)
@@ -880,12 +976,22 @@ class GoLowering(CfgBuilder):
             self.defers.append(d)
         loc = self.loc(node)
         self.stmt_temps = []
+        d.scopes = [dict(scope) for scope in self.scopes]
         fn = call.child_by_field_id(F.function)
         if fn is not None and fn.type != "func_literal":
             self.bind_deferred(d, call, fn, loc)
         if d.flag is not None:
             self.emit(ir.Assign(loc, d.flag, TRUE))
         self.finish_statement(node)
+
+    def is_binding_release(self, call: Node) -> bool:
+        """A deferred `Destroy()` of a binding object, or `DestroyEnvironment()`."""
+        fn = call.child_by_field_id(F.function)
+        if fn is None or fn.type == "func_literal":
+            return False
+        callee, style, _recv, binding = self.callee_of(fn)
+        spec = self.policy.lookup(style, callee) if binding else None
+        return spec is not None and spec.release is not None
 
     def new_deferred(self, call: Node, nested: bool) -> Deferred:
         number = len(self.defer_by_node) + 1
@@ -911,7 +1017,7 @@ class GoLowering(CfgBuilder):
                 continue
             if n.type == "defer_statement":
                 call = next((c for c in self.named(n) if c.type == "call_expression"), None)
-                if call is not None and call.id not in self.defer_by_node:
+                if call is not None and call.id not in self.defer_by_node and not self.is_binding_release(call):
                     self.loop_depth += 1
                     self.defers.append(self.new_deferred(call, True))
                     self.loop_depth -= 1
@@ -961,8 +1067,10 @@ class GoLowering(CfgBuilder):
             self.terminate(Branch(d.flag, run.id, done.id, loc, f"the defer at line {d.node.start_point[0] + 1} ran", "if"))
             self.start(run)
         fn = d.node.child_by_field_id(F.function)
-        saved = self.loc_override
+        saved, saved_scopes = self.loc_override, self.scopes
         self.loc_override = loc
+        if d.scopes is not None:
+            self.scopes = [dict(scope) for scope in d.scopes] + [{}]
         try:
             if fn is not None and fn.type == "func_literal":
                 end = self.new_block()
@@ -983,28 +1091,21 @@ class GoLowering(CfgBuilder):
                     self.overrides = saved_over
                 self.finish_statement(d.node)
         finally:
-            self.loc_override = saved
+            self.loc_override, self.scopes = saved, saved_scopes
         if done is not None:
             self.jump(done)
             self.start(done)
 
     def stmt_go_statement(self, node: Node) -> None:
-        """`go f(x)`: the goroutine gets x; `go func(){...}()` is its own function."""
+        """`go f(x)`: for what it owns, the goroutine is the call `f(x)`: a function of the
+        package that destroys x (its summary says so) takes it, an unknown one takes it too;
+        `go func(p){...}(x)` is a call of its own function, which also takes over the captured
+        variables it destroys."""
         self.stmt_temps = []
         call = next((c for c in self.named(node) if c.type == "call_expression"), None)
         if call is None:
             return
-        fn = call.child_by_field_id(F.function)
-        args = [self.lower_expr(a) for a in self.named(call.child_by_field_id(F.arguments))]
-        if fn is not None and fn.type == "func_literal":
-            self.closure(fn)
-        elif fn is not None:
-            if fn.type == "selector_expression" and not self.is_package(fn.child_by_field_id(F.operand)):
-                args.insert(0, self.lower_expr(fn.child_by_field_id(F.operand)))
-        if args:
-            self.call_counter += 1
-            self.emit(ir.Call(self.call_counter, self.loc(node), "$handoff", "plain", None, tuple(args), None,
-                              self.short_text(node)))
+        self.lower_expr(call, discard=True)
         self.finish_statement(node)
 
     # ------------------------------------------------------------------ closures
@@ -1012,15 +1113,18 @@ class GoLowering(CfgBuilder):
     def closure(self, node: Node, drop_returns: bool = False, handoff: bool = True) -> ir.Expr:
         """A function literal: its own function; the captured variables it takes over are
         handed over here."""
-        name = f"{self.name}$func{node.start_point[0] + 1}"
+        name = self.closure_name(node)
         self.unit.queue(PendingClosure(node, name, drop_returns))
         if handoff:
             taken = self.taken_over(node)
             if taken:
                 self.call_counter += 1
                 self.emit(ir.Call(self.call_counter, self.loc(node), "$handoff", "plain", None,
-                                  tuple(Var(n) for n in sorted(taken)), None, "func literal"))
+                                  tuple(Var(self.resolve(n)) for n in sorted(taken)), None, "func literal"))
         return Opaque("func literal")
+
+    def closure_name(self, node: Node) -> str:
+        return f"{self.name}$func{node.start_point[0] + 1}"
 
     def taken_over(self, lit: Node) -> set[str]:
         """Captured names the closure destroys, returns, sends or stores elsewhere."""
@@ -1045,10 +1149,12 @@ class GoLowering(CfgBuilder):
                 if fn is not None and fn.type == "selector_expression" and \
                         self.text(fn.child_by_field_id(F.field)) in ("Destroy", "Close"):
                     hit = captured(fn.child_by_field_id(F.operand))
-            elif n.type == "return_statement":
-                for v in walk(n):
-                    if v.type == "identifier" and captured(v):
-                        out.add(self.text(v))
+            elif n.type == "return_statement":  # `return t` hands t on; `return t.GetData()[0]` does not
+                for c in self.named(n):
+                    for v in (self.named(c) if c.type == "expression_list" else [c]):
+                        name = captured(v)
+                        if name:
+                            out.add(name)
             elif n.type == "send_statement":
                 hit = captured(n.child_by_field_id(F.value))
             elif n.type == "assignment_statement":
@@ -1080,7 +1186,7 @@ class GoLowering(CfgBuilder):
             self.emit(ir.Call(self.call_counter, self.loc(node), "$keep", "plain", coll,
                               tuple(Var(f"{name}[{k}]") for k in range(self.slots[name])), None, name))
             return coll
-        return Var(name)
+        return Var(self.resolve(name))
 
     def expr_nil(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         return NIL
@@ -1120,6 +1226,7 @@ class GoLowering(CfgBuilder):
         return Index(base, self.lower_expr(index))
 
     def expr_slice_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`s[a:b]` shows the elements of s."""
         for part in ("start", "end", "capacity"):
             child = node.child_by_field_name(part)
             if child is not None:
@@ -1296,11 +1403,14 @@ class GoLowering(CfgBuilder):
             arg_nodes = self.named(node.child_by_field_id(F.arguments))
         if fn is None:
             return Opaque("?")
-        if fn.type == "func_literal":  # `func(){...}()`: a function of its own
-            for a in arg_nodes:
-                self.lower_expr(a)
+        if fn.type == "func_literal":  # `func(){...}()`: a function of its own, called here
+            args = [self.lower_expr(a) for a in arg_nodes]
             self.closure(fn)
-            return Opaque("result")
+            args += [self.out_pointer(o, outs_are_pointers) for o in outs]
+            self.call_counter += 1
+            self.emit(ir.Call(self.call_counter, loc, self.closure_name(fn), "plain", None, tuple(args), dest,
+                              "func literal"))
+            return dest if dest is not None else Opaque("result")
         callee, style, recv_node, binding = self.callee_of(fn)
         if style == "plain" and fn.type == "identifier" and (callee in _BUILTINS or callee in BUILTIN_TYPES) \
                 and callee not in self.scan.results:
@@ -1417,12 +1527,15 @@ class GoLowering(CfgBuilder):
         """The outputs argument of `Run`: its slots (a slot slice or an inline literal), or the
         local slice whose nil elements Run fills; a parameter's or a field's belong elsewhere."""
         node = self.unparen(node)
+        if node.type == "slice_expression" and len(self.named(node)) == 1:  # `outs[:]`
+            node = node.child_by_field_id(F.operand)
         if node.type == "identifier":
             name = self.text(node)
             if name in self.slots:
                 return Opaque(name), [Var(f"{name}[{k}]") for k in range(self.slots[name])], None
-            if name in self.made and self.locals.get(name):
-                return Var(name), [], Var(name)
+            var = self.resolve(name)
+            if var in self.made and self.locals.get(var):
+                return Var(var), [], Var(var)
             return self.lower_expr(node), [], None
         size = self.constant_slice_size(node)
         if size is not None and size <= _MAX_UNROLL and self.holds_values(node):
@@ -1515,9 +1628,12 @@ class GoFrontEnd:
         root = tree.root_node
         self.commented = comment_parents(root, self.src)
         decls = self.scan.read(root)
+        foreign: set[str] = set()
         if os.path.isfile(self.path):  # calls of variadic functions declared in other files of the package
             for name, index in package_variadics(self.path).items():
-                self.scan.variadic.setdefault(name, index)
+                if name not in self.scan.variadic:
+                    self.scan.variadic[name] = index
+                    foreign.add(name)
         functions: list[ir.Function] = []
         for node in decls:
             if node.type == "var_declaration":
@@ -1541,7 +1657,13 @@ class GoFrontEnd:
             line = first.start_point[0] + 1 if first is not None else 1
             self.notes.append((Loc(line, 1, line, 1),
                                f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
-        return ir.SourceUnit(self.path, "go", functions, self.notes, self.lines)
+        unit = ir.SourceUnit(self.path, "go", functions, self.notes, self.lines)
+        if foreign & {c.callee for fn in functions for b in fn.blocks for c in b.events if isinstance(c, ir.Call)}:
+            # the IR depends on signatures in the other files of the package (for the cache)
+            folder = os.path.dirname(os.path.abspath(self.path))
+            unit.dependencies = sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                                       if n.endswith(".go") and os.path.join(folder, n) != os.path.abspath(self.path))
+        return unit
 
     def lower_package_vars(self, node: Node) -> ir.Function | None:
         """Package-level `var x = ...`: only the function literals in the initializers matter
