@@ -128,6 +128,8 @@ class FunctionAnalyzer:
         self.notes: list[tuple[int, str]] = []
         self.incomplete = False
         self._loop_release_cache: dict[frozenset, list[Expr]] = {}
+        self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
+        self._loop_load_cache: dict[frozenset, dict[str, tuple[str, Expr]]] = {}
         self._cond_vars: dict[Expr, frozenset[str]] = {}
         self._status_summaries: dict[str, Summary] = {}
         self._extra: list[tuple[State, int]] = []
@@ -342,13 +344,12 @@ class FunctionAnalyzer:
         limit = self.budget.max_event_work
         for ev in block.events:
             if len(states) == 1:  # the common case, without the list plumbing
-                s = states[0]
-                self._event_work += len(s.b) + len(s.r)
-                nxt = self._event(block, s, ev)
+                self._event_work += 1
+                nxt = self._event(block, states[0], ev)
             else:
                 nxt = []
                 for s in states:
-                    self._event_work += len(s.b) + len(s.r)
+                    self._event_work += 1
                     nxt.extend(self._event(block, s, ev))
             if self._event_work > limit:
                 self._give_up(f"analysis of {self.fn.name}() stopped at its work budget (a very long function); "
@@ -357,6 +358,8 @@ class FunctionAnalyzer:
                 self._extra = []
                 return []
             states = _dedupe(nxt)
+            if len(states) > self.budget.exact_states:
+                states = self._join_within_block(states)
             if not states:
                 break
         out: list[tuple[State, int]] = list(self._extra)
@@ -365,20 +368,36 @@ class FunctionAnalyzer:
             out.extend(self._terminator(block, s))
         return out
 
+    def _join_within_block(self, states: list[State]) -> list[State]:
+        """A call with many summary cases multiplies the states inside one block (three
+        outcomes per call, ten calls in a row); they are joined like at a block entry."""
+        groups: dict[tuple, State] = {}
+        for s in states:
+            key = property_key(s, self._tracked_kind)
+            old = groups.get(key)
+            groups[key] = s if old is None else join(old, s, self._tracked_kind, self._local_ref_kind)
+        return list(groups.values())
+
     def _event(self, block: ir.Block, state: State, ev: ir.Event) -> list[State]:
         if isinstance(ev, Call):
             return self._call(block, state, ev)
         if isinstance(ev, ir.Assign):
+            key = self._resolve(state, ev.dest, create=False)
+            old = state.b.get(key) if key is not None else None
             self._store(state, ev.dest, self._eval(state, ev.value), ev.loc, value_expr=ev.value)
-            self._gc(state, ev.loc)
+            if key is None or len(key) > 1 or (old is not None and old[0] == "r") or self.fn.locals.get(key[0]):
+                self._gc(state, ev.loc)  # else no reference can have been lost: `int n = 0;` costs no scan
             return [state]
         if isinstance(ev, ir.Use):
             self._use(state, ev.pointer, ev.loc, "is read through")
             return [state]
         if isinstance(ev, ir.Kill):
+            lost = False
             for name in ev.names:
-                state.b.pop((name,), None)
-            self._gc(state, ev.loc, lost=True)
+                v = state.b.pop((name,), None)
+                lost = lost or (v is not None and v[0] == "r")
+            if lost:
+                self._gc(state, ev.loc, lost=True)
             return [state]
         if isinstance(ev, ir.Havoc):
             self._havoc(state, ev.names)
@@ -697,6 +716,7 @@ class FunctionAnalyzer:
     def _gc(self, state: State, loc: ir.Loc, lost: bool = True) -> None:
         """Forget resources nothing refers to; a held one losing its last reference is a leak."""
         b, r = state.b, state.r
+        self._event_work += len(b)  # the scans below: what bounds one very long block
         orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
         for k in orphans:  # memory of resources already forgotten
             del b[k]
@@ -1495,6 +1515,9 @@ class FunctionAnalyzer:
 
     def _loop_keeps(self, blocks: frozenset) -> list[tuple[Expr, Expr]]:
         """(element `a[i]`, collection) pairs: a `stores` call in the loop keeps an element."""
+        cached = self._loop_keep_cache.get(blocks)
+        if cached is not None:
+            return cached
         out: list[tuple[Expr, Expr]] = []
         for bid in sorted(blocks):
             for ev in self.blocks[bid].events if bid in self.blocks else ():
@@ -1507,6 +1530,7 @@ class FunctionAnalyzer:
                     elem = self._loop_element(arg, blocks)
                     if elem is not None:
                         out.append((elem, ev.receiver))
+        self._loop_keep_cache[blocks] = out
         return out
 
     def _loop_releases(self, blocks: frozenset) -> list[tuple[Expr, str]]:
@@ -1540,17 +1564,37 @@ class FunctionAnalyzer:
             return e
         if not isinstance(e, Var) or depth > 3:
             return None
+        found = self._loop_loads(blocks).get(e.name)
+        if found is None:
+            return None
+        how, value = found
+        if how == "view":
+            return self._loop_element(value, blocks, depth + 1)
+        return value
+
+    def _loop_loads(self, blocks: frozenset) -> dict[str, tuple[str, Expr]]:
+        """For each variable, the first load in the loop body that makes it an element: one
+        pass over the body per loop (a query per call argument made this quadratic in the
+        size of the body: 8 000 calls in one loop took 13 s)."""
+        cached = self._loop_load_cache.get(blocks)
+        if cached is not None:
+            return cached
+        loads: dict[str, tuple[str, Expr]] = {}
         for bid in sorted(blocks):
             for other in self.blocks[bid].events if bid in self.blocks else ():
-                if isinstance(other, ir.Assign) and other.dest == e and isinstance(other.value, Index):
-                    return other.value
-                if isinstance(other, Call) and other.dest == e and other.receiver is not None:
+                dest = getattr(other, "dest", None)
+                if not isinstance(dest, Var) or dest.name in loads:
+                    continue
+                if isinstance(other, ir.Assign) and isinstance(other.value, Index):
+                    loads[dest.name] = ("index", other.value)
+                elif isinstance(other, Call) and other.receiver is not None:
                     spec = self.policy.lookup(other.style, other.callee)
                     if spec is not None and spec.view:
-                        return self._loop_element(other.receiver, blocks, depth + 1)
-                    if spec is not None and spec.element:  # `it.next()`
-                        return Index(other.receiver, Opaque("i"))
-        return None
+                        loads[dest.name] = ("view", other.receiver)
+                    elif spec is not None and spec.element:  # `it.next()`
+                        loads[dest.name] = ("index", Index(other.receiver, Opaque("i")))
+        self._loop_load_cache[blocks] = loads
+        return loads
 
     def _element_effects(self, ev: Call) -> dict[int, str]:
         """Which arguments a call releases ("release") or takes ownership of ("escape")."""

@@ -227,7 +227,8 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
 # Property simulation alone is exponential when many independent resources are each acquired
 # or not (a cleanup ladder over a dozen buffers, each step able to fail). Past a number of
 # property states at one block, a state may join one that differs from it only in resources
-# held on one side and never acquired on the other: the result holds them "if acquired"
+# held (or released) on one side and never acquired on the other: the result holds (or has
+# released) them "if acquired"
 # (`maybe_null`: a NULL test decides, a release is a no-op on NULL, an exit still reports a
 # leak). The join is refused when it would lose a correlation that decides a fate: two of the
 # differing resources come from the same call (a status and the out-parameters it guards), a
@@ -238,7 +239,7 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
 def coarse_key(state: State, tracked: Callable[[str | None], bool]) -> tuple:
     """`property_key` without the held resources (and what holds them)."""
     r = state.r
-    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked) and res.st != HELD}
+    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked) and not _joinable(res, tracked)}
     return (frozenset((rid, r[rid]) for rid in key_rids),
             frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
 
@@ -260,13 +261,12 @@ def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_r
                 if ra.fact != rb.fact:
                     return None
                 continue
-            if ra.st == HELD and rb.st == HELD and ra.kind is not None and tracked(ra.kind) and not ra.coll:
+            if _joinable(ra, tracked) or _joinable(rb, tracked):
                 if replaced(ra, maybe_null=False) != replaced(rb, maybe_null=False):
-                    return None
+                    return None  # held on one path, released on the other: that decides a fate
                 diff.append(rid)
             continue  # resources outside the key: `join` handles them
-        one = ra if ra is not None else rb
-        if one.st == HELD and one.kind is not None and tracked(one.kind) and not one.coll:
+        if _joinable(ra if ra is not None else rb, tracked):
             diff.append(rid)
     sides: dict[str, set[bool]] = {}
     for rid in diff:  # a call's status and its out-parameters: held on opposite sides
@@ -289,6 +289,12 @@ def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_r
             return None
     a, b = _complete(a, b, diff), _complete(b, a, diff)
     return join(a, b, tracked, local_ref)
+
+
+def _joinable(res: Res, tracked: Callable[[str | None], bool]) -> bool:
+    """Held or released resources that must be released, one per location: the ones
+    `join_held` may merge with "never acquired"."""
+    return res.st in (HELD, RELEASED) and res.kind is not None and not res.coll and tracked(res.kind)
 
 
 def _complete(x: State, y: State, diff: list[str]) -> State:
