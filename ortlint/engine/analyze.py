@@ -154,6 +154,8 @@ class FunctionAnalyzer:
             entry_state.r[rid] = Res(None, OPAQUE)
             entry_state.b[(name,)] = ("r", rid)
         self._explore(entry_state)
+        if self.incomplete:
+            self._statement_checks()
         self._emit_leaks()
         started = time.perf_counter()
         summary = None if self.incomplete or not summarize else self._summary()
@@ -305,6 +307,29 @@ class FunctionAnalyzer:
             pending.setdefault(bid, {})[("j", nkey)] = merged
             return True
         return None
+
+    def _statement_checks(self) -> None:
+        """Findings that need no path, for every reachable statement, when exploration stopped
+        early: a dropped OrtStatus* (ORT004) is a property of the call statement itself. (When
+        exploration completes, it reports the same findings, from feasible paths only.)"""
+        for bid in sorted(self._reachable()):
+            for ev in self.blocks[bid].events:
+                if not isinstance(ev, Call) or ev.dest is not None:
+                    continue
+                spec = self.policy.lookup(ev.style, ev.callee)
+                if spec is not None and spec.returns == "status" and spec.status_check is None and not spec.noreturn:
+                    self._report("ORT004", ev.loc, _ignored_status_msg(ev.callee), State(), None,
+                                 anchor=f"ignored:{ev.callee}:{ev.text}")
+
+    def _reachable(self) -> set[int]:
+        seen = {self.fn.entry}
+        stack = [self.fn.entry]
+        while stack:
+            for nxt in self._succs(stack.pop()):
+                if nxt not in seen and nxt in self.blocks:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return seen
 
     def _tracked_kind(self, kind_id: str | None) -> bool:
         """Resources of this kind must be released: their life stage splits states."""
