@@ -11,7 +11,8 @@ from pathlib import Path
 from ortlint.api import default_policy, lint
 from ortlint.discover import SourceFile
 from ortlint.engine.analyze import Budget, FunctionAnalyzer, Options
-from ortlint.engine.state import HELD, OPAQUE, RELEASED, Res, State, coarse_key, join, join_held, property_key
+from ortlint.engine.join import coarse_key, join, join_held, property_key
+from ortlint.engine.state import HELD, OPAQUE, RELEASED, Res, State
 from ortlint.runner import RunConfig, parse_file, run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
