@@ -96,6 +96,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.order = self._reverse_postorder()
         self._kind_tracked: dict[str | None, bool] = {}
         self._branch_vars, self._retested = retested(fn)
+        self._relevant_order = tuple(sorted(self._branch_vars))
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
 

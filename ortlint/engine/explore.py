@@ -26,7 +26,7 @@ from .state import OPAQUE, RELEASED, State, is_null_fact, replaced
 class Budget:
     """Limits that keep every function's analysis bounded (see README, "Limits")."""
 
-    exact_states: int = 8  # states kept apart per block before joining by property key
+    exact_states: int = 4  # states kept apart per block before joining by property key
     join_held_after: int = 4  # property states per block before "held vs never acquired" are joined
     # Safety nets far above real code (bench/run_real.py prints the largest figures reached):
     max_block_visits: int = 400_000  # states processed per function
@@ -157,7 +157,7 @@ class Exploration:
             table.joined[key] = merged
             pending.setdefault(bid, {})[("j", key)] = merged
             return True
-        coarse = coarse_key(state, self._tracked_kind)
+        coarse = (coarse_key(state, self._tracked_kind), self._signature(state))
         if len(table.joined) >= self.budget.join_held_after:
             admitted = self._join_held(bid, table, pending, key, coarse, state)
             if admitted is not None:
@@ -176,7 +176,7 @@ class Exploration:
                    state: State) -> bool | None:
         """The second-level join (see `state.join_held`): merge `state` into a compatible
         property state of the same coarse key. None when there is none."""
-        for okey in table.by_coarse.get(coarse, ()):
+        for okey in table.by_coarse.get(coarse, ())[-3:]:  # the latest few: a bounded effort per state
             other = table.joined[okey]
             merged = join_held(other, state, self._tracked_kind, self._local_ref_kind, self._branch_vars,
                                self._retested)
@@ -203,6 +203,16 @@ class Exploration:
             return True
         return None
 
+
+    def _signature(self, state: State) -> tuple:
+        """The facts `join_held` must not lose, so states that differ in them are never even
+        tried: values of variables that several `if`s test, remembered conditions that several
+        `if`s test, NULL facts of unknown pointers."""
+        b = state.b
+        values = tuple(b.get((name,)) for name in self._relevant_order)
+        conds = frozenset(c for c in state.conds if c[0] in self._retested) if state.conds else frozenset()
+        facts = frozenset((rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None)
+        return (values, conds, facts)
 
     def _statement_checks(self) -> None:
         """Findings that need no path, for every reachable statement, when exploration stopped
