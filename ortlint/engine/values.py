@@ -176,7 +176,15 @@ class ValueTransfer:
         state knows it (so `a = data; ...; Release(data, ...)` matches), else its text."""
         text = owner_text(e)
         v = self._eval(state, e)
-        return f"{text}|@{v[1]}" if v is not None and v[0] == "r" else text
+        if v is None or v[0] != "r":
+            return text
+        res = state.r.get(v[1])
+        if res is not None and res.owner and self._local_ref_kind(res.kind):
+            # an element fetched from an array (GetObjectArrayElement): the array and "an
+            # element of it" identify it across loops that fetch the element again
+            array, _, rid = res.owner.partition("|@")
+            return f"{array}[]" + (f"|@{rid}[]" if rid else "")
+        return f"{text}|@{v[1]}"
 
 
     def _value_res(self, state: State, e: Expr, create: bool) -> tuple[str | None, Res | None]:
