@@ -120,3 +120,11 @@ def test_loops_are_found_from_the_cfg() -> None:
     constant = lambda e: unit.constants.get(e.name) if hasattr(e, "name") else getattr(e, "value", None)  # noqa: E731
     assert forest.small_constant(loops, constant)  # PAIR (2) x 4
     assert not forest.small_constant(loops, lambda e: None)
+
+
+def test_one_location_reallocated_by_different_calls_holds_one_resource() -> None:
+    """`v.data` after whichever of two `push(&v)` calls reallocated it last: one resource."""
+    first = state({("v", ".data"): ("r", "4:v.data")}, {"4:v.data": Res("libc.heap", HELD)})
+    second = state({("v", ".data"): ("r", "7:v.data")}, {"7:v.data": Res("libc.heap", HELD)})
+    joined = join_held(first, second, tracked, no_local_refs, frozenset(), frozenset())
+    assert joined is not None and joined.b[("v", ".data")] == ("r", "4:v.data") and "7:v.data" not in joined.r

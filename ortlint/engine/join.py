@@ -161,6 +161,7 @@ def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_r
             continue  # resources outside the key: `join` handles them
         if _joinable(ra if ra is not None else rb, tracked):
             diff.append(rid)
+    b, diff = _rename_successors(a, b, diff)
     sides: dict[str, set[bool]] = {}
     for rid in diff:  # a call's status and its out-parameters: held on opposite sides
         if rid in a.r and rid in b.r:
@@ -182,6 +183,34 @@ def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_r
             return None
     a, b = _complete(a, b, diff), _complete(b, a, diff)
     return join(a, b, tracked, local_ref)
+
+
+def _rename_successors(a: State, b: State, diff: list[str]) -> tuple[State, list[str]]:
+    """A location that holds, on the two paths, held resources of the same kind made by
+    different calls (`v.data` after whichever of several `vector_push(&v)` calls reallocated it
+    last) holds one resource whichever call made it: `b`'s is renamed to `a`'s. A leak of it is
+    then reported at one of those calls."""
+    in_a, in_b = {rid for rid in diff if rid not in b.r}, {rid for rid in diff if rid not in a.r}
+    if not in_a or not in_b:
+        return b, diff
+    rename: dict[str, str] = {}
+    for k, va in a.b.items():
+        if va[0] != "r" or va[1] not in in_a:
+            continue
+        vb = b.b.get(k)
+        if vb is None or vb[0] != "r" or vb[1] not in in_b or vb[1] in rename:
+            continue
+        ra, rb = a.r[va[1]], b.r[vb[1]]
+        if ra.kind == rb.kind and ra.st == rb.st == HELD and ra.owner == rb.owner:
+            rename[vb[1]] = va[1]
+    if not rename:
+        return b, diff
+    out_b = {k: (("r", rename[v[1]]) if v[0] == "r" and v[1] in rename else v) for k, v in b.b.items()}
+    out_r = {rid: res for rid, res in b.r.items() if rid not in rename}
+    for old, new in rename.items():
+        out_r[new] = replaced(a.r[new], maybe_null=a.r[new].maybe_null or b.r[old].maybe_null)
+    kept = [rid for rid in diff if rid not in rename and rid not in rename.values()]
+    return State(out_b, out_r, b.conds, b.trace), kept
 
 
 def _joinable(res: Res, tracked: Callable[[str | None], bool]) -> bool:
