@@ -145,7 +145,7 @@ def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_r
     if a.conds != b.conds and any(c[0] in retested for c in a.conds ^ b.conds):
         return None
     diff: list[str] = []
-    for rid in set(a.r) | set(b.r):
+    for rid in sorted(set(a.r) | set(b.r)):  # a stable order: the result must not depend on hashing
         ra, rb = a.r.get(rid), b.r.get(rid)
         if ra == rb:
             continue
