@@ -18,12 +18,8 @@ from ortlint.runner import RunConfig, parse_file, run
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
-def tracked(kind: str | None) -> bool:
-    return kind == "libc.heap" or kind == "ort.Status"
-
-
-def no_local_refs(kind: str | None) -> bool:
-    return False
+tracked = frozenset({"libc.heap", "ort.Status"})
+no_local_refs: frozenset = frozenset()
 
 
 def state(b: dict, r: dict) -> State:

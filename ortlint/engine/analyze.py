@@ -94,9 +94,10 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
         self.order = self._reverse_postorder()
-        self._kind_tracked: dict[str | None, bool] = {}
         self._branch_vars, self._retested = retested(fn)
         self._relevant_order = tuple(sorted(self._branch_vars))
+        self._tracked_kinds = frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release)
+        self._local_ref_kinds = frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release)
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
 

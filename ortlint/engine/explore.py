@@ -148,16 +148,16 @@ class Exploration:
             pending.setdefault(bid, {})[("e", len(table.exact))] = state
             return True
         self._collapse_released_params(state, table.released)
-        key = table.resolve(property_key(state, self._tracked_kind))
+        key = table.resolve(property_key(state, self._tracked_kinds))
         old = table.joined.get(key)
         if old is not None:
-            merged = join(old, state, self._tracked_kind, self._local_ref_kind)
+            merged = join(old, state, self._tracked_kinds, self._local_ref_kinds)
             if merged.same(old):
                 return False
             table.joined[key] = merged
             pending.setdefault(bid, {})[("j", key)] = merged
             return True
-        coarse = (coarse_key(state, self._tracked_kind), self._signature(state))
+        coarse = (coarse_key(state, self._tracked_kinds), self._signature(state))
         if len(table.joined) >= self.budget.join_held_after:
             admitted = self._join_held(bid, table, pending, key, coarse, state)
             if admitted is not None:
@@ -178,14 +178,14 @@ class Exploration:
         property state of the same coarse key. None when there is none."""
         for okey in table.by_coarse.get(coarse, ())[-3:]:  # the latest few: a bounded effort per state
             other = table.joined[okey]
-            merged = join_held(other, state, self._tracked_kind, self._local_ref_kind, self._branch_vars,
+            merged = join_held(other, state, self._tracked_kinds, self._local_ref_kinds, self._branch_vars,
                                self._retested)
             if merged is None:
                 continue
             if merged.same(other):
                 table.alias[key] = okey
                 return False
-            nkey = property_key(merged, self._tracked_kind)
+            nkey = property_key(merged, self._tracked_kinds)
             del table.joined[okey]
             table.by_coarse[coarse].remove(okey)
             pending.get(bid, {}).pop(("j", okey), None)
@@ -193,7 +193,7 @@ class Exploration:
             table.alias[key] = nkey
             existing = table.joined.get(nkey)
             if existing is not None:
-                merged = join(existing, merged, self._tracked_kind, self._local_ref_kind)
+                merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
                 if merged.same(existing):
                     return False
             else:
@@ -239,18 +239,9 @@ class Exploration:
         return seen
 
 
-    def _tracked_kind(self, kind_id: str | None) -> bool:
-        """Resources of this kind must be released: their life stage splits states."""
-        cached = self._kind_tracked.get(kind_id)
-        if cached is None:
-            kind = self.policy.kinds.get(kind_id or "")
-            cached = self._kind_tracked[kind_id] = kind is not None and kind.owned and kind.must_release
-        return cached
-
-
     def _local_ref_kind(self, kind_id: str | None) -> bool:
-        kind = self.policy.kinds.get(kind_id or "")
-        return kind is not None and kind.loop_leak and not kind.must_release
+        """A JNI local reference: freed by the return, a problem only when piling up in a loop."""
+        return kind_id in self._local_ref_kinds
 
 
     def _give_up(self, message: str) -> None:
@@ -309,9 +300,9 @@ class Exploration:
         outcomes per call, ten calls in a row); they are joined like at a block entry."""
         groups: dict[tuple, State] = {}
         for s in states:
-            key = property_key(s, self._tracked_kind)
+            key = property_key(s, self._tracked_kinds)
             old = groups.get(key)
-            groups[key] = s if old is None else join(old, s, self._tracked_kind, self._local_ref_kind)
+            groups[key] = s if old is None else join(old, s, self._tracked_kinds, self._local_ref_kinds)
         return list(groups.values())
 
 

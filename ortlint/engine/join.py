@@ -5,9 +5,11 @@ function of states; the exploration (explore.py) decides when to call it.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import AbstractSet
 
 from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, replaced
+
+Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
 
 
 # ---------------------------------------------------------------------- joining states (engine v2)
@@ -28,9 +30,9 @@ from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _
 # `if (p) acquire(&x)` keeps p's NULL fact on both sides of the split for `if (p) release(x)`.
 
 
-def property_key(state: State, tracked: Callable[[str | None], bool]) -> tuple:
-    """The part of `state` that is never joined (see above). `tracked(kind)`: must resources of
-    this kind be released?"""
+def property_key(state: State, tracked: Kinds) -> tuple:
+    """The part of `state` that is never joined (see above). `tracked`: the kinds of resources
+    that must be released."""
     r = state.r
     key_rids = {rid for rid, res in r.items() if _in_key(res, tracked)}
     if not key_rids:
@@ -39,17 +41,17 @@ def property_key(state: State, tracked: Callable[[str | None], bool]) -> tuple:
             frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
 
 
-def _in_key(res: Res, tracked: Callable[[str | None], bool]) -> bool:
+def _in_key(res: Res, tracked: Kinds) -> bool:
     if res.kind is None:
         return res.st == RELEASED
     if res.coll and res.st == HELD:
         # array elements a loop acquired: "the loop ran zero times" (nothing held) joins with
         # "held": the paths that ran it report whatever leaks, at the same exits
         return False
-    return tracked(res.kind)
+    return res.kind in tracked
 
 
-def join(a: State, b: State, tracked: Callable[[str | None], bool], local_ref: Callable[[str | None], bool]) -> State:
+def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     """The upper bound of two states with the same property key (see above); the trace of `a`
     explains the result."""
     out_b: dict = {}
@@ -70,7 +72,7 @@ def join(a: State, b: State, tracked: Callable[[str | None], bool], local_ref: C
     for rid, ra in a.r.items():
         rb = br.get(rid)
         if rb is None:
-            if ra.st == HELD and (ra.coll or local_ref(ra.kind)):
+            if ra.st == HELD and (ra.coll or ra.kind in local_ref):
                 out_r[rid] = ra  # alive on one path: elements a loop filled, a local reference's slot
             continue
         if ra == rb or _in_key(ra, tracked):
@@ -78,9 +80,9 @@ def join(a: State, b: State, tracked: Callable[[str | None], bool], local_ref: C
         elif ra.st == rb.st:
             out_r[rid] = _tuple_new(Res, ra[:5] + (_join_value(ra.fact, rb.fact),) + ra[6:]) if ra.fact != rb.fact else ra
         else:
-            out_r[rid] = _join_stage(ra, rb, local_ref(ra.kind))
+            out_r[rid] = _join_stage(ra, rb, ra.kind in local_ref)
     for rid, rb in br.items():
-        if rid not in a.r and rb.st == HELD and (rb.coll or local_ref(rb.kind)):
+        if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
             out_r[rid] = rb
     for rid in [rid for rid, res in out_r.items()
                 if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
@@ -129,7 +131,7 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
 # unknown pointer's NULL fact differs.
 
 
-def coarse_key(state: State, tracked: Callable[[str | None], bool]) -> tuple:
+def coarse_key(state: State, tracked: Kinds) -> tuple:
     """`property_key` without the held resources (and what holds them)."""
     r = state.r
     key_rids = {rid for rid, res in r.items() if _in_key(res, tracked) and not _joinable(res, tracked)}
@@ -137,7 +139,7 @@ def coarse_key(state: State, tracked: Callable[[str | None], bool]) -> tuple:
             frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
 
 
-def join_held(a: State, b: State, tracked: Callable[[str | None], bool], local_ref: Callable[[str | None], bool],
+def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
               relevant: frozenset, retested: frozenset) -> State | None:
     """Join states with the same `coarse_key` (see above), or None when that would lose a
     correlation. `relevant`: variables that `if`s test more than once; `retested`: conditions
@@ -213,10 +215,10 @@ def _rename_successors(a: State, b: State, diff: list[str]) -> tuple[State, list
     return State(out_b, out_r, b.conds, b.trace), kept
 
 
-def _joinable(res: Res, tracked: Callable[[str | None], bool]) -> bool:
+def _joinable(res: Res, tracked: Kinds) -> bool:
     """Held or released resources that must be released, one per location: the ones
     `join_held` may merge with "never acquired"."""
-    return res.st in (HELD, RELEASED) and res.kind is not None and not res.coll and tracked(res.kind)
+    return res.st in (HELD, RELEASED) and res.kind is not None and not res.coll and res.kind in tracked
 
 
 def _complete(x: State, y: State, diff: list[str]) -> State:
