@@ -34,6 +34,7 @@ MODULES = (
     "ortlint.engine.leaks",
     "ortlint.engine.summarize",
     "ortlint.engine.exprs",
+    "ortlint.engine.messages",
     "ortlint.engine.summaries",
     "ortlint.frontends.lowering",
     "ortlint.frontends.source",
