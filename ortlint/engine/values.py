@@ -264,7 +264,7 @@ class ValueTransfer:
                 del state.b[k]
         if len(key) == 1:
             name = key[0]
-            if state.conds:
+            if state.conds and name in self._memo_names:  # (no remembered condition reads most names)
                 state.conds = frozenset(c for c in state.conds if name not in self._vars_of(c[0]))
             if self.fn.locals.get(name):
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
@@ -457,6 +457,7 @@ class ValueTransfer:
             return state
         if len(state.conds) < self.budget.max_conds:
             state.conds = state.conds | {(key, truth)}
+            self._memo_names |= self._vars_of(key)
         return state
 
 
