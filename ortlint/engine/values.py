@@ -259,10 +259,12 @@ class ValueTransfer:
 
     def _invalidate(self, state: State, key: LocKey) -> None:
         """A location is overwritten: drop remembered conditions and sub-locations that read it."""
-        if len(key) > 1:  # a struct stored through a pointer or into a field: its old fields are gone
-            for k in [k for k in state.b if len(k) > len(key) and k[:len(key)] == key]:
+        n = len(key)
+        if n > 1:  # a struct stored through a pointer or into a field: its old fields are gone
+            root = key[0]
+            for k in [k for k in state.b if k[0] == root and len(k) > n and k[:n] == key]:
                 del state.b[k]
-        if len(key) == 1:
+        if n == 1:
             name = key[0]
             if state.conds and name in self._memo_names:  # (no remembered condition reads most names)
                 state.conds = frozenset(c for c in state.conds if name not in self._vars_of(c[0]))
