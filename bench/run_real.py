@@ -108,8 +108,9 @@ def measure(tree: str, jobs: int, repeat: int) -> dict:
 def function_cpu_times(tree: str, top: int) -> tuple[float, list[tuple[float, str, str, int]]]:
     """The analysis CPU time of every function (one process, in this interpreter): the figure
     that a busy machine does not distort, unlike the wall times of ORTLINT_STATS."""
-    from ortlint.api import lint
     from ortlint.engine.analyze import FunctionAnalyzer
+    from ortlint.api import default_policy
+    from ortlint.runner import RunConfig, run
     times: list[tuple[float, str, str, int]] = []
     original = FunctionAnalyzer.run
 
@@ -121,7 +122,7 @@ def function_cpu_times(tree: str, top: int) -> tuple[float, list[tuple[float, st
 
     FunctionAnalyzer.run = timed
     try:
-        lint([tree])
+        run(RunConfig([tree], default_policy(), isolate=False, jobs=1))  # in this process: workers are not timed here
     finally:
         FunctionAnalyzer.run = original
     times.sort(reverse=True)

@@ -98,6 +98,8 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
 _DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)[ \t]*((?:[^\n\\]|\\\r?\n|\\)*)", re.M)
 _STATEMENT_START = re.compile(r"^\s*(?:do\b|if\b|for\b|while\b|switch\b|return\b|goto\b|throw\b|\{)")
 _NOT_A_STATEMENT_AFTER = b";,)]?:.=+-*/%&|^<>!{"
+_CALL_AT_LINE_START = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*", re.ASCII)
 
 
 def scan_function_macros(data: bytes) -> list[tuple[str, list[str], str, bool]]:
@@ -134,7 +136,12 @@ def statement_macro_names(data: bytes, visible: object, policy: Policy) -> set[s
     for name, shape in getattr(policy, "macro_shapes", {}).items():
         if shape.statement:
             names.add(name)
-    return {n for n in names if re.search(rb"^[ \t]*" + re.escape(n.encode()) + rb"[ \t]*\(", data, re.M)}
+    if not names:
+        return names
+    # One scan of the text for every name used at a line start (instead of one scan per name)
+    used = {m.decode() for m in _CALL_AT_LINE_START.findall(data)}
+    return {n for n in names if (n in used if _IDENTIFIER.fullmatch(n) else
+                                 re.search(rb"^[ \t]*" + re.escape(n.encode()) + rb"[ \t]*\(", data, re.M))}
 
 
 def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
@@ -293,7 +300,7 @@ def blank_conditionals_in_parens(data: bytes) -> bytes:
         tok = m.group(0)
         directive = m.group(1)
         if directive is None:
-            if tok in (b"(", b")") and counting():
+            if (tok == b"(" or tok == b")") and (not stack or counting()):
                 depth += 1 if tok == b"(" else -1
                 depth = max(depth, 0)
             continue
