@@ -34,7 +34,9 @@ def property_key(state: State, tracked: Kinds) -> tuple:
     """The part of `state` that is never joined (see above). `tracked`: the kinds of resources
     that must be released."""
     r = state.r
-    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked)}
+    # `_in_key`, inlined: this runs for every state that reaches a block past the exact ones
+    key_rids = {rid for rid, res in r.items()
+                if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)))}
     if not key_rids:
         return (frozenset(), frozenset())
     return (frozenset((rid, r[rid]) for rid in key_rids),

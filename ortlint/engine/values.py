@@ -15,6 +15,14 @@ from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, RELEASED, Res, State, Val, is_nonnull_fact, is_null_fact, replaced)
 
 
+# Constant folding of integer operators (a table built once, not per evaluated expression)
+_INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "|": lambda a, b: a | b,
+            "&": lambda a, b: a & b, "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
+            "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b), "&&": lambda a, b: int(bool(a and b)),
+            "||": lambda a, b: int(bool(a or b)), "<<": lambda a, b: a << b if 0 <= b < 64 else None,
+            "^": lambda a, b: a ^ b}
+
+
 class ValueTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
@@ -80,12 +88,9 @@ class ValueTransfer:
             return None
         if len(ints) == 2 and None not in ints:
             a, b = ints
+            fold = _INT_OPS.get(e.op)
             try:
-                result = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "|": lambda: a | b,
-                          "&": lambda: a & b, "<": lambda: int(a < b), ">": lambda: int(a > b),
-                          "<=": lambda: int(a <= b), ">=": lambda: int(a >= b), "&&": lambda: int(bool(a and b)),
-                          "||": lambda: int(bool(a or b)), "<<": lambda: a << b if 0 <= b < 64 else None,
-                          "^": lambda: a ^ b}.get(e.op, lambda: None)()
+                result = fold(a, b) if fold is not None else None
             except (ArithmeticError, ValueError):
                 result = None
             return ("k", result) if result is not None else None
