@@ -26,7 +26,7 @@ import time
 import traceback
 import zlib
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable
 
@@ -70,13 +70,19 @@ class UnitMeta:
     lines: int
     constants: dict[str, int]
     dependencies: list[str]
+    sizes: list[int] = field(default_factory=list)  # per function (same order): blocks + events, a cost estimate
+
+
+def function_size(fn: ir.Function) -> int:
+    """A rough estimate of what analyzing `fn` costs (to balance the workers' shares)."""
+    return sum(len(b.events) + 1 for b in fn.blocks)
 
 
 def unit_meta(unit: ir.SourceUnit) -> UnitMeta:
     functions = [(fn.name, fn.loc.line, fn.is_static, tuple(sorted(fn.callees())), [(l.line, m) for l, m in fn.notes])
                  for fn in unit.functions]
     return UnitMeta(unit.path, unit.language, functions, [(l.line, m) for l, m in unit.notes], unit.lines,
-                    dict(unit.constants), list(unit.dependencies))
+                    dict(unit.constants), list(unit.dependencies), [function_size(fn) for fn in unit.functions])
 
 
 # ----------------------------------------------------------------------------- worker side
@@ -141,9 +147,13 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 _, jobs, new_constants = message
                 if new_constants is not None:  # sent with the first chunk of a level only
                     constants = new_constants
-                reply = ("ok", _analyze_batch(functions, jobs, policy, options, constants, mark))
+                costs: dict[FunctionKey, float] = {}
+                reply = ("ok", (_analyze_batch(functions, jobs, policy, options, constants, mark, costs), costs))
             elif kind == "ir":
                 reply = ("ok", [functions.get(k) for k in message[1]])
+            elif kind == "take":  # functions another worker parsed, to analyze here (balancing)
+                functions.update(message[1])
+                reply = ("ok", None)
             else:
                 reply = ("error", f"unknown request {kind!r}")
             mark(-1)
@@ -154,9 +164,10 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
 
 
 def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy: Policy, options: Options,
-                   constants: dict[str, int], mark: Callable[[int], None] = lambda _i: None
-                   ) -> dict[FunctionKey, FunctionResult | None]:
-    """Each job is (key, {callee name: Summary or None}); results are keyed like the jobs."""
+                   constants: dict[str, int], mark: Callable[[int], None] = lambda _i: None,
+                   costs: dict[FunctionKey, float] | None = None) -> dict[FunctionKey, FunctionResult | None]:
+    """Each job is (key, {callee name: Summary or None}); results are keyed like the jobs.
+    `costs` receives the CPU time of each analysis (the main process balances by it)."""
     from .runner import analyze_safely
     out: dict[FunctionKey, FunctionResult | None] = {}
     for index, job in enumerate(jobs):  # (key, {callee: summary}[, summarize])
@@ -171,7 +182,10 @@ def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy
         def lookup(call: ir.Call, table: dict[str, Summary | None] = callee_summaries) -> Summary | None:
             return table.get(call.callee) if call.style == "plain" else None
 
+        started = time.process_time()
         out[key] = analyze_safely(fn, policy, lookup, options, constants, summarize)
+        if costs is not None:
+            costs[key] = time.process_time() - started
         # A function analyzed here is a component of its own and is never asked for again
         # (recursive components are analyzed by the main process): its IR can go.
         del functions[key]
@@ -210,6 +224,10 @@ class WorkerPool:
         self.relost: dict[str, str] = {}  # the files of these lost when parsed again for a replacement
         self.replaced = 0  # workers that died or were stopped and were replaced
         self.load = [0] * workers
+        self.sizes: dict[FunctionKey, int] = {}  # cost estimates (function_size), to balance the levels
+        self.adopted: dict[int, list[tuple[FunctionKey, ir.Function]]] = {}  # this level's moved IR, by new holder
+        self.spent: dict[str, list] = {}  # path -> [analysis CPU seconds, size units] observed so far
+        self.spent_total = [0.0, 0]
 
     def _start(self, w: int) -> None:
         parent, child = self.ctx.Pipe()
@@ -279,6 +297,7 @@ class WorkerPool:
             self._start(w)
             owned = sorted(p for p, o in self.owner.items() if o == w and p not in self.lost_files)
             if not owned:
+                self._readopt(w)
                 return
             self.conns[w].send(("parse", [(p, self.languages.get(p, "c"), None) for p in owned]))
             try:
@@ -286,6 +305,7 @@ class WorkerPool:
             except WorkerLost as lost:
                 status, payload = "lost", lost
             if status == "ok":
+                self._readopt(w)
                 return
             self._stop(w)
             index = payload.index if isinstance(payload, WorkerLost) else -1
@@ -294,6 +314,112 @@ class WorkerPool:
                 self.lost_files[path] = self.relost[path] = (
                     f"{LOST}ortlint stopped parsing this file again (after another file's loss) because {reason}; "
                     "nothing is reported for it")
+
+    def _readopt(self, w: int) -> None:
+        """A replacement worker gets again the functions moved to its slot in this level (the
+        main process keeps them until the level ends); if that fails, they are analyzed by
+        nobody and come back as None, like a function whose IR is gone."""
+        items = self.adopted.get(w)
+        if not items:
+            return
+        self.conns[w].send(("take", items))
+        try:
+            self._receive(w)
+        except WorkerLost:
+            self._stop(w)
+            self._start(w)
+
+    def _balance(self, batches: dict[int, deque]) -> None:
+        """Move some of a level's functions from the worker with the most estimated work to the
+        one with the least (their IR is sent over), until the estimates are within a tenth:
+        a file's functions all belong to the worker that parsed it, and one heavy file (or
+        two copies of one landing in the same worker) would leave the other worker idle for
+        most of the level. Where a function is analyzed does not change its result."""
+        workers = range(len(self.conns))
+        cost = {job[0]: self._estimate(job[0]) for queue in batches.values() for job in queue}
+        load = {w: sum(cost[job[0]] for job in batches.get(w, ())) for w in workers}
+        total = sum(load.values())
+        if total < 2 * self.MIN_MOVE or len(self.conns) < 2:
+            return
+        moves: dict[tuple[int, int], list] = {}
+        for _ in range(4 * len(self.conns)):
+            heavy = max(workers, key=lambda w: (load[w], -w))
+            light = min(workers, key=lambda w: (load[w], w))
+            gap = load[heavy] - load[light]
+            if gap < max(self.MIN_MOVE, total / (10 * len(self.conns))):
+                break
+            queue = batches.get(heavy, deque())
+            # the largest jobs that fit in half the gap, from the end of the queue (the queue is
+            # in the level's order; which jobs move only decides where they run)
+            picked, want = [], gap / 2
+            for job in sorted(queue, key=lambda j: (-cost[j[0]], j[0])):
+                size = cost[job[0]]
+                if size <= want:
+                    picked.append(job)
+                    want -= size
+                    if want < self.MIN_MOVE // 4:
+                        break
+            if not picked:
+                break
+            moved = {id(job) for job in picked}
+            batches[heavy] = deque(job for job in queue if id(job) not in moved)
+            batches.setdefault(light, deque()).extend(picked)
+            moves.setdefault((heavy, light), []).extend(picked)
+            amount = sum(cost[job[0]] for job in picked)
+            load[heavy] -= amount
+            load[light] += amount
+        for (heavy, light), picked in sorted(moves.items()):
+            keys = [job[0] for job in picked]
+            if not self._transfer(heavy, light, keys):  # not moved after all: back to the owner
+                gone = set(keys)
+                batches[light] = deque(job for job in batches[light] if job[0] not in gone)
+                batches.setdefault(heavy, deque()).extend(picked)
+
+    MIN_MOVE = 0.005  # estimated seconds of analysis below which nothing is moved (a move costs ~2 ms)
+    DEFAULT_RATE = 20e-6  # seconds per size unit before any function was analyzed (a median on real code)
+
+    def _observe(self, costs: dict[FunctionKey, float]) -> None:
+        """Learn what a size unit costs, per file: the cost of a function depends much more on
+        its file's code (how many resources it juggles, the summaries it applies) than on its
+        size alone, and a file's functions are spread over the levels."""
+        for key, seconds in costs.items():
+            size = self.sizes.get(key, 1)
+            spent = self.spent.setdefault(key[0], [0.0, 0])
+            spent[0] += seconds
+            spent[1] += size
+            self.spent_total[0] += seconds
+            self.spent_total[1] += size
+
+    def _estimate(self, key: FunctionKey) -> float:
+        size = self.sizes.get(key, 1)
+        spent = self.spent.get(key[0])
+        if spent is not None and spent[1] >= 50:
+            return size * spent[0] / spent[1]
+        total = self.spent_total
+        return size * (total[0] / total[1] if total[1] >= 500 else self.DEFAULT_RATE)
+
+    def _transfer(self, source: int, target: int, keys: list[FunctionKey]) -> bool:
+        """Copy the IR of `keys` from worker `source` to worker `target`; False when either is
+        lost on the way (a lost worker is replaced; nothing is moved)."""
+        self.conns[source].send(("ir", keys))
+        try:
+            status, fns = self._receive(source)
+        except WorkerLost:
+            self._replace(source)
+            return False
+        if status != "ok" or any(fn is None for fn in fns):
+            return False
+        items = list(zip(keys, fns))
+        self.conns[target].send(("take", items))
+        try:
+            status, _ = self._receive(target)
+        except WorkerLost:
+            self._replace(target)
+            return False
+        if status != "ok":
+            return False
+        self.adopted.setdefault(target, []).extend(items)
+        return True
 
     def _receive(self, w: int) -> tuple[str, Any]:
         """The reply of worker `w`, or WorkerLost when it dies or overruns its time first."""
@@ -312,7 +438,7 @@ class WorkerPool:
 
     def _stream(self, next_chunk: Callable[[int], Any], message: Callable[[int, Any], tuple],
                 on_reply: Callable[[int, Any, Any], None],
-                on_lost: Callable[[int, Any, int, str], None]) -> None:
+                on_lost: Callable[[int, Any, int, str], None], idle: Callable[[], bool] | None = None) -> None:
         """Keep every worker busy: each has one request in flight; as soon as a reply comes,
         the worker gets its next chunk (`next_chunk(w)`, None when it has none left) and only
         then is the reply unpickled and handled. One request in flight per worker also means a
@@ -337,7 +463,9 @@ class WorkerPool:
         for w in range(len(self.conns)):
             feed(w)
         while in_flight:
-            ready = wait(list(in_flight), timeout=self.POLL_SECONDS)
+            ready = wait(list(in_flight), timeout=0 if idle is not None else self.POLL_SECONDS)
+            if not ready and idle is not None and not idle():
+                idle = None
             for conn in ready:
                 w, chunk = in_flight.pop(conn)
                 try:
@@ -407,6 +535,8 @@ class WorkerPool:
         def on_reply(_w: int, _chunk: Any, metas: list[UnitMeta]) -> None:
             for m in metas:
                 by_path[m.path] = m
+                for (name, line, *_rest), size in zip(m.functions, m.sizes):
+                    self.sizes[(m.path, name, line)] = size
 
         def on_lost(_w: int, chunk: list, index: int, reason: str) -> None:
             culprit, again = self._split(chunk, index)
@@ -425,11 +555,13 @@ class WorkerPool:
         return [by_path[path] for path, _l, _d in items]
 
     def analyze(self, jobs: list[tuple[FunctionKey, dict[str, Summary | None]]], constants: dict[str, int],
-                on_results: Callable[[dict[FunctionKey, FunctionResult | None]], None] | None = None
-                ) -> dict[FunctionKey, FunctionResult | None]:
+                on_results: Callable[[dict[FunctionKey, FunctionResult | None]], None] | None = None,
+                idle: Callable[[], bool] | None = None) -> dict[FunctionKey, FunctionResult | None]:
         """Analyze functions on the workers that hold their IR, in chunks, so results stream
         back while the workers go on (and no worker holds a whole level's results at once).
-        With `on_results`, each chunk's results are handed to it as they arrive."""
+        With `on_results`, each chunk's results are handed to it as they arrive. `idle` is the
+        main process's own work, done a piece at a time while no reply is waiting (it returns
+        False when nothing is left)."""
         batches: dict[int, deque] = {}
         out: dict[FunctionKey, FunctionResult | None] = {}
         for job in jobs:
@@ -439,6 +571,8 @@ class WorkerPool:
                 (on_results or out.update)({key: FunctionResult([], None, {}, [note])})
                 continue
             batches.setdefault(self.owner[job[0][0]], deque()).append(job)
+        self.adopted = {}
+        self._balance(batches)
         sent_constants: set[int] = set()
         singles: set[int] = set()  # workers whose next chunks go one job at a time (after a lost request)
 
@@ -454,7 +588,10 @@ class WorkerPool:
             sent_constants.add(w)
             return ("analyze", chunk, constants if first else None)
 
-        def on_reply(_w: int, _chunk: Any, payload: dict) -> None:
+        def on_reply(_w: int, _chunk: Any, payload: Any) -> None:
+            if isinstance(payload, tuple):  # (results, CPU time of each) from a worker
+                payload, costs = payload
+                self._observe(costs)
             if on_results is not None:
                 on_results(payload)
             else:
@@ -472,7 +609,8 @@ class WorkerPool:
                 singles.add(w)
             batches.setdefault(w, deque()).extendleft(reversed(again))
 
-        self._stream(next_chunk, message, on_reply, on_lost)
+        self._stream(next_chunk, message, on_reply, on_lost, idle)
+        self.adopted = {}
         return out
 
     def fetch_ir(self, keys: list[FunctionKey]) -> dict[FunctionKey, ir.Function | None]:

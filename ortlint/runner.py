@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from . import ir
 import contextlib
+from collections import deque
 import dataclasses
 import gc
 import hashlib
@@ -414,6 +415,7 @@ class Analysis:
             levels.setdefault(level, []).append(component)
         for level in sorted(levels):
             pending = []
+            local: deque[list[FunctionKey]] = deque()  # analyzed here, while the workers do `pending`
             for component in levels[level]:
                 infos = [self.program.functions[k] for k in component]
                 if self._settled(infos):
@@ -423,15 +425,25 @@ class Analysis:
                 if needs_ir and self.remote_parse is not None:
                     self.remote_parse(sorted({i.key[0] for i in needs_ir}))
                 if recursive or not all(i.remote for i in infos if not i.context):
-                    self._fetch_ir(infos)
-                    self._analyze_component(component, graph)
+                    self._fetch_ir(infos)  # now: a worker busy with the level's jobs could not answer
+                    local.append(component)
                 else:
                     pending.append(infos[0])
+
+            def analyze_local() -> bool:
+                """One component in the main process while it waits for the workers."""
+                if local:
+                    self._analyze_component(local.popleft(), graph)
+                return bool(local)
+
             if pending:
                 jobs = [(i.key, self._callee_summaries(i), self.needs_summary(i.key)) for i in pending]
                 # results are taken in as they stream back (while the workers go on); within a
                 # level no function uses another's summary, so the order does not matter
-                self.pool.analyze(jobs, self.constants, on_results=self._take_results)
+                self.pool.analyze(jobs, self.constants, on_results=self._take_results,
+                                  idle=analyze_local if local else None)
+            while local:
+                analyze_local()
 
     def _take_results(self, results: dict[FunctionKey, FunctionResult | None]) -> None:
         for key, result in sorted(results.items()):

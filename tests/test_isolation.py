@@ -184,3 +184,26 @@ def test_a_file_lost_when_parsed_again_is_reported_and_the_rest_goes_on(tree: Pa
     assert ("flaky.c", "internal error: ortlint stopped parsing this file again (after another file's loss) because "
                        "its worker was killed by SIGSEGV; nothing is reported for it") in lost
     assert {name for name, _ in lost} == {"boom.c", "flaky.c"}
+
+
+def test_functions_moved_to_balance_the_workers_give_the_same_findings(tree: Path, expected: list,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A level's functions may be analyzed by another worker than the one that parsed their
+    file (their IR is sent over, see WorkerPool._balance): the findings are the same."""
+    from ortlint.parallel import WorkerPool
+    (tree / "boom.c").unlink()
+    moved: list[int] = []
+    real_transfer = WorkerPool._transfer
+
+    def transfer(self, source, target, keys):  # noqa: ANN001, ANN202 - records what moved
+        done = real_transfer(self, source, target, keys)
+        moved.extend([len(keys)] if done else [])
+        return done
+
+    monkeypatch.setattr(WorkerPool, "_transfer", transfer)
+    monkeypatch.setattr(WorkerPool, "MIN_MOVE", 0.0)
+    # every function of one worker's files looks costly: the other worker takes some of them
+    monkeypatch.setattr(WorkerPool, "_estimate", lambda self, key: 1.0 if self.owner[key[0]] == 0 else 0.001)
+    report = go(tree, 2, monkeypatch=monkeypatch)
+    assert leaks(report) == expected
+    assert moved and sum(moved) > 0
