@@ -30,6 +30,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import functools
+import os
 import re
 import sys
 import time
@@ -1874,7 +1875,7 @@ class JavaFrontEnd:
         top = list(self.class_nodes(root))
         for node in top:
             self.collect_class(node, None)
-        if self.index:
+        if self.index and os.path.isfile(self.path):  # a file on disk has a project around it
             self.project = project_types(self.path, self.types.package, self.declarations)
         self.link_superclasses()
         for node in top:
@@ -1956,12 +1957,12 @@ class JavaFrontEnd:
     def declarations(self, path: str, data: bytes) -> list[ClassInfo]:
         """The classes one file of the project declares (for the project index): its header
         and class signatures, no bodies; nothing when it cannot be read within budget."""
-        if path == self.path or b"\0" in data[:8192]:
+        if path == self.path or b"\0" in data[:8192] or len(data) > MAX_INDEXED_BYTES:
             data = self.src if path == self.path else b""
         if not data:
             return []
         other = JavaFrontEnd(path, data, self.policy, 0, index=False)
-        tree = parse_tree(data)
+        tree = parse_tree(data, parse_budget(len(data)) * INDEX_PARSE_SHARE)
         if tree is None:
             return []
         root = tree.root_node
@@ -2155,6 +2156,10 @@ class JavaFrontEnd:
 
 PARSE_SECONDS = 1.0  # CPU time tree-sitter may spend on a file, plus PARSE_SECONDS_PER_MB per megabyte
 PARSE_SECONDS_PER_MB = 1.0  # tree-sitter-java parses about 18 MB/s: this is 18x that
+
+
+MAX_INDEXED_BYTES = 2 * 1024 * 1024  # larger files of the project (generated code) are not indexed
+INDEX_PARSE_SHARE = 0.25  # of a file's parse budget, when it is only read for its declarations
 
 
 def parse_budget(size: int) -> float:

@@ -6,8 +6,9 @@ when `session` is a field of `model`'s class declared in another file (or inheri
 superclass there), and a call to a method of another file gets the name its summary has.
 
 The project index is what `javac -sourcepath` would see: every `.java` file under the source
-root of the analyzed file (the directory its `package` declaration says is the root). Each
-process builds it once per root, from the files' declarations only (no method bodies).
+root of the analyzed file (the directory its `package` declaration says is the root; for a
+file of the default package, its own folder). Each process builds it once per root, from the
+files' declarations only (no method bodies).
 """
 from __future__ import annotations
 
@@ -140,12 +141,15 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
     root = source_root(path, package)
     if not root:
         return None
-    if root in _PROJECTS:
-        return _PROJECTS[root]
+    key = root if package else root + os.sep + "<default package>"
+    if key in _PROJECTS:
+        return _PROJECTS[key]
     files: list[str] = []
     total = 0
     for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        # a file of the default package sees its own folder only: classes in subfolders belong
+        # to named packages, and its folder may be anything (a home directory, /tmp)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if package else []
         for name in sorted(names):
             if name.endswith(".java"):
                 full = os.path.join(folder, name)
@@ -155,7 +159,7 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
                 except OSError:
                     pass
         if len(files) > MAX_INDEX_FILES or total > MAX_INDEX_BYTES:
-            _PROJECTS[root] = None
+            _PROJECTS[key] = None
             return None
     index = ProjectTypes(root)
     for full in files:
@@ -167,5 +171,5 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
         for info in collect(full, data):
             index.add(info)
     index.link()
-    _PROJECTS[root] = index
+    _PROJECTS[key] = index
     return index
