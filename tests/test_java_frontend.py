@@ -718,3 +718,22 @@ def test_levels_say_which_path_leaks_and_the_trace_names_the_throwing_call(tmp_p
     assert exceptional.effective_level == "warning" and "when an exception leaves" in exceptional.message
     assert any("OrtSession.getInputInfo() throws" in step.message for step in exceptional.trace)
     assert normal.effective_level == "error" and "when returning" in normal.message
+
+
+# ----------------------------------------------------------------------------- the project type index
+
+def test_the_project_index_follows_packages_and_the_default_package_sees_its_folder_only(tmp_path: Path) -> None:
+    """`model.session.run(in)` is typed through Model, declared in another file and package;
+    a default-package file does not look into subfolders."""
+    base = tmp_path / "src" / "org" / "x"
+    base.mkdir(parents=True)
+    (base / "Model.java").write_text("package org.x;\nimport ai.onnxruntime.OrtSession;\n"
+                                     "public class Model { public OrtSession session; }\n")
+    user = base / "User.java"
+    user.write_text("package org.x;\nimport ai.onnxruntime.*;\nimport java.util.Map;\n"
+                    "class User { int f(Model m, Map<String, OnnxTensor> in) throws OrtException {\n"
+                    "  OrtSession.Result r = m.session.run(in);\n  return r.size(); } }\n")
+    assert [(f.line, f.rule) for f in lint([str(user)]).findings] == [(5, "ORT010")]
+    loose = tmp_path / "src" / "Loose.java"  # default package: org/x is not its folder
+    loose.write_text(user.read_text().replace("package org.x;\n", ""))
+    assert lint([str(loose)]).findings == []
