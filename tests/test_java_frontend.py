@@ -599,8 +599,8 @@ def test_64000_comments_are_found_where_they_are() -> None:
 
 def test_parsing_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """tree-sitter-java's error recovery on stray `case` labels is superlinear (8 000: 21 s)."""
-    from ortlint.frontends import java_treesitter
-    monkeypatch.setattr(java_treesitter, "PARSE_SECONDS", 0.2)
+    from ortlint.frontends import java_syntax
+    monkeypatch.setattr(java_syntax, "PARSE_SECONDS", 0.2)
     u = unit("class P { void f(int x) {\n" + "case 1:\n" * 8000 + "} }\n")
     assert u.functions == []
     assert any("could not parse the file within" in m for m in _messages(u))

@@ -31,6 +31,8 @@ MODULES = (
     "ortlint.frontends.cpp_model",
     "ortlint.frontends.cpp_treesitter",
     "ortlint.frontends.java_treesitter",
+    "ortlint.frontends.java_syntax",
+    "ortlint.frontends.java_types",
     "ortlint.policy",
     "ortlint.discover",
     "ortlint.runner",
