@@ -1322,6 +1322,14 @@ class FunctionAnalyzer:
             self._site(rid, ev, target, ret[1], ev.callee)
             state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} returned by {ev.callee}()", rid)
             self._store(state, target, ("r", rid), ev.loc)
+            for i, kind in enumerate(ret[3] if len(ret) > 3 else ()):  # what the returned collection keeps
+                if kind in self.policy.kinds:
+                    kept = f"{ev.id}:return/{i}"
+                    state.r[kept] = Res(kind, HELD)
+                    self._site(kept, ev, target, kind, ev.callee)
+                    state.note(ev.loc.line, ev.loc.col, f"{self.policy.kinds[kind].label} returned by {ev.callee}() "
+                                                        f"inside `{ir.expr_text(target)}`", kept)
+                    self._keep_value(state, target, ("r", kept))
             return
         if ev.dest is not None:
             self._store(state, ev.dest, value, ev.loc)
@@ -1625,8 +1633,24 @@ class FunctionAnalyzer:
             return ("param", path) if path[0] < len(self.fn.params) else None
         res = state.r.get(rid)
         if res is not None and res.kind and res.esc == ("<return>",):
-            return ("fresh", res.kind)
+            held = self._held_elements(state, rid)
+            return ("fresh", res.kind, False, held) if held else ("fresh", res.kind)
         return None
+
+    def _held_elements(self, state: State, rid: str) -> tuple[str, ...]:
+        """Kinds of the resources a returned collection keeps (`m.put("x", createTensor(..));
+        return m;`): they are the caller's to close, as the collection is (Java)."""
+        if self.fn.language != "java":
+            return ()
+        prefix = ("@" + rid, "[]")
+        kinds = []
+        for key, val in state.b.items():
+            if len(key) == 3 and key[:2] == prefix and key[2].startswith("#") and val[0] == "r":
+                res = state.r.get(val[1])
+                kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+                if kind is not None and kind.owned and kind.must_release and res.st in (HELD, ESCAPED):
+                    kinds.append(kind.id)
+        return tuple(sorted(kinds))
 
 
 # ---------------------------------------------------------------------- module helpers
