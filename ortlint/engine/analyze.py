@@ -1204,6 +1204,8 @@ class FunctionAnalyzer:
                     s.note(ev.loc.line, ev.loc.col, self._case_note(ev.callee, case))
                 out.append(s)
             elif case.exit == "throw":
+                if self.fn.language == "java" and not ev.may_throw:
+                    continue  # Java: only declared (checked) exceptions leave a call; see docs/java.md
                 s.note(ev.loc.line, ev.loc.col, f"{ev.callee}() throws")
                 self._throw_edge(block, s, ev)
             elif case.exit == "caller_return":
