@@ -737,3 +737,18 @@ def test_the_project_index_follows_packages_and_the_default_package_sees_its_fol
     loose = tmp_path / "src" / "Loose.java"  # default package: org/x is not its folder
     loose.write_text(user.read_text().replace("package org.x;\n", ""))
     assert lint([str(loose)]).findings == []
+
+
+def test_a_class_of_another_package_that_is_not_imported_is_not_used(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "org" / "y").mkdir(parents=True)
+    (src / "org" / "z").mkdir(parents=True)
+    (src / "org" / "y" / "Model.java").write_text("package org.y;\nimport ai.onnxruntime.OrtSession;\n"
+                                                  "public class Model { public OrtSession session; }\n")
+    user = src / "org" / "z" / "User.java"
+    user.write_text("package org.z;\nimport ai.onnxruntime.*;\nimport java.util.Map;\nimport lib.Model;\n"
+                    "class User { int f(Model m, Map<String, OnnxTensor> in) throws OrtException {\n"
+                    "  OrtSession.Result r = m.session.run(in);\n  return r.size(); } }\n")
+    assert lint([str(user)]).findings == []  # lib.Model is not org.y.Model
+    user.write_text(user.read_text().replace("import lib.Model;", "import org.y.Model;"))
+    assert [(f.line, f.rule) for f in lint([str(user)]).findings] == [(6, "ORT010")]

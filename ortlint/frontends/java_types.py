@@ -103,7 +103,9 @@ class ProjectTypes:
         self.by_path.setdefault(info.path, []).append(info)
 
     def find(self, path: str, packages: list[str]) -> ClassInfo | None:
-        """The class `path` of the first of `packages` that has one; else the only one."""
+        """The class `path` of the first of `packages` that has one: the packages whose classes
+        a simple name can mean in Java (imported, its own, wildcard-imported). Another
+        package's class of the same name is not it, even when it is the only one."""
         found = self.by_path.get(path)
         if not found:
             return None
@@ -111,7 +113,7 @@ class ProjectTypes:
             for info in found:
                 if info.package == pkg:
                     return info
-        return found[0] if len(found) == 1 else None
+        return None
 
     def link(self) -> None:
         """Resolve every indexed class's superclass within the index."""
