@@ -1754,7 +1754,7 @@ class JavaFrontEnd:
             return cached  # type: ignore[return-value]
         root = canonical.split(".")[0]
         packages = [self.types.origin.get(root, self.types.package), self.types.package, *self.types.wildcards]
-        found = self.project.find(canonical, packages)
+        found = self.project.find(canonical, packages, unique=root not in self.types.origin)
         if found is not None and found.package.startswith(ORT_PACKAGE) and root in self.types.api_classes:
             found = None
         if found is not None and found.file != self.path:

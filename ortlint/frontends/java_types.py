@@ -102,10 +102,10 @@ class ProjectTypes:
     def add(self, info: ClassInfo) -> None:
         self.by_path.setdefault(info.path, []).append(info)
 
-    def find(self, path: str, packages: list[str]) -> ClassInfo | None:
+    def find(self, path: str, packages: list[str], unique: bool = False) -> ClassInfo | None:
         """The class `path` of the first of `packages` that has one: the packages whose classes
-        a simple name can mean in Java (imported, its own, wildcard-imported). Another
-        package's class of the same name is not it, even when it is the only one."""
+        a simple name can mean in Java (imported, its own, wildcard-imported). With `unique`
+        (a name the file does not import by name), else the project's only class of that name."""
         found = self.by_path.get(path)
         if not found:
             return None
@@ -113,7 +113,7 @@ class ProjectTypes:
             for info in found:
                 if info.package == pkg:
                     return info
-        return None
+        return found[0] if unique and len(found) == 1 else None
 
     def link(self) -> None:
         """Resolve every indexed class's superclass within the index."""
