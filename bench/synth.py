@@ -165,8 +165,12 @@ def renamed_file_name(path: Path, tag: str) -> str:
 def write_group_copy(group: Group, copy: int, index: int, out: Path) -> list[Path]:
     """One renamed copy of a group under `out`; returns the files written."""
     tag = f"c{copy}g{index}"
-    headers = {str(p.relative_to(group.base)): str(p.relative_to(group.base).with_name(renamed_file_name(p, tag)))
-               for p in group.files if p.suffix in (".h", ".hpp")}
+    headers: dict[str, str] = {}
+    for p in group.files:  # every tail of a header's path, as `#include "project/x.h"` names it
+        if p.suffix in (".h", ".hpp"):
+            parts = p.relative_to(group.base).parts
+            for k in range(len(parts)):
+                headers.setdefault("/".join(parts[k:]), "/".join(parts[k:-1] + (renamed_file_name(p, tag),)))
     folder = out / f"copy{copy:04d}" / group.name.replace("/", "_")
     written = []
     for path in group.files:

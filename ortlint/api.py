@@ -1,12 +1,15 @@
 """The Python API: `lint(paths)` is what the CLI runs, minus option parsing and formatting."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from .engine.analyze import Options
 from .findings import Report
 from .policy import Policy, load_policy
 from .runner import RunConfig, run
+
+if TYPE_CHECKING:
+    from .sanitizer.matcher import SanitizerResult
 
 _default_policy: Policy | None = None
 
@@ -26,3 +29,14 @@ def lint(paths: Iterable[str], rule_files: Iterable[str] = (), options: Options 
     if policy is None:
         policy = load_policy(rule_files) if rule_files else default_policy()
     return run(RunConfig(list(paths), policy, options or Options()))
+
+
+def explain_sanitizer_log(log_text: str, paths: Iterable[str], rule_files: Iterable[str] = (),
+                          options: Options | None = None) -> "SanitizerResult":
+    """`ortlint sanitizer` without the command line: each AddressSanitizer/LeakSanitizer report in
+    `log_text` with the finding of `paths` that explains it, or the reason none does."""
+    from .sanitizer.command import explain_log
+    from .sanitizer.log import parse_log
+    rule_files = list(rule_files)
+    policy = load_policy(rule_files) if rule_files else default_policy()
+    return explain_log(parse_log(log_text), lambda: lint(paths, options=options, policy=policy), policy)

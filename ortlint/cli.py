@@ -7,6 +7,7 @@ format agree on what a run found.
     ortlint [OPTIONS] [PATH]...      analyze files and folders (same as `ortlint check`)
     ortlint rules                    the table of rules
     ortlint explain ORT001           what a rule finds, why it matters, an example and the fix
+    ortlint sanitizer LOG [PATH]...  which finding explains each ASan/LSan report in LOG, or why none does
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error, a path that does not
 exist, or an internal failure.
@@ -19,11 +20,11 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
-from ._native import native_status
 from .baseline import BaselineError, read_baseline, split_new, write_baseline
 from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, drop_excluded, load_settings,
                      resolve_rules)
@@ -36,6 +37,9 @@ from .report import get_formatter
 from .runner import RunConfig, run
 from .summary_report import as_policy as summaries_as_policy
 from .summary_report import explain as explain_summaries
+
+if TYPE_CHECKING:
+    from .gitdiff import ChangedLines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -61,7 +65,7 @@ class _DefaultCommandGroup(click.Group):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    click.echo(f"ortlint {__version__} ({native_status()})")
+    click.echo(f"ortlint {__version__}")
     ctx.exit()
 
 
@@ -92,7 +96,8 @@ _EPILOG = """\b
 Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file, found by walking up
 from the current directory (or --config FILE); command-line options win.
 Suppress a finding with `// ortlint: ignore[ORT001]` on its line or the line above.
-Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule).
+Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule),
+`ortlint sanitizer LOG` (explain AddressSanitizer/LeakSanitizer reports).
 Exit codes: 0 no findings, 1 findings, 2 usage/configuration error, missing path or internal failure.
 Documentation: docs/cli.md"""
 
@@ -125,6 +130,8 @@ Documentation: docs/cli.md"""
                    "as lost.  [default: 1024]")
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Report only findings that are not in this baseline.")
+@click.option("--diff", "diff_rev", metavar="REV",
+              help="Report only findings on lines changed since git revision REV (whole files are still analyzed).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings as the baseline and exit 0.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
@@ -148,14 +155,14 @@ Documentation: docs/cli.md"""
               help="Per-file result cache.  [default: .ortlint_cache]")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache (also: ORTLINT_NO_CACHE=1).")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the version (and whether the compiled modules are in use) and exit.")
+              help="Show the version and exit.")
 def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
           rule_files: tuple[str, ...], config_file: str | None, isolated: bool, exclude: tuple[str, ...],
           force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],
           jobs: int | None, time_limit: float | None, memory_limit: int | None, baseline: str | None,
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
-          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None) -> None:
+          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None, diff_rev: str | None) -> None:
     """Check C, C++, JNI and Java files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
@@ -167,7 +174,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                         explain_summaries, write_summaries)
     try:
         settings = load_settings(overrides, config_file, isolated)
-        code = execute(settings, view)
+        code = execute(settings, view, diff_rev)
     except (ConfigError, PolicyError, BaselineError, UsageFailure) as exc:
         click.echo(f"ortlint: error: {exc}", err=True)
         code = EXIT_ERROR
@@ -190,7 +197,9 @@ def build_run_config(settings: Settings) -> RunConfig:
                      excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
-                     suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit))
+                     suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit),
+                     isolate=os.environ.get("ORTLINT_IN_PROCESS", "") in ("", "0"),
+                     include_dirs=tuple(settings.include_dirs))
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:
@@ -203,10 +212,11 @@ def analyze(settings: Settings, config: RunConfig) -> Report:
     return report
 
 
-def execute(settings: Settings, view: Presentation) -> int:
+def execute(settings: Settings, view: Presentation, diff_rev: str | None = None) -> int:
     """One `ortlint check`; returns the exit code. Raises the usage errors `check` reports."""
     if settings.baseline and not view.write_baseline:
         read_baseline(settings.baseline)  # fail fast, before a long run, on a bad baseline
+    changed = _changed_lines(diff_rev) if diff_rev else None  # fail fast on a bad revision too
     config = build_run_config(settings)
     try:
         report = analyze(settings, config)
@@ -214,6 +224,8 @@ def execute(settings: Settings, view: Presentation) -> int:
         _internal_error(exc)
         return EXIT_ERROR
     analyzed = time.perf_counter()
+    if changed is not None:
+        _keep_changed(report, changed, diff_rev or "")
     _apply_baseline(report, settings, view)
     if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
         click.echo(f"ortlint: warning: no C, C++ or Java source files found in {', '.join(config.paths)}", err=True)
@@ -229,6 +241,25 @@ def execute(settings: Settings, view: Presentation) -> int:
     report.stats["output_seconds"] = time.perf_counter() - analyzed
     _write_stats(report)
     return _exit_code(report, view)
+
+
+def _changed_lines(rev: str) -> "ChangedLines":
+    from .gitdiff import DiffError, changed_lines
+    try:
+        return changed_lines(rev)
+    except DiffError as exc:
+        raise UsageFailure(str(exc)) from None
+
+
+def _keep_changed(report: Report, changed: "ChangedLines", rev: str) -> None:
+    """--diff: only findings that touch a changed line; the analysis itself was not narrowed."""
+    from .gitdiff import select_changed
+    total = len(report.findings)
+    report.findings = select_changed(report.findings, changed)
+    report.stats["outside_diff"] = total - len(report.findings)
+    if total != len(report.findings):
+        click.echo(f"ortlint: --diff {rev}: {total - len(report.findings)} finding(s) on unchanged lines not reported",
+                   err=True)
 
 
 def _write_stats(report: Report) -> None:
@@ -329,6 +360,68 @@ def _exit_code(report: Report, view: Presentation) -> int:
     if view.write_baseline or view.list_unknown_calls or view.explain_summaries or view.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+
+
+# ----------------------------------------------------------------------------- sanitizer
+
+
+@main.command(context_settings=CONTEXT, epilog="""\b
+Exit codes: 0 the log holds no report, 1 it holds at least one, 2 the log cannot be read
+(or a usage error). Documentation: docs/cli.md, section `ortlint sanitizer`.""")
+@click.argument("log", metavar="LOG")
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]...")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
+              help="Output format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write the result to FILE instead of stdout.")
+@click.option("--rules", "rule_files", multiple=True, type=click.Path(), metavar="FILE",
+              help="Extra policy file describing your own API (repeatable).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Read settings from FILE instead of looking for one.")
+@click.option("--isolated", is_flag=True, help="Ignore configuration files.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB (repeatable).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.")
+@click.option("--unknown-calls", type=click.Choice(UNKNOWN_CALLS), help="As for `ortlint check`.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR", help="Per-file result cache.")
+@click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache.")
+@click.option("--quiet", "-q", is_flag=True, help="Text format: no traces, no summary line.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True)
+def sanitizer(log: str, paths: tuple[str, ...], fmt: str, output: str | None, rule_files: tuple[str, ...],
+              config_file: str | None, isolated: bool, exclude: tuple[str, ...], jobs: int | None,
+              unknown_calls: str | None, cache_dir: str | None, no_cache: bool | None, quiet: bool, color: str) -> None:
+    """Explain AddressSanitizer/LeakSanitizer reports in LOG (`-`: standard input) with the findings
+    for PATHs (default: the current folder): which finding explains each leak, double free or use
+    after free, or why none does."""
+    from .report.sanitizer_report import FORMATTERS
+    from .sanitizer.command import LogUnreadable, explain_log, log_warning, read_log
+    overrides = Overrides(paths=list(paths), rules=list(rule_files), exclude=list(exclude), jobs=jobs,
+                          unknown_calls=unknown_calls, cache_dir=cache_dir, cache=False if no_cache else None)
+    view = Presentation(output=output, color=color, quiet=quiet)
+    try:
+        parsed = read_log(log)
+        settings = load_settings(overrides, config_file, isolated)
+        config = build_run_config(settings)
+        result = explain_log(parsed, lambda: analyze(settings, config), config.policy, config.extensions)
+        warning = log_warning(parsed, log)
+        if warning:
+            click.echo(f"ortlint: warning: {warning}", err=True)
+        if fmt != "text" or output:  # the text report lists them itself
+            for line, problem in parsed.problems:
+                click.echo(f"ortlint: warning: {log}:{line}: {problem}", err=True)
+        failures = [n for n in result.report.notices if _is_failure(n)]
+        for n in failures:
+            click.echo(f"ortlint: error: {n.path}: {n.message}", err=True)
+        _emit(FORMATTERS[fmt](result, color=_use_color(view), quiet=quiet), output, color=_use_color(view))
+        code = EXIT_ERROR if failures else EXIT_FINDINGS if result.explained else EXIT_CLEAN
+    except (LogUnreadable, ConfigError, PolicyError, UsageFailure) as exc:
+        click.echo(f"ortlint: error: {exc}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("ortlint: interrupted", err=True)
+        code = 130
+    except Exception as exc:  # noqa: BLE001 - a bug must end with a clear message and exit 2
+        _internal_error(exc)
+        code = EXIT_ERROR
+    sys.exit(code)
 
 
 # ----------------------------------------------------------------------------- rules / explain

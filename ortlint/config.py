@@ -53,6 +53,7 @@ class Settings:
     baseline: str | None = None
     unknown_calls: str = "escape"
     compile_commands: str | None = None
+    include_dirs: list[str] = field(default_factory=list)  # `#include "..."` search folders (header index)
     cache_dir: str | None = None  # None: .ortlint_cache next to the configuration file (or here)
     cache: bool = True
     force_exclude: bool = False  # apply excludes to paths named on the command line too
@@ -305,6 +306,12 @@ def _set_compile_commands(s: Settings, v: Any, where: str, base: Path) -> None:
     s.compile_commands = "" if v == "" else _path(v, where, base)  # "": no libclang, no auto-discovery
 
 
+def _set_include_dirs(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
+        raise ConfigError(f"{where}: expected a list of folders, got {v!r}")
+    s.include_dirs = [_path(x, where, base) for x in v]
+
+
 def _set_cache_dir(s: Settings, v: Any, where: str, base: Path) -> None:
     s.cache_dir = _path(v, where, base)
 
@@ -341,6 +348,7 @@ _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "unknown-calls": _set_unknown_calls,
     "compile-commands": _set_compile_commands,
     "cache-dir": _set_cache_dir,
+    "include-dirs": _set_include_dirs,
     "force-exclude": _set_force_exclude,
     "time-limit": _set_time_limit,
     "memory-limit": _set_memory_limit,

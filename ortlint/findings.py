@@ -30,7 +30,12 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("ORT004", "ignored-status", "error", "An OrtStatus* returned by a call is dropped, so a failure status leaks."),
     Rule("ORT005", "foreign-free", "error", "Memory or an object the caller does not own is freed or released."),
     Rule("ORT006", "use-after-release", "error", "A released resource (or a pointer borrowed from it) is used."),
+    Rule("ORT007", "jni-local-ref-overflow", "warning",
+         "A JNI local reference is created on every iteration of an input-sized loop and never deleted: "
+         "the local reference table can overflow."),
     Rule("ORT010", "java-unclosed", "error", "An ONNX Runtime Java AutoCloseable is not closed on every path."),
+    Rule("ORT020", "go-undestroyed", "error",
+         "An onnxruntime_go object (or the environment) is not destroyed on every path."),
 )}
 
 RULE_BY_NAME = {r.name: r for r in RULES.values()}

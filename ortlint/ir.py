@@ -155,6 +155,9 @@ class Call:
     dest: Expr | None  # where the result goes; None when the value is dropped
     text: str  # the call as written (shortened), for messages
     may_throw: bool = False
+    # Arguments a visible prototype declares `const T *` / `const T &` (indexes): an unknown
+    # callee only reads them, so they do not escape into it (front ends: header_index).
+    borrows: tuple[int, ...] = ()
 
 
 @pickle_by_fields

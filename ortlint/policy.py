@@ -7,19 +7,20 @@ way cppcheck's library files work. Every file is validated on load; a mistake is
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ._native import PACKAGE_DIR
+from .paths import PACKAGE_DIR
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
 RETURNS = ("none", "status", "code")
 ON_FAILURE = ("continue", "abort", "throw", "return")
-RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT010")
+RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007", "ORT010", "ORT020")
 RECEIVER = -1  # Acquire.owner: the receiver of a method call rather than an argument
 _INTO = re.compile(r"^(return|token|\*(\d+)|(\d+)\[\]|(receiver))$")
 
@@ -38,8 +39,10 @@ class Kind:
     must_release: bool = True  # False: tracked for misuse only (JNI local references)
     loop_leak: bool = False  # a leak when a loop iteration overwrites one never released
     token: bool = False  # no handle value: released by a call naming its owner (locks, frames)
+    frame: bool = False  # a token whose release frees the loop_leak resources created while it was held
+    capacity: bool = False  # a token reserving room for loop_leak resources; its owner argument says how many
     wrong_release_rule: str = "ORT003"
-    language: str = "c"  # "java" kinds report ORT010 instead of ORT001
+    language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
 
@@ -79,6 +82,7 @@ class StatusCheck:
     failure_returns: int | None = None
     on_failure: str = "continue"
     releases: bool = True
+    release_with: str = "ReleaseStatus"  # the release the helper makes (OgaDestroyResult for GenAI helpers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +104,33 @@ class CallSpec:
     stores: str | None = None  # Java collections: "receiver" (`list.add(x)`) or "return" (`Map.of(k, x)`) keeps the arguments
     view: bool = False  # Java: the result shows the receiver's elements (`map.values()`)
     element: bool = False  # Java: the result is one element of the receiver (`iterator.next()`)
+    field_of: tuple[str, ...] = ()  # a function-pointer field of these C struct types (`ep->CreateAllocator(ep, ...)`)
+    untyped: bool = False  # field_of: also matched on a receiver whose type is unknown
+    status_kind: str = "ort.Status"  # returns = "status": the kind of the non-NULL result (OgaResult: "oga.Result")
+
+
+# What a macro whose definition is not visible does, as the statement the front ends expand it
+# to (`A` is the argument named by `arg`): `[[macro]] acts = ...` in rules/macros.toml.
+MACRO_ACTS = {
+    "return-on-status": "do {{ OrtStatus *__ortlint_st = ({a}); if (__ortlint_st != NULL) return __ortlint_st; }} while (0)",
+    "return-on-false": "do {{ if (!({a})) return 0; }} while (0)",
+    "abort-on-false": "do {{ if (!({a})) abort(); }} while (0)",
+    "abort": "abort()",
+    "throw-on-false": "do {{ if (!({a})) throw 0; }} while (0)",
+    "throw": "throw 0",
+}
+
+
+@dataclass(frozen=True)
+class MacroShape:
+    """A `[[macro]]` entry: a function-like macro described by what it does."""
+
+    name: str
+    acts: str
+    params: tuple[str, ...]
+    body: str
+    variadic: bool = True
+    statement: bool = True
 
 
 @dataclass
@@ -115,6 +146,12 @@ class Policy:
     blank_calls: set[str] = field(default_factory=set)
     blank_patterns: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    # function-pointer fields (`[[call]] field_of`) also matched when the receiver's type is
+    # unknown: field name -> spec; consulted only after the exact (style, name) tables missed
+    untyped_fields: dict[str, CallSpec] = field(default_factory=dict)
+    # kinds that `returns = "status"` calls hand out on failure (ORT004 when dropped)
+    status_kinds: set[str] = field(default_factory=lambda: {"ort.Status"})
+    macro_shapes: dict[str, "MacroShape"] = field(default_factory=dict)  # [[macro]]: name -> shape
     # Java APIs, from [[java_api]]: class -> `member/arity` -> the checked exceptions it declares
     # (empty: none). Generated from the binding's sources by tools/gen_java_policy.py.
     java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
@@ -124,7 +161,19 @@ class Policy:
         spec = self.calls.get((style, name))
         if spec is None:
             spec = self.calls.get(("any", name))
+        if spec is None and self.untyped_fields:
+            spec = self._untyped_field(style, name)
         return spec
+
+    def _untyped_field(self, style: str, name: str) -> CallSpec | None:
+        """`x->Field(...)` on a receiver of unknown type (a `table` call), or of a type that is
+        not one of the field's structs (a `method` call `Derived::Field`, e.g. a class deriving
+        from `OrtEpFactory`): the field's `untyped` spec, which names no argument index."""
+        if style == "table":
+            return self.untyped_fields.get(name)
+        if style == "method" and "::" in name:
+            return self.untyped_fields.get(name.rsplit("::", 1)[1])
+        return None
 
     def java_throws(self, cls: str, member: str, arity: int) -> tuple[str, ...] | None:
         """The checked exceptions `cls.member` with `arity` arguments declares (`()`: none), or
@@ -219,15 +268,16 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "java_api", "__text__"}
-_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "wrong_release_rule", "language", "contains",
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
+_MACRO_KEYS = {"names", "acts", "arg", "note"}
+_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
-              "escapes", "noreturn", "assume", "status_check", "moves", "note"}
+              "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements"}
-_CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases"}
+_CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with"}
 
 
 class _Loader:
@@ -311,6 +361,8 @@ class _Loader:
                 must_release=self._bool(raw, "must_release", key, "kind", i, True),
                 loop_leak=self._bool(raw, "loop_leak", key, "kind", i, False),
                 token=self._bool(raw, "token", key, "kind", i, False),
+                frame=self._bool(raw, "frame", key, "kind", i, False),
+                capacity=self._bool(raw, "capacity", key, "kind", i, False),
                 wrong_release_rule=rule,
                 language=self._str(raw, "language", key, "kind", i) or "c",
                 contains=self._str(raw, "contains", key, "kind", i) or None,
@@ -322,13 +374,31 @@ class _Loader:
     def load_rest(self) -> None:
         self._load_preprocess()
         self._load_neutral()
+        self._load_macros()
         self._load_java_api()
         calls = self.doc.get("call", [])
         if not isinstance(calls, list):
             self.fail("call", "must be an array of tables: [[call]]")
         for i, raw in enumerate(calls):
             for spec in self._call(raw, i):
-                self.policy.calls[(spec.style, spec.name)] = spec
+                if spec.field_of:
+                    self._add_field(spec)
+                else:
+                    self.policy.calls[(spec.style, spec.name)] = spec
+
+    def _add_field(self, spec: CallSpec) -> None:
+        """A struct's function-pointer field: the C++ front end names `x->F(...)` on an `x` of
+        declared type `T` (or `T*`) the `method` call `T::F`, all C arguments kept."""
+        for struct in spec.field_of:
+            self.policy.calls[("method", f"{struct}::{spec.name}")] = spec
+        if spec.untyped:
+            # on a receiver of unknown type the self argument may have been dropped (C's
+            # `x->F(x, ...)`), so argument indexes cannot be trusted: only what it returns applies
+            # (a field that releases or keeps an argument keeps every argument there)
+            keeps = bool(spec.release or spec.escapes or spec.escapes_all or spec.moves is not None)
+            bare = dataclasses.replace(spec, acquires=(), release=None, escapes=frozenset(), escapes_all=keeps,
+                                       moves=None, status_check=None, style="table")
+            self.policy.untyped_fields.setdefault(spec.name, bare)
 
     def _load_constants(self) -> None:
         consts = self.doc.get("constants", {})
@@ -353,6 +423,35 @@ class _Loader:
                 self.fail("preprocess.blank_patterns", f"invalid regular expression {pattern!r}: {exc}")
             self.policy.blank_patterns.append(pattern)
         self.policy._blank_re = None
+
+    def _load_macros(self) -> None:
+        """`[[macro]] names = [...], acts = "<shape>", arg = N`: macros whose definition is in a
+        system or SDK header the analysis cannot see (a visible definition always wins)."""
+        macros = self.doc.get("macro", [])
+        if isinstance(macros, dict):
+            macros = [macros]
+        if not isinstance(macros, list):
+            self.fail("macro", "must be an array of tables: [[macro]]")
+        for i, raw in enumerate(macros):
+            key = f"macro[{i}]"
+            if not isinstance(raw, dict):
+                self.fail(key, "must be a table", "macro", i)
+            self.check_keys(raw, _MACRO_KEYS, key, "macro", i)
+            names = self._str_list(raw, "names", key, "macro", i)
+            if not names:
+                self.fail(f"{key}.names", "missing (a list of macro names)", "macro", i)
+            acts = self._str(raw, "acts", key, "macro", i, required=True)
+            if acts not in MACRO_ACTS:
+                self.fail(f"{key}.acts", f"must be one of {', '.join(sorted(MACRO_ACTS))}", "macro", i)
+            arg = raw.get("arg", 0)
+            if not isinstance(arg, int) or isinstance(arg, bool) or not 0 <= arg < 16:
+                self.fail(f"{key}.arg", "must be an argument index from 0 to 15", "macro", i)
+            params = tuple(f"__ortlint_a{n}" for n in range(arg + 1))
+            body = MACRO_ACTS[acts].format(a=params[arg])
+            for name in names:
+                if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                    self.fail(f"{key}.names", f"{name!r} is not a macro name", "macro", i)
+                self.policy.macro_shapes[name] = MacroShape(name, acts, params, body)
 
     def _load_java_api(self) -> None:
         """[[java_api]] class = "OrtSession", nothrow = ["m/1"], [java_api.throws] "m/2" = ["E"]."""
@@ -406,9 +505,8 @@ class _Loader:
             self.fail(key, "must be a table", "call", i)
         self.check_keys(raw, _CALL_KEYS, key, "call", i)
         names = self._names(raw, key, i)
-        style = raw.get("style", "plain")
-        if style not in STYLES:
-            self.fail(f"{key}.style", f"must be one of {', '.join(STYLES)}, not {style!r}", "call", i)
+        styles = self._styles(raw, key, i)
+        style = styles[0]
         returns = raw.get("returns", "none")
         if returns not in RETURNS:
             self.fail(f"{key}.returns", f"must be one of {', '.join(RETURNS)}, not {returns!r}", "call", i)
@@ -435,8 +533,10 @@ class _Loader:
         if moves is not None and not isinstance(moves, int):
             self.fail(f"{key}.moves", "must be an argument index", "call", i)
         origin = f"{self.path}:{self._line_of('call', i, 'name') or 0}"
+        field_of, untyped = self._field_of(raw, key, i, styles)
+        status_kind = self._status_kind(raw, key, i, returns)
         specs = []
-        for name in names:
+        for name, style in ((n, st) for n in names for st in styles):
             specs.append(CallSpec(
                 name=name, style=style, returns=returns, success=success,
                 acquires=acquires + borrows,
@@ -446,8 +546,49 @@ class _Loader:
                 status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
                 origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
                 view=bool(raw.get("view", False)), element=bool(raw.get("element", False)),
+                field_of=field_of, untyped=untyped, status_kind=status_kind,
             ))
         return specs
+
+    def _styles(self, raw: dict[str, Any], key: str, i: int) -> list[str]:
+        """`style = "table"`, or a list: `style = ["table", "method"]` for an API table reached both
+        as `api->F(...)` and as `holder.api.F(...)` on a receiver whose type is unknown."""
+        value = raw.get("style", "method" if "field_of" in raw else "plain")
+        styles = value if isinstance(value, list) and value else [value]
+        for style in styles:
+            if style not in STYLES:
+                self.fail(f"{key}.style", f"must be one of {', '.join(STYLES)} (or a list of them), not {style!r}", "call", i)
+        return styles
+
+    def _status_kind(self, raw: dict[str, Any], key: str, i: int, returns: str) -> str:
+        """`status_kind = "oga.Result"`: an API whose error object is not an OrtStatus."""
+        if "status_kind" not in raw:
+            return "ort.Status"
+        if returns != "status":
+            self.fail(f"{key}.status_kind", "only meaningful with returns = \"status\"", "call", i)
+        kind = self._kind_ref(raw["status_kind"], f"{key}.status_kind", i)
+        if not self.policy.kinds[kind].owned:
+            self.fail(f"{key}.status_kind", f"kind {kind!r} is borrowed (owned = false); a status must be released", "call", i)
+        self.policy.status_kinds.add(kind)
+        return kind
+
+    def _field_of(self, raw: dict[str, Any], key: str, i: int, styles: list[str]) -> tuple[tuple[str, ...], bool]:
+        """`field_of = ["OrtEpFactory"]` (a list of C struct names) and `untyped = true|false`."""
+        if "field_of" not in raw:
+            if "untyped" in raw:
+                self.fail(f"{key}.untyped", "only meaningful with field_of", "call", i)
+            return (), False
+        structs = raw["field_of"]
+        if not isinstance(structs, list) or not structs or \
+                not all(isinstance(x, str) and re.fullmatch(r"[A-Za-z_]\w*", x) for x in structs):
+            self.fail(f"{key}.field_of", "must be a non-empty list of struct type names such as [\"OrtEpFactory\"]", "call", i)
+        if "style" in raw and styles != ["method"]:
+            self.fail(f"{key}.style", "a field_of call is matched as `x->F(...)` on its struct: leave style out "
+                      "(or write \"method\")", "call", i)
+        untyped = raw.get("untyped", False)
+        if not isinstance(untyped, bool):
+            self.fail(f"{key}.untyped", "must be true or false", "call", i)
+        return tuple(structs), untyped
 
     def _names(self, raw: dict[str, Any], key: str, i: int) -> list[str]:
         if "name" in raw and "names" in raw:
@@ -529,6 +670,7 @@ class _Loader:
             failure_returns=None if fail is None else self._value(fail, f"{key}.failure_returns", i),
             on_failure=on_failure,
             releases=bool(raw.get("releases", True)),
+            release_with=self._str(raw, "release_with", key, "call", i) or "ReleaseStatus",
         )
 
     # -- small typed readers -------------------------------------------------------------

@@ -15,7 +15,7 @@ import gc
 import hashlib
 import os
 
-from ._native import PACKAGE_DIR
+from .paths import PACKAGE_DIR
 from .cache import Cache, FileRecord, FunctionRecord, content_hash, file_stamps, summary_digest
 from .discover import Discovery, SourceFile, discover
 from .frontends.source import MAX_BYTES
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from .engine.summaries import Summary
 from .findings import Notice, Report
-from .parallel import Limits
+from .parallel import LOST, Limits
 from .policy import Policy
 from .suppress import apply_suppressions
 
@@ -46,6 +46,7 @@ class RunConfig:
     suppressions: bool = False  # drop findings silenced by `ortlint: ignore[...]` comments (the CLI does)
     isolate: bool = True  # parse and analyze in worker processes, so a crash or a hang loses one file only
     limits: Limits = field(default_factory=Limits)  # per file / per function, in those workers
+    include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
 
 
 def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
@@ -89,6 +90,9 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
         if source.language == "java":
             from .frontends.java_treesitter import parse_java
             return parse_java(source.path, policy, data)
+        if source.language == "go":
+            from .frontends.go_treesitter import parse_go
+            return parse_go(source.path, policy, data)
     except RecursionError:
         return ir.SourceUnit(source.path, source.language, [],
                              [(ir.Loc(1, 1, 1, 1), "file is nested too deeply to parse; skipped")], 0)
@@ -337,6 +341,10 @@ class Analysis:
 
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
         info = self.program.functions[key]
+        if self.pool is not None and key[0] in self.pool.lost_files:  # never parsed here, in the main process
+            result = self.results[key] = FunctionResult([], None, {}, [(key[2], f"{LOST}{key[1]}() was not analyzed: "
+                                                                        "its file was lost")])
+            return result
         if info.fn is None and self.load_ir is not None:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
@@ -565,9 +573,13 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
     config = _with_compile_database(config, found.files, report)
+    if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
+        from .frontends.header_index import configure
+        configure(config.include_dirs, tuple(config.paths))
     cache = None
     if config.cache_dir:  # the namespace hashes the policy files and ortlint's sources: not for nothing
-        namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands)
+        namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands) \
+            + ("|I" + "|".join(config.include_dirs) if config.include_dirs else "")
         cache = Cache(config.cache_dir, namespace)
     program = Program()
     by_path = {s.path: s for s in found.files}
@@ -659,6 +671,9 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
         analysis.track_deps = cache is not None
         analysis.summarize_all = cache is not None
         analysis.run()
+        if pool is not None:
+            for path, note in pool.relost.items():  # parsed once, lost when parsed again
+                parser.metas[path].notes.append((1, note))
     finally:
         if pool is not None:
             pool.close()

@@ -13,7 +13,7 @@ from ortlint.api import lint
 from tests.expectations import expected_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SUFFIXES = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".java"}
+SUFFIXES = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".java", ".go"}
 
 
 def single_fixtures() -> list[Path]:
@@ -55,4 +55,4 @@ def test_every_rule_has_a_fixture() -> None:
     seen = set()
     for path in single_fixtures() + [p for d in multi_fixtures() for p in d.rglob("*") if p.suffix in SUFFIXES]:
         seen |= {rule for _name, _line, rule in expected_findings(path)}
-    assert {"ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006"} <= seen
+    assert {"ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007"} <= seen

@@ -23,7 +23,7 @@ CASES = sorted(p for p in (ROOT / "tests" / "fuzz_cases").iterdir() if p.suffix 
 
 def test_a_short_campaign_loses_nothing(tmp_path: Path) -> None:
     corpus = fuzz.load_corpus(fuzz.default_corpus())
-    state = fuzz.campaign(corpus, fuzz.State(seed=20261201), 300, 100, Limits(seconds=10.0), tmp_path,
+    state = fuzz.campaign(corpus, fuzz.State(seed=20261201), 300, 100, Limits(seconds=30.0), tmp_path,
                           report=lambda _line: None)
     assert state.done == 300
     assert state.failures == {}, state.reproducers
@@ -53,5 +53,5 @@ def test_a_failing_input_is_classified_and_written(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
 def test_every_reproducer_is_analyzed_without_loss(case: Path) -> None:
-    failures = fuzz.analyze({case.name: case.read_bytes()}, Limits(seconds=10.0))
+    failures = fuzz.analyze({case.name: case.read_bytes()}, Limits(seconds=30.0))
     assert failures == {}

@@ -54,7 +54,11 @@ def main() -> None:
         ("jni.LocalRef", "JNI local reference",
          "must_release = false  # freed when the native method returns ...\n"
          "loop_leak = true  # ... but they pile up when a loop makes one per iteration\n"),
-        ("jni.LocalFrame", "JNI local frame", "token = true\n"),
+        ("jni.LocalFrame", "JNI local frame",
+         "token = true\nframe = true  # PopLocalFrame frees the local references created inside the frame\n"),
+        ("jni.LocalCapacity", "JNI local reference capacity",
+         "token = true\ncapacity = true  # EnsureLocalCapacity(n) reserved room for n local references ...\n"
+         "must_release = false  # ... until the native method returns\n"),
         ("jni.Monitor", "JNI monitor", "token = true\n"),
         ("jni.AttachedThread", "attached JNI thread", "token = true\n"),
     ]:
@@ -112,11 +116,17 @@ def main() -> None:
         r"GetStaticObjectField|ExceptionOccurred|ToReflectedMethod|ToReflectedField|GetModule)$", n)]
     w('# Calls that return a new JNI local reference.')
     w('[[call]]')
-    w('names = [' + ", ".join(f'"{n}"' for n in local_ref_makers) + ']')
+    w('names = [' + ", ".join(f'"{n}"' for n in local_ref_makers if n != "GetObjectArrayElement") + ']')
     w('style = "table"')
     w('acquire = { kind = "jni.LocalRef", into = "return" }\n')
+    w('# ... an element of an object array: the array is its owner (strings acquired from elements')
+    w('# are matched with their release by the array the element came from).')
+    w('[[call]]\nname = "GetObjectArrayElement"\nstyle = "table"')
+    w('acquire = { kind = "jni.LocalRef", into = "return", owner = 0 }\n')
     w('[[call]]\nname = "PushLocalFrame"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
     w('acquire = { kind = "jni.LocalFrame", into = "token" }\n')
+    w('[[call]]\nname = "EnsureLocalCapacity"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
+    w('acquire = { kind = "jni.LocalCapacity", into = "token", owner = 0 }\n')
     w('[[call]]\nname = "PopLocalFrame"\nstyle = "table"\nrelease = { arg = -1, kinds = ["jni.LocalFrame"] }\n')
     w('[[call]]\nname = "MonitorEnter"\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
     w('acquire = { kind = "jni.Monitor", into = "token", owner = 0 }\n')
@@ -152,7 +162,7 @@ def main() -> None:
     w('style = "table"')
     w('escapes = [2]\n')
     w('[[call]]\nname = "NewDirectByteBuffer"\nstyle = "table"\nescapes = [0]\n')
-    declared = {"PushLocalFrame", "PopLocalFrame", "MonitorEnter", "MonitorExit", "AttachCurrentThread",
+    declared = {"PushLocalFrame", "PopLocalFrame", "EnsureLocalCapacity", "MonitorEnter", "MonitorExit", "AttachCurrentThread",
                 "AttachCurrentThreadAsDaemon", "DetachCurrentThread", "FatalError", "SetObjectArrayElement",
                 "NewDirectByteBuffer", "NewGlobalRef", "DeleteGlobalRef", "NewWeakGlobalRef",
                 "DeleteWeakGlobalRef", "NewLocalRef", "DeleteLocalRef"}

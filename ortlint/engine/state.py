@@ -41,6 +41,7 @@ class Res(NamedTuple):
     parent: str | None = None  # the owner a borrowed pointer depends on
     esc: LocKey | None = None  # where it escaped to (summaries need out-parameters)
     maybe_null: bool = False  # acquired by a call that may have returned NULL; decided when tested
+    swept: bool = False  # coll: a finished loop released every element (another release is ORT002)
 
     def with_st(self, st: str) -> "Res":
         """`_replace(st=...)`, the engine's most frequent update, without `_replace`'s generic
@@ -87,6 +88,10 @@ class State:
 
     def key(self) -> tuple:
         return (frozenset(self.b.items()), frozenset(self.r.items()), self.conds)
+
+    def core_key(self) -> tuple:
+        """The part that decides findings: which locations hold which resources, and their states."""
+        return (frozenset((k, v) for k, v in self.b.items() if v[0] == "r"), frozenset(self.r.items()))
 
     def same(self, other: "State") -> bool:
         """`self.key() == other.key()`, without building either key."""

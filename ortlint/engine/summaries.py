@@ -186,7 +186,7 @@ def summary_from_status_check(spec: CallSpec) -> Summary:
         bad_ret = ("x", frozenset({check.success_returns}))
     else:
         bad_ret = None
-    effects = (Effect(arg, "release", "ReleaseStatus"),) if check.releases else ()
+    effects = (Effect(arg, "release", check.release_with),) if check.releases else ()
     exit_kind = {"continue": "return", "abort": "abort", "throw": "throw", "return": "caller_return"}[check.on_failure]
     return Summary(spec.name, (
         Case(((arg, "null"),), (), (), ok_ret, "return"),

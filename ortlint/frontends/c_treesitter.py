@@ -16,7 +16,9 @@ from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
-from .source import SourceText, read_source
+from . import header_index
+from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, parse_limited, read_source, scan_function_macros,
+                     statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -41,6 +43,7 @@ class Macro:
     params: list[str]
     body: str
     variadic: bool
+    origin: str = ""  # "header:line" of a definition from another file ("policy": a [[macro]] shape)
 
 
 
@@ -498,8 +501,16 @@ class FunctionLowering(CfgBuilder):
             self.jump(t)
         elif value.type == "declaration":
             self.stmt_declaration(value)
-            names = [declarator_name(d, self.src) for d in value.children_by_field_id(self.F.declarator)]
-            cond = Var(names[-1]) if names and names[-1] else Opaque("?")
+            # the declared variable as the lowering names it (C++ renames a name declared twice)
+            decls = value.children_by_field_id(self.F.declarator)
+            ident = _declared_identifier(decls[-1]) if decls else None
+            cond = self.lower_expr(ident) if ident is not None else Opaque("?")
+            init = value.child_by_field_id(self.F.value)  # C++ `if (T *x = f())`: the value is the declaration's own field
+            if init is not None and ident is not None:
+                if init.type == "initializer_list" and len(self.named(init)) == 1:
+                    init = self.named(init)[0]
+                self.assign_from(cond, init, self.loc(value))
+                self.finish_statement(value)
             self.terminate(Branch(cond, t.id, f.id, self.loc(value), self.short_text(value), kind))
         else:
             self.lower_cond(value, t, f, kind)
@@ -655,8 +666,9 @@ class FunctionLowering(CfgBuilder):
                   args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, may_throw: bool = False) -> ir.Expr:
         target = dest if dest is not None else (None if discard else self.temp())
         self.call_counter += 1
+        borrows = self.unit.borrowed_args(callee, len(args)) if style == "plain" and self.unit.prototypes else ()
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          self.short_text(node), may_throw))
+                          self.short_text(node), may_throw, borrows))
         return target if target is not None else _VOID
 
     def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
@@ -864,6 +876,9 @@ def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     return body
 
 
+_NOT_CODE = frozenset({"preproc_include", "preproc_def", "preproc_function_def", "preproc_call", "comment"})
+
+
 def _uncovered(first: int, last: int, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The line ranges of [first, last] outside every (start, end) of `covered` (sorted)."""
     out, cur = [], first
@@ -892,6 +907,18 @@ def _descendants_with_errors(node: Node) -> list[Node]:
     return out
 
 
+def _declared_identifier(node: Node | None) -> Node | None:
+    """The identifier node a declarator declares (`*st = f()` -> `st`), in a loop."""
+    steps = 0
+    while node is not None and steps < 64:
+        steps += 1
+        if node.type == "identifier":
+            return node
+        node = node.child_by_field_name("declarator") or next(
+            (c for c in node.named_children if c.type == "identifier" or c.type.endswith("declarator")), None)
+    return None
+
+
 def _first_function_body(root: Node) -> Node | None:
     for child in root.named_children:
         if child.type == "function_definition":
@@ -916,6 +943,8 @@ class CFrontEnd:
         self.policy = policy
         self.parser = Parser(self.ts_language)
         self.macros: dict[str, Macro] = {}
+        self.visible = header_index.EMPTY
+        self.prototypes: dict[str, tuple[bool, ...]] = {}
         self.notes: list[tuple[Loc, str]] = []
         self.ascii = self.src.isascii()
         self._snippets: dict[str, object] = {}
@@ -938,15 +967,58 @@ class CFrontEnd:
         return False
 
     def run(self) -> ir.SourceUnit:
-        tree = self.parser.parse(self.src)
+        self.load_headers()
+        tree = parse_limited(self.parser, self.src)
         root = tree.root_node
         self.collect_macros(root)
+        self.add_visible_declarations(root)
         functions: list[ir.Function] = []
         for node, name in self.function_nodes(root):
             functions.extend(self.lower_function(node, name))
         self.note_unparsed(root, functions)
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
-                             self.collect_constants(root))
+                             self.collect_constants(root), list(self.visible.headers))
+
+    # ------------------------------------------------------------------ the tree's own headers
+
+    def load_headers(self) -> None:
+        """What the file's `#include "..."` headers declare (see header_index); with libclang
+        (an oracle) the compiler's view is used instead. Before parsing, statement macros
+        invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
+        (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
+        oracle = getattr(self, "oracle", None) is not None
+        self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
+        names = statement_macro_names(self.src, self.visible, self.policy)
+        if names:
+            self.src = terminate_statement_macros(self.src, names)
+        self.src = blank_conditionals_in_parens(self.src)
+        self.ascii = self.src.isascii()
+
+    def add_visible_declarations(self, root: Node) -> None:
+        """Function-like macros of the headers (the file's own win; names the policy describes
+        precisely are never expanded), `[[macro]]` shapes of the policy for macros whose
+        definition is not visible, and prototypes (the file's own and the headers')."""
+        for name, found in self.visible.macros.items():
+            if found.params is None or name in self.macros or self._policy_describes(name):
+                continue
+            self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}")
+        for name, shape in self.policy.macro_shapes.items():
+            if name not in self.macros and name not in self.visible.macros:
+                self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy")
+        self.own_facts = header_index.collect_facts(self.src, root, self.path)
+        own = self.own_facts.prototypes
+        self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
+
+    def _policy_describes(self, name: str) -> bool:
+        spec = self.policy.lookup("plain", name)
+        return spec is not None and spec.status_check is None
+
+    def borrowed_args(self, callee: str, count: int) -> tuple[int, ...]:
+        """Indexes of the arguments a visible prototype of `callee` declares `const T *`."""
+        flags = self.prototypes.get(callee)
+        if not flags:
+            return ()
+        return tuple(i for i in range(min(count, len(flags))) if flags[i])
 
     def note_unparsed(self, root: Node, functions: list[ir.Function]) -> None:
         """Code with statements that tree-sitter could not turn into any function is reported,
@@ -960,7 +1032,15 @@ class CFrontEnd:
         while stack:
             node = stack.pop()
             if node.type == "ERROR":
+                # `#include` / `#define` lines and comments that error recovery swallowed are not
+                # code: a range is reported from its first to its last piece of code
+                code = [(c.start_point[0] + 1, c.end_point[0] + 1) for c in node.children
+                        if c.type not in _NOT_CODE and c.end_byte > c.start_byte]
                 for first, last in _uncovered(node.start_point[0] + 1, node.end_point[0] + 1, covered):
+                    inside = [(a, b) for a, b in code if b >= first and a <= last]
+                    if not inside:
+                        continue
+                    first, last = max(first, min(a for a, _ in inside)), min(last, max(b for _, b in inside))
                     text = b"\n".join(lines[first - 1:last])
                     if b"{" in text and b";" in text:
                         self.notes.append((Loc(first, 1, last, 1), f"could not parse lines {first}-{last}; code there is not analyzed"))
@@ -1035,6 +1115,10 @@ class CFrontEnd:
             elif kind in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                           "linkage_specification", "declaration_list", "namespace_definition"):
                 stack.extend(reversed(node.named_children))
+        if b"#" in self.src:  # `#define`s inside function bodies (the walk above stays at file level)
+            for name, params, body, variadic in scan_function_macros(self.src):
+                if name not in self.macros and not self._policy_describes(name):
+                    self.macros[name] = Macro(name, params, body, variadic)
 
     CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                   "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")
@@ -1070,4 +1154,10 @@ def parse_c(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUn
     source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
-    return CFrontEnd(source, policy).run()
+    from .cpp_treesitter import is_cpp_header, parse_cpp  # (imports this module)
+    if is_cpp_header(path, source.data):  # C++ written in a `.c` file (namespaces, classes, try, std::)
+        return parse_cpp(path, policy, data, source=source)
+    try:
+        return CFrontEnd(source, policy).run()
+    except ParseTimeout as exc:
+        return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)

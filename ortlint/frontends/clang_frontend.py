@@ -441,7 +441,12 @@ class ClangCLowering(FunctionLowering):
         field_node = self.unparen(fn).child_by_field_name("field")
         found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1) if field_node else None
         if found is not None and found[0] == "field":
-            return f"{found[1]}::{name}", "indirect", receiver, drop
+            qualified = f"{found[1]}::{name}"
+            if self.unit.policy.lookup("method", qualified) is not None:
+                # a field the policy knows (`[[call]] field_of`): named like the C++ front end
+                # names it, every C argument kept (the self argument included)
+                return qualified, "method", self.unparen(fn).child_by_field_name("argument"), False
+            return qualified, "indirect", receiver, drop
         return name, style, receiver, drop
 
 

@@ -14,13 +14,17 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from tree_sitter import Node
 
 from ..policy import Policy
 from .c_treesitter import find_function_declarator, inner_declarator, is_array_declarator
+from .header_index import method_declarator
 from .lowering import FieldIds, field_ids
+
+if TYPE_CHECKING:
+    from .header_index import HeaderFacts, Visible
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
 TABLE_TYPES = frozenset({
@@ -166,6 +170,7 @@ class ClassInfo:
     ctors: list[Node] = field(default_factory=list)
     dtor: Node | None = None
     has_dtor_decl: bool = False
+    from_header: bool = False  # declared in an included header: members known, bodies not
 
     def has_method(self, name: str) -> bool:
         return name in self.methods or name in self.declared_methods
@@ -271,6 +276,7 @@ class FileModel:
         self._releaser = _releasers_by_label(policy)
         self._owners: dict[str, Ownership] = {}
         self.declarations: list[tuple[Node, tuple[str, ...], str | None, bool]] = []  # `walk` of the file, once
+        self._bases: dict[str, list[str]] = {}  # class -> base class names (from add_visible)
 
     # -- collection ---------------------------------------------------------------------
 
@@ -283,6 +289,51 @@ class FileModel:
         for node, ns, cls_name, _internal in self.declarations:
             if cls_name is None and node.type == "function_definition":
                 self._attach_out_of_class(node, ns)
+
+    def add_visible(self, visible: "Visible", own: "HeaderFacts | None" = None) -> None:
+        """Classes and aliases declared in the file's headers (header_index): members only (their
+        method bodies stay in the header), then every class's inherited members, so that
+        `ort_api.X(...)` in a method of a class whose base struct holds `const OrtApi& ort_api`
+        knows `ort_api`'s type."""
+        for name, alias in visible.aliases.items():
+            self.aliases.setdefault(name, alias)
+        for name, returned in visible.returns.items():
+            self.returns.setdefault(name, returned)
+        bases: dict[str, list[str]] = {}
+        for name, facts in visible.classes.items():
+            info = self.classes.get(name)
+            if info is None:
+                info = self.classes[name] = ClassInfo(name.rsplit("::", 1)[-1], name, from_header=True)
+                self.classes.setdefault(info.name, info)
+            for member, type_text in facts.fields.items():
+                if member not in info.fields:
+                    info.fields[member] = type_text
+            info.declared_methods.update(m for m in facts.methods if m not in info.methods)
+            info.has_dtor_decl = info.has_dtor_decl or any(m.startswith("~") for m in facts.methods)
+            bases.setdefault(info.qualname, []).extend(facts.bases)
+        for name, facts in (own.classes.items() if own is not None else ()):
+            info = self.classes.get(name)
+            if info is not None and facts.bases:
+                bases.setdefault(info.qualname, []).extend(facts.bases)
+        self._bases.update(bases)
+        for qual, names in bases.items():
+            self._inherit(self.classes.get(qual), names)
+
+    def _inherit(self, info: ClassInfo | None, base_names: list[str]) -> None:
+        """Copy the members of `base_names` (transitively, each class once) into `info`."""
+        if info is None:
+            return
+        seen = {info.qualname}
+        todo = list(base_names)
+        while todo and len(seen) < 64:
+            base = self.classes.get(clean_name(strip_template(todo.pop(0))))
+            if base is None or base.qualname in seen:
+                continue
+            seen.add(base.qualname)
+            for member, type_text in base.fields.items():
+                info.fields.setdefault(member, type_text)
+            info.declared_methods.update(base.declared_methods)
+            todo.extend(self._bases.get(base.qualname, ()))
 
     def _collect_one(self, node: Node, ns: tuple[str, ...], cls_name: str | None, internal: bool) -> None:
         """Record one declaration the walk yields (class, alias, field, global, function)."""
@@ -326,7 +377,7 @@ class FileModel:
             found = innermost_name(self.src, decl)
             if found is None:
                 continue
-            if find_function_declarator(decl) is not None:  # a method declaration
+            if method_declarator(decl) is not None:  # a method declaration
                 cls.declared_methods.add(found[0])
                 if found[0].startswith("~"):
                     cls.has_dtor_decl = True
@@ -398,12 +449,15 @@ class FileModel:
             self.returns.setdefault("::".join(ns + (name,)), text)
 
     def is_value_reference(self, type_text: str) -> bool:
-        """A reference to a pointer or a number (`void *&p`, `size_t &n`): assigning to it writes
-        the caller's variable. References to objects (`const std::vector<T> &v`) are analyzed
-        like the object itself."""
+        """A reference to a pointer, a smart pointer or a number (`void *&p`, `std::unique_ptr<T> &p`,
+        `size_t &n`): assigning to it writes the caller's variable (a smart pointer given by
+        reference is the caller's, not destroyed when the callee returns). References to other
+        objects (`const std::vector<T> &v`) are analyzed like the object itself."""
         t = self.resolve_alias(parse_type(type_text))
-        return t.pointers > 0 or (not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none"
-                                  and not t.name.startswith("std::"))
+        if t.pointers > 0 or self.ownership(type_text).what == "smart":
+            return True
+        return not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none" \
+            and not t.name.startswith("std::")
 
     def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
         """Which parameters are references to pointers or numbers: callers pass the variable."""
@@ -544,6 +598,11 @@ class FileModel:
         if pointee.name in ("void", ""):
             return None
         return ReleaseFn("delete[]" if array else "delete", "plain")
+
+
+def strip_template(name: str) -> str:
+    """`Base<T>` -> `Base` (base classes are found by name)."""
+    return name.split("<", 1)[0].strip()
 
 
 def _cpp_fields() -> FieldIds:

@@ -22,6 +22,7 @@ from libclang (`oracle`); the lowering is the same, so both front ends produce t
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import re
@@ -40,7 +41,7 @@ from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, M
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
-from .source import SourceText, read_source
+from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_limited, read_source
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -61,6 +62,7 @@ _ORT_RETURNS = {"Ort::Session::Run": "std::vector<Ort::Value>", "Ort::Value::Get
                 "Ort::Session::GetOutputTypeInfo": "Ort::TypeInfo"}
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 _DEFER_WORDS = re.compile(r"DEFER|SCOPE_?EXIT|ON_?EXIT|FINALLY|CLEANUP|SCOPE_?GUARD|AT_?SCOPE_?END")
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "dynamic_cast", "const_cast"})
 _UNKNOWN_TYPE = re.compile(r"\bauto\b|\bdecltype\b|^<lambda>$")
 _AUTO = re.compile(r"\bauto\b")
 _ORT_CREATE = re.compile(r"^(Ort::\w+)::Create\w*$")
@@ -145,6 +147,7 @@ class CppLowering(FunctionLowering):
         self.guard_lambdas: set[int] = set()  # lambdas that are scope guards (run at scope exit)
         self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
+        self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
 
     # ================================================================== entry
@@ -163,9 +166,10 @@ class CppLowering(FunctionLowering):
             name = declarator_name(decl, self.src) or f"$arg{len(names)}"
             names.append(name)
             self.frames[-1].types[name] = self.declared_type(p.child_by_field_id(self.F.type), decl)
-            if is_reference_param(p) and self.node.type != "lambda_expression" and \
-                    self.model.is_value_reference(self.frames[-1].types[name]):
-                self.ref_params.add(name)
+            if is_reference_param(p):
+                self.borrowed_params.add(name)  # the caller's object: not destroyed when we return
+                if self.node.type != "lambda_expression" and self.model.is_value_reference(self.frames[-1].types[name]):
+                    self.ref_params.add(name)
         return names
 
     def _params_node(self, fn_node: Node) -> Node | None:
@@ -178,7 +182,8 @@ class CppLowering(FunctionLowering):
     def lower_function_body(self, body: Node) -> None:
         self.push_scope()
         for name in self.params:  # a guard passed by value is destroyed when the function ends
-            self.own_parameter(name)
+            if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
+                self.own_parameter(name)
         self.lower_member_initializers(self.node)
         self.lower_stmt(body)
         self.pop_scope(self.node)
@@ -318,6 +323,8 @@ class CppLowering(FunctionLowering):
         name = strip_template_args(clean_name(self.text(fn)))
         if name in _API_GETTERS:
             return _API_GETTERS[name]
+        if name in _CASTS:  # `auto *ep = static_cast<MyEp *>(this_ptr);`
+            return self.template_arg_text(fn) or None
         if name in _MAKERS:
             return f"{_MAKERS[name]}<{self.template_arg_text(fn)}>"
         if name in _MOVES:
@@ -786,6 +793,8 @@ class CppLowering(FunctionLowering):
                 self.lower_expr(a, discard=True)
         elif args is not None:
             self.init_from_args(decl, var, type_text, args, loc)
+        elif value is not None and value.type == "initializer_list" and self.unknown_destructor(ref):
+            self.init_from_args(decl, var, type_text, self.named(value), loc)  # `Guard g{arr, n, ReleaseX};`
         elif value is not None and self.converts_on_copy(type_text, value):
             self.init_from_args(decl, var, type_text, [value], loc)
         elif value is not None:
@@ -824,6 +833,31 @@ class CppLowering(FunctionLowering):
             return
         lowered = tuple([self.lower_expr(a) for a in args])
         self.emit_call_node(decl, clean_name(ref.name) or "<constructor>", "plain", None, lowered, True, None, loc)
+        cls = self.unknown_destructor(ref) if lowered else None
+        if cls is not None:
+            self.destroy_unknown(var.name, cls, decl, lowered, loc)
+
+    def unknown_destructor(self, ref: TypeRef) -> ClassInfo | None:
+        """The class of `ref` when it is declared in a header with a destructor we cannot read."""
+        if ref.pointers or ref.array or not ref.name:
+            return None
+        cls = self.model.find_class(ref.name, self.ns)
+        return cls if cls is not None and cls.from_header and cls.has_dtor_decl else None
+
+    def destroy_unknown(self, name: str, cls: ClassInfo, decl: Node, args: tuple[ir.Expr, ...], loc: Loc) -> None:
+        """An object of a header class whose destructor we cannot read (`DeferRelease d(arr, n,
+        ReleaseX)`) may release what its constructor was given when its scope ends: at every
+        exit of the scope, its destructor is an unknown call receiving those arguments."""
+        callee = f"{cls.qualname}::~{cls.name}"
+        text = _short(self.text(decl))
+
+        def emit(at: Loc, args: tuple[ir.Expr, ...] = args) -> None:
+            self.call_counter += 1
+            # "indirect": never resolved to a definition by name (the header's inline body is a
+            # method whose `this` and parameters are not these arguments)
+            self.emit(ir.Call(self.call_counter, at, callee, "indirect", None, args, None, text))
+
+        self.register_cleanup(name, emit, loc)
 
     def scope_guard_args(self, args: list[Node] | None, value: Node | None) -> list[Node]:
         """A local object built from a lambda is a scope guard: `ScopeGuard g([&] {...});`,
@@ -1157,6 +1191,11 @@ class CppLowering(FunctionLowering):
         arguments = node.child_by_field_id(self.F.arguments)
         args = tuple([self.lower_expr(a) for a in (arguments.named_children if arguments is not None else [])
                      if a.type != "comment"])
+        if callee == "new(placement)" and placement is not None and len(self.named(placement)) == 1:
+            # `new (buf) T(...)` builds the object in buf's storage: the result IS buf (no new allocation)
+            storage = self.lower_expr(self.named(placement)[0])
+            self.emit_call_node(node, callee, "new", None, args, True, None)
+            return storage
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -1236,10 +1275,10 @@ class CppLowering(FunctionLowering):
         if kind in ("identifier", "qualified_identifier", "template_function", "scoped_identifier",
                        "primitive_type", "type_identifier", "template_type"):
             return self.lower_named_call(node, fn, arg_nodes, discard, dest)
-        if fn.type == "lambda_expression":  # immediately invoked
-            self.register_lambda(fn)
+        if fn.type == "lambda_expression":  # immediately invoked: its body runs here, once
             result = dest if dest is not None else (None if discard else self.temp())
-            self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
+            if not self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result):
+                self.register_lambda(fn)  # too deep to inline: analyzed on its own instead
             return result if result is not None else _VOID
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
         args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
@@ -1465,7 +1504,7 @@ class CppLowering(FunctionLowering):
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
         cls = self.model.find_class(rtype.name, self.ns)
-        if cls is not None:
+        if cls is not None and not (cls.from_header and not cls.methods):
             own = self.model.ownership(rtype.name)
             defs = cls.methods.get(name, [])
             chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
@@ -1632,7 +1671,7 @@ class CppFrontEnd(CFrontEnd):
         super().__init__(source, policy)
         self.oracle = oracle
         self.model = FileModel(self.src, policy, self.F)
-        self._lambdas: list[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = []
+        self._lambdas: collections.deque[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = collections.deque()
         self._lambda_seen: set[int] = set()
         self._range_parser: Parser | None = None
 
@@ -1645,19 +1684,26 @@ class CppFrontEnd(CFrontEnd):
 
     def run(self) -> ir.SourceUnit:
         """Collect macros and the file model, then lower every function and every lambda met on the way."""
-        tree = self.parser.parse(self.src)
+        self.load_headers()
+        self.src = blank_pointer_new_arrays(self.src)
+        self.model.src = self.src
+        tree = parse_limited(self.parser, self.src)
         root = tree.root_node
         self.collect_macros(root)
         if self.oracle is not None:
             self.macros.update(self.oracle.macros)
+        self.add_visible_declarations(root)
         self.model.collect(root)
+        self.model.add_visible(self.visible, self.own_facts)
         functions: list[ir.Function] = []
         for node, name, cls, ns in self.cpp_function_nodes(root):
             functions.extend(self.lower_cpp(node, name, cls, ns))
         while self._lambdas:
-            node, name, cls, ns = self._lambdas.pop(0)
+            node, name, cls, ns = self._lambdas.popleft()
             functions.extend(self.lower_cpp(node, name, cls, ns))
-        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines)
+        self.note_unparsed(root, functions)
+        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
+                             dependencies=list(self.visible.headers))
 
     def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
         return self.lower_with(CppLowering(self, node, name, cls, ns), node, name)
@@ -1691,10 +1737,14 @@ class CppFrontEnd(CFrontEnd):
 
 
 _CPP_MARKERS = re.compile(
-    rb"^[ \t]*(?:namespace[ \t]+\w+|template[ \t]*<|using[ \t]+namespace\b|(?:class|struct)[ \t]+\w+[^;(]*:\s*(?:public|private|protected)\b"
+    rb"^[ \t]*(?:namespace[ \t]+\w+|template[ \t]*<|using[ \t]+namespace\b|(?:class|struct)[ \t]+\w+(?:[^\w;(][^;(]*)?:\s*(?:public|private|protected)\b"
     rb"|class[ \t]+\w+[ \t]*(?:final[ \t]*)?\{|(?:public|private|protected)[ \t]*:)"
     rb"|\bstd::\w|\btry[ \t]*\{|#[ \t]*include[ \t]*<(?:vector|string|memory|map|iostream|functional|mutex|cstdint|cstdio|cstring|cstdlib)>",
     re.M)
+
+
+# An unterminated `/*` takes the rest of the text at once (`.*?\*/` alone rescanned it per `/*`).
+_COMMENTS = re.compile(rb"/\*.*?(?:\*/|\Z)|//[^\n]*", re.S)
 
 
 def is_cpp_header(path: str, data: bytes | None = None) -> bool:
@@ -1706,7 +1756,7 @@ def is_cpp_header(path: str, data: bytes | None = None) -> bool:
                 data = fh.read(256 * 1024)
         except OSError:
             return False
-    text = re.sub(rb"/\*.*?\*/|//[^\n]*", b" ", data[:256 * 1024], flags=re.S)
+    text = _COMMENTS.sub(b" ", data[:256 * 1024])
     return _CPP_MARKERS.search(text) is not None
 
 
@@ -1717,4 +1767,7 @@ def parse_cpp(path: str, policy: Policy, data: bytes | None = None, oracle: Orac
         source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
-    return CppFrontEnd(source, policy, oracle).run()
+    try:
+        return CppFrontEnd(source, policy, oracle).run()
+    except ParseTimeout as exc:
+        return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)

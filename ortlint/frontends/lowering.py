@@ -7,6 +7,7 @@ attributes name the grammar's node types where they differ.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable
 
 from tree_sitter import Language, Node
@@ -16,7 +17,25 @@ from ..ir import Block, Const, Halt, Jump, Loc, Op, Opaque, Var
 
 _TEXT_LIMIT = 90
 _HEAD_BYTES = 8 * _TEXT_LIMIT  # enough source to fill a message when the node is longer
+FLAT_CHAIN = 32  # a longer left-nested chain of one operator is lowered as one n-ary Op (no deep IR)
 _TEMP_VARS: list[Var] = []  # index n: `Var("$n")`; IR values are never changed, so one object serves all
+
+
+_UNSEEN = object()
+
+
+def line_continuations(src: bytes, start: int) -> list[int] | bytes | None:
+    """Offsets of the UTF-8 continuation bytes of the line starting at `start`: None for an ASCII
+    line, the line itself (bytes) when it is not valid UTF-8."""
+    end = src.find(b"\n", start)
+    line = src[start:] if end < 0 else src[start:end]
+    if line.isascii():
+        return None
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line
+    return [start + i for i, b in enumerate(line) if 0x80 <= b < 0xC0]
 
 
 class FieldIds:
@@ -193,10 +212,31 @@ class CfgBuilder:
         return Loc(ep[0] + 1, col, ep[0] + 1, col)
 
     def col(self, byte_offset: int, byte_col: int) -> int:
-        """1-based column in characters (tree-sitter counts bytes; SARIF and users count characters)."""
+        """1-based column in characters (tree-sitter counts bytes; SARIF and users count characters).
+
+        Decoding the line's prefix for every node made one long non-ASCII line quadratic: each
+        line is looked at once (`line_columns`), and a column is the byte column minus the UTF-8
+        continuation bytes before it."""
         if self.ascii:
             return byte_col + 1
-        return len(self.src[byte_offset - byte_col:byte_offset].decode("utf-8", "replace")) + 1
+        start = byte_offset - byte_col
+        cache = self._line_cache()
+        conts = cache.get(start, _UNSEEN)
+        if conts is _UNSEEN:
+            conts = cache[start] = line_continuations(self.src, start)
+        if conts is None:  # an ASCII line
+            return byte_col + 1
+        if isinstance(conts, bytes):  # not valid UTF-8: decode as before (rare)
+            return len(self.src[start:byte_offset].decode("utf-8", "replace")) + 1
+        return byte_col - bisect_left(conts, byte_offset) + 1
+
+    def _line_cache(self) -> dict[int, object]:
+        """Per-line column data of the bytes being lowered (a macro expansion has its own)."""
+        src = self.src
+        if getattr(self, "_cols_src", None) is not src:
+            self._cols_src = src
+            self._cols: dict[int, object] = {}
+        return self._cols
 
     def named(self, node: Node | None) -> list[Node]:
         """Named children without comments (comments may appear anywhere)."""
@@ -260,11 +300,23 @@ class CfgBuilder:
         return self.expr_generic(node)
 
     def lower_cond(self, node: Node | None, t: Block, f: Block, kind: str = "if") -> None:
-        """Lower a condition with short-circuit evaluation into branches to `t` / `f`."""
+        """Lower a condition with short-circuit evaluation into branches to `t` / `f`.
+
+        A chain `a && b && ... && z` is a left-nested tree as deep as it is long: its operands
+        are walked in a loop, so a 30 000-term chain costs no recursion; other nesting (`!`, `?:`,
+        mixed `&&`/`||`) counts against MAX_NESTING like expressions do."""
         if node is None:
             self.jump(t)
             return
-        node = self.unparen(node)
+        self.depth += 1
+        try:
+            if self.depth > self.MAX_NESTING:
+                raise TooDeep()
+            self._lower_cond(self.unparen(node), t, f, kind)
+        finally:
+            self.depth -= 1
+
+    def _lower_cond(self, node: Node, t: Block, f: Block, kind: str) -> None:
         if self.lower_cond_special(node, t, f, kind):
             return
         node_type = node.type
@@ -272,14 +324,16 @@ class CfgBuilder:
             self.lower_cond(node.child_by_field_name(self.UNARY_OPERAND), f, t, kind)
             return
         if node_type == "binary_expression" and self.operator(node) in ("&&", "||"):
-            mid = self.new_block()
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if self.operator(node) == "&&":
-                self.lower_cond(left, mid, f, kind)
-            else:
-                self.lower_cond(left, t, mid, kind)
-            self.start(mid)
-            self.lower_cond(right, t, f, kind)
+            op = self.operator(node)
+            operands = self.chain_operands(node, op)
+            for operand in operands[:-1]:
+                mid = self.new_block()
+                if op == "&&":
+                    self.lower_cond(operand, mid, f, kind)
+                else:
+                    self.lower_cond(operand, t, mid, kind)
+                self.start(mid)
+            self.lower_cond(operands[-1], t, f, kind)
             return
         if node_type == self.TERNARY_TYPE:
             a, b = self.new_block(), self.new_block()
@@ -291,6 +345,20 @@ class CfgBuilder:
             return
         expr = self.lower_expr(node)
         self.terminate(ir.Branch(expr, t.id, f.id, self.loc(node), self.short_text(node), kind))
+
+    def chain_operands(self, node: Node, op: str) -> list[Node | None]:
+        """The operands of a left-nested chain of one binary operator (`a op b op c` ->
+        [a, b, c]), found in a loop down the left spine; parentheses end the chain."""
+        rights: list[Node | None] = []
+        while node.type == "binary_expression" and self.operator(node) == op:
+            rights.append(node.child_by_field_name("right"))
+            left = node.child_by_field_name("left")
+            if left is None:
+                break
+            node = left
+        rights.append(node)
+        rights.reverse()
+        return rights
 
     def lower_cond_special(self, node: Node, t: Block, f: Block, kind: str) -> bool:
         """A language's own condition forms (C's comma, C++'s `if (init; cond)`); True if handled."""
@@ -325,8 +393,12 @@ class CfgBuilder:
         right = node.child_by_field_name("right")
         if op in ("&&", "||") and right is not None and has_side_effects(right):
             return self.value_via_branches(node)
-        left = self.lower_expr(node.child_by_field_name("left"))
-        return Op(op, (left, self.lower_expr(right)))
+        left = node.child_by_field_name("left")
+        if left is not None and left.type == "binary_expression" and self.operator(left) == op:
+            operands = self.chain_operands(node, op)
+            if len(operands) > FLAT_CHAIN:  # `out << a << b << ...`: one n-ary Op, built in a loop
+                return Op(op, tuple([self.lower_expr(o) for o in operands]))
+        return Op(op, (self.lower_expr(left), self.lower_expr(right)))
 
     def value_via_branches(self, node: Node) -> ir.Expr:
         """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""

@@ -1,12 +1,23 @@
 """Reading source files robustly and neutralizing decoration macros before parsing."""
 from __future__ import annotations
 
+import os
 import re
+import time
 from dataclasses import dataclass
 
 from ..policy import Policy
 
 MAX_BYTES = 16 * 1024 * 1024
+# What tree-sitter may spend parsing one file (seconds; ORTLINT_PARSE_SECONDS overrides). Its error
+# recovery can be superlinear on broken input; past the limit the file gets a "could not parse"
+# notice instead of stalling the run.
+PARSE_SECONDS = float(os.environ.get("ORTLINT_PARSE_SECONDS", "20"))
+_CHUNK = 1 << 16
+
+
+class ParseTimeout(Exception):
+    """tree-sitter did not finish within PARSE_SECONDS."""
 _SPACES = bytes(b if b == ord("\n") else ord(" ") for b in range(256))  # every byte but newline -> space
 
 
@@ -58,3 +69,254 @@ def _bytes_pattern(policy: Policy) -> re.Pattern[bytes] | None:
         cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
         policy._blank_bytes = cached  # type: ignore[attr-defined]
     return cached
+
+
+def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> object:
+    """`parser.parse(data)`, cancelled after `seconds` (default PARSE_SECONDS): raises
+    ParseTimeout. tree-sitter checks its progress callback only when it reads through a
+    callback, so the bytes are handed over in chunks (same tree, same offsets)."""
+    limit = PARSE_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + limit
+
+    def read(offset: int, _point: object) -> bytes:
+        return data[offset:offset + _CHUNK]
+
+    def cancel(*_state: object) -> bool:
+        return time.monotonic() > deadline
+
+    try:
+        return parser.parse(read, progress_callback=cancel)  # type: ignore[attr-defined]
+    except ValueError as exc:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
+        if time.monotonic() > deadline:
+            raise ParseTimeout(f"tree-sitter did not finish parsing within {limit:g} s; "
+                               "could not parse this file, it is not analyzed") from exc
+        raise
+
+
+# ----------------------------------------------------------------------------- statement macros
+
+_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)[ \t]*((?:[^\n\\]|\\\r?\n|\\)*)", re.M)
+_STATEMENT_START = re.compile(r"^\s*(?:do\b|if\b|for\b|while\b|switch\b|return\b|goto\b|throw\b|\{)")
+_NOT_A_STATEMENT_AFTER = b";,)]?:.=+-*/%&|^<>!{"
+
+
+def scan_function_macros(data: bytes) -> list[tuple[str, list[str], str, bool]]:
+    """Every `#define NAME(params) body` of the text, wherever it is (a `#define` inside a
+    function body too, which the syntax tree walk of file-level declarations does not see):
+    (name, params, body, variadic)."""
+    out = []
+    for m in _DEFINE.finditer(data):
+        params = [p.strip() for p in m.group(2).decode("utf-8", "replace").split(",") if p.strip()]
+        variadic = bool(params) and params[-1] == "..."
+        out.append((m.group(1).decode(), params[:-1] if variadic else params,
+                    m.group(3).decode("utf-8", "replace"), variadic))
+    return out
+
+
+def is_statement_body(body: str) -> bool:
+    """A macro body that is a statement (`do {...} while (0)`, `if (...) ...`, `{...}`), so an
+    invocation of it is a whole statement that may be written without `;`."""
+    text = body.replace("\\\n", " ").strip()
+    return bool(_STATEMENT_START.match(text)) or text.endswith(";") or text.endswith("}")
+
+
+def statement_macro_names(data: bytes, visible: object, policy: Policy) -> set[str]:
+    """Names of the statement-like function-like macros a file can see: its own `#define`s
+    (anywhere, a function body included), its headers' (`visible.macros`) and the policy's
+    `[[macro]]` shapes. Only names the file uses at the start of a line are kept."""
+    names: set[str] = set()
+    for m in _DEFINE.finditer(data):
+        if is_statement_body(m.group(3).decode("utf-8", "replace")):
+            names.add(m.group(1).decode())
+    for name, found in getattr(visible, "macros", {}).items():
+        if found.params is not None and is_statement_body(found.body):
+            names.add(name)
+    for name, shape in getattr(policy, "macro_shapes", {}).items():
+        if shape.statement:
+            names.add(name)
+    return {n for n in names if re.search(rb"^[ \t]*" + re.escape(n.encode()) + rb"[ \t]*\(", data, re.M)}
+
+
+def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
+    """Give a `;` to statement macros invoked without one (`CHECK(st)` ending a line, then the
+    next statement), which tree-sitter would otherwise glue to the next statement (as a
+    declaration of type CHECK, or a multiplication). The `;` replaces the first blank after the
+    invocation (the next line's indentation), so every byte offset, line and column stays."""
+    if not names:
+        return data
+    pattern = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")[ \t]*\(", re.M)
+    out = bytearray(data)
+    for m in pattern.finditer(data):
+        if not _starts_statement(data, m.start(1)):
+            continue
+        end = _closing_paren(data, m.end() - 1)
+        if end is None:
+            continue
+        nxt = _next_token(data, end)
+        if nxt is None or data[nxt] in _NOT_A_STATEMENT_AFTER or data.startswith(b"else", nxt):
+            continue
+        blank = _first_blank_after(data, end)
+        if blank is not None and blank < nxt and data[blank:blank + 1] in (b" ", b"\t"):
+            out[blank] = ord(";")
+        elif data[nxt] == ord("#") and m.start(1) > 0 and data[m.start(1) - 1] in b" \t":
+            # no blank before a `#if` line at column 0: the invocation moves one column left
+            # into its own indentation and the `;` takes its last byte (only that line's
+            # columns change, by one)
+            start = m.start(1)
+            out[start - 1:end - 1] = data[start:end]
+            out[end - 1] = ord(";")
+    return bytes(out)
+
+
+def _starts_statement(data: bytes, start: int) -> bool:
+    """Is the token before `start` the end of a statement or of a statement's head?"""
+    i = start - 1
+    while i >= 0 and data[i] in b" \t\r\n":
+        i -= 1
+    if i < 0:
+        return False
+    if data[i] in b";{}:":
+        return True
+    line_start = data.rfind(b"\n", 0, i) + 1
+    if data[line_start:i + 1].lstrip().startswith(b"#"):
+        return True  # after a preprocessor line (`#if X`, `#endif`)
+    if data[i] == ord(")"):
+        return True  # `if (c)` / `for (...)` heads; a call continued on a new line would need an operator first
+    return data[max(0, i - 3):i + 1] == b"else" or data[i] == ord("/") and data[i - 1] in b"*/"
+
+
+def _closing_paren(data: bytes, open_at: int, limit: int = 1 << 16) -> int | None:
+    """Offset just past the `)` matching the `(` at `open_at` (strings and chars skipped)."""
+    depth, i, end = 0, open_at, min(len(data), open_at + limit)
+    while i < end:
+        c = data[i]
+        if c in b"\"'":
+            close = data.find(bytes([c]), i + 1)
+            while close > 0 and data[close - 1] == ord("\\") and data[close - 2] != ord("\\"):
+                close = data.find(bytes([c]), close + 1)
+            if close < 0:
+                return None
+            i = close
+        elif c == ord("("):
+            depth += 1
+        elif c == ord(")"):
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        elif c == ord(";") or c == ord("{") and depth <= 1:
+            return None
+        i += 1
+    return None
+
+
+def _first_blank_after(data: bytes, pos: int) -> int | None:
+    """The first space or tab after `pos` in the whitespace that follows it (the invocation must
+    end its line: anything but a comment before the newline means it is not a lone statement)."""
+    i, seen_newline = pos, False
+    while i < len(data):
+        c = data[i]
+        if c in b" \t":
+            if seen_newline:
+                return i
+        elif c in b"\r\n":
+            seen_newline = True
+        elif data.startswith(b"//", i) and not seen_newline:
+            i = data.find(b"\n", i)
+            if i < 0:
+                return None
+            continue
+        else:
+            return None
+        i += 1
+    return None
+
+
+def _next_token(data: bytes, pos: int) -> int | None:
+    i = pos
+    while i < len(data):
+        if data[i] in b" \t\r\n":
+            i += 1
+        elif data.startswith(b"//", i):
+            i = data.find(b"\n", i)
+            if i < 0:
+                return None
+        elif data.startswith(b"/*", i):
+            i = data.find(b"*/", i + 2)
+            if i < 0:
+                return None
+            i += 2
+        else:
+            return i
+    return None
+
+
+# `new T*[n]`: tree-sitter-cpp reads `(new T) * [n]` (a lambda capture in error). The `*`s become
+# blanks (`new T [n]`, same length): still an array `new[]` to release with `delete[]`.
+_NEW_POINTER_ARRAY = re.compile(rb"\bnew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
+
+
+def blank_pointer_new_arrays(data: bytes) -> bytes:
+    if b"new" not in data:
+        return data
+    out = None
+    for m in _NEW_POINTER_ARRAY.finditer(data):
+        if out is None:
+            out = bytearray(data)
+        out[m.start(1):m.end(1)] = b" " * (m.end(1) - m.start(1))
+    return bytes(out) if out is not None else data
+
+
+# ----------------------------------------------------------------------------- `#if` inside parentheses
+
+_PP_TOKENS = re.compile(
+    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?(?:\*/|\Z)|//[^\n]*|[()]'
+    rb'|^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n\\]|\\\r?\n|\\)*', re.M | re.S)
+_HAS_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*if", re.M)
+
+
+def blank_conditionals_in_parens(data: bytes) -> bytes:
+    """`f(a,\\n#ifdef X\\n b\\n#else\\n c\\n#endif\\n);`: tree-sitter cannot parse a preprocessor
+    conditional inside parentheses (an argument list, a condition). Its directive lines and every
+    branch but the first (the second when the first is `#if 0`) become blanks, same length, so
+    the call parses and every offset stays. Parentheses are counted in first branches only, so
+    alternatives that each open a parenthesis do not unbalance the count."""
+    if not _HAS_CONDITIONAL.search(data):
+        return data
+    out: bytearray | None = None
+    depth = 0
+    stack: list[dict] = []  # open conditionals: depth at `#if`, branch index, kept branch, spans
+
+    def counting() -> bool:
+        return all(c["branch"] == c["keep"] for c in stack)
+
+    for m in _PP_TOKENS.finditer(data):
+        tok = m.group(0)
+        directive = m.group(1)
+        if directive is None:
+            if tok in (b"(", b")") and counting():
+                depth += 1 if tok == b"(" else -1
+                depth = max(depth, 0)
+            continue
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
+            zero = directive == b"if" and cond in (b"0", b"(0)")
+            stack.append({"depth": depth if counting() else -1, "branch": 0, "keep": 1 if zero else 0,
+                          "start": m.start(), "cuts": [(m.start(), m.end())], "branch_start": m.end()})
+        elif stack and directive in (b"elif", b"else"):
+            top = stack[-1]
+            if top["branch"] != top["keep"]:
+                top["cuts"].append((top["branch_start"], m.start()))
+            top["branch"] += 1
+            top["cuts"].append((m.start(), m.end()))
+            top["branch_start"] = m.end()
+        elif stack and directive == b"endif":
+            top = stack.pop()
+            if top["branch"] != top["keep"]:
+                top["cuts"].append((top["branch_start"], m.start()))
+            top["cuts"].append((m.start(), m.end()))
+            if top["depth"] > 0:
+                if out is None:
+                    out = bytearray(data)
+                for a, b in top["cuts"]:
+                    out[a:b] = data[a:b].translate(_SPACES)
+    return bytes(out) if out is not None else data

@@ -1,0 +1,106 @@
+"""Time and peak memory of the C/C++ front ends on the pathological inputs of issue 18.
+
+A script, not a test (tests/test_frontend_limits.py runs the same generators at small sizes):
+
+    .venv/bin/python bench/frontend_probes.py                 # every probe at its issue size
+    .venv/bin/python bench/frontend_probes.py --scale 0.25    # smaller
+    .venv/bin/python bench/frontend_probes.py --only and_chain,nonascii_long_line
+
+Each probe runs `ortlint --no-cache --format json` in a fresh process (so peak RSS is the
+probe's own) and prints seconds, peak MB, exit code and the notes about the file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+HEAD = '#include "onnxruntime_c_api.h"\n'
+
+
+def and_chain(n: int) -> tuple[str, str]:
+    """`if (a0 && a1 && ... )`: a left-nested tree `n` levels deep."""
+    terms = " && ".join(f"a[{i}]" for i in range(n))
+    return "and_chain.c", f"int f(int *a) {{\n  if ({terms}) return 1;\n  return 0;\n}}\n"
+
+
+def shift_chain(n: int) -> tuple[str, str]:
+    """`std::cout << x << x << ...`: a left-nested `<<` chain."""
+    return "shift_chain.cpp", "void f(int x) {\n  std::cout" + " << x" * n + ";\n}\n"
+
+
+def nested_iife(n: int) -> tuple[str, str]:
+    """`[&]{ [&]{ ... }(); }();` nested `n` deep."""
+    return "nested_iife.cpp", "void f(int *p) {\n" + "[&]{ " * n + "g(p);" + " }();" * n + "\n}\n"
+
+
+def unclosed_lambdas(n: int) -> tuple[str, str]:
+    """`n` times `[&]{` never closed (a 240 KB file at n = 30 000)."""
+    return "unclosed.cpp", "void f(int *p) {\n" + "  auto l = [&]{ g(p);\n" * n + "}\n"
+
+
+def nonascii_long_line(n: int) -> tuple[str, str]:
+    """One `é` at the start of a line of `n` calls (columns are computed per node)."""
+    calls = " ".join(f"g(p{i});" for i in range(n))
+    return "nonascii.c", f"void f(int *p) {{\n  /* é */ {calls}\n}}\n"
+
+
+def long_struct_name(n: int) -> tuple[str, str]:
+    """A `.h` whose struct name is `n` characters (the C++-header detector's regexes)."""
+    return "long_name.h", "struct " + "A" * n + " x;\nint f(void);\n"
+
+
+PROBES: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {
+    "and_chain": (and_chain, 30_000),
+    "shift_chain": (shift_chain, 30_000),
+    "nested_iife": (nested_iife, 16_000),
+    "unclosed_lambdas": (unclosed_lambdas, 30_000),
+    "nonascii_long_line": (nonascii_long_line, 40_000),
+    "long_struct_name": (long_struct_name, 40_000),
+}
+
+
+def run_probe(name: str, size: int, folder: str, ortlint: list[str]) -> dict:
+    filename, text = PROBES[name][0](size)
+    path = os.path.join(folder, filename)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    script = ("import resource,subprocess,sys,time;t=time.perf_counter();"
+              "p=subprocess.run(sys.argv[1:],capture_output=True);d=time.perf_counter()-t;"
+              "r=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
+              "sys.stdout.write(f'{d} {r} {p.returncode}\\n');sys.stdout.buffer.write(p.stdout)")
+    out = subprocess.run([sys.executable, "-c", script, *ortlint, "--no-cache", "--format", "json", path],
+                         capture_output=True, timeout=600)
+    head, _, body = out.stdout.partition(b"\n")
+    seconds, rss_kb, code = head.split()
+    notes = []
+    try:
+        notes = [n.get("message") for n in json.loads(body).get("notices", [])]
+    except (ValueError, AttributeError):
+        pass
+    os.unlink(path)
+    return {"probe": name, "size": size, "bytes": len(text.encode()), "seconds": round(float(seconds), 2),
+            "peak_mb": round(int(rss_kb) / 1024), "exit": int(code), "notes": notes[:3]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--ortlint", default=os.path.join(os.path.dirname(sys.executable), "ortlint"))
+    args = ap.parse_args()
+    names = [n for n in PROBES if not args.only or n in args.only.split(",")]
+    with tempfile.TemporaryDirectory() as folder:
+        for name in names:
+            size = max(1, int(PROBES[name][1] * args.scale))
+            print(json.dumps(run_probe(name, size, folder, [args.ortlint])), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""The C/C++ front ends on the pathological inputs of issue 18, at sizes that used to take
+seconds, exhaust memory or crash: each must end with a report (findings or a clear notice).
+Sizes here are modest; `bench/frontend_probes.py` measures the issue's sizes (no timing here)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from ortlint import ir
+from ortlint.api import default_policy, lint
+from ortlint.frontends import source as source_mod
+from ortlint.frontends.c_treesitter import parse_c
+from ortlint.frontends.cpp_treesitter import is_cpp_header, parse_cpp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+import frontend_probes as probes  # noqa: E402
+
+
+def _lint_text(tmp_path: Path, name: str, text: str):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return lint([str(path)])
+
+
+def test_deep_and_chain_is_analyzed_without_recursion(tmp_path: Path) -> None:
+    """A 30 000-term `&&` chain: lowered in a loop (no 'nested too deeply', no crash), and a leak
+    on its early return is still found."""
+    terms = " && ".join(f"a[{i}]" for i in range(3000))
+    code = ("#include <stdlib.h>\nint f(int *a) {\n  char *b = malloc(4);\n  if (!b) return -1;\n"
+            f"  if ({terms}) return 1;\n  free(b);\n  return 0;\n}}\n")
+    report = _lint_text(tmp_path, "chain.c", code)
+    assert [f.rule for f in report.findings] == ["ORT001"]
+    assert not any("nested too deeply" in n.message for n in report.notices)
+    name, text = probes.and_chain(30_000)
+    report = _lint_text(tmp_path, name, text)
+    assert not any("nested too deeply" in n.message or "internal error" in n.message for n in report.notices)
+
+
+def test_long_shift_chain_is_one_flat_operation() -> None:
+    name, text = probes.shift_chain(20_000)
+    unit = parse_cpp(name, default_policy(), text.encode())
+    assert [f.name for f in unit.functions] == ["f"] and not unit.notes
+    assert not any("nested too deeply" in m for _l, m in unit.functions[0].notes)
+
+
+def test_short_chains_keep_their_binary_shape() -> None:
+    unit = parse_c("t.c", default_policy(), b"int f(int a) { int x = a + 1 + 2; return x; }\n")
+    assign = next(e for b in unit.functions[0].blocks for e in b.events if isinstance(e, ir.Assign))
+    assert isinstance(assign.value, ir.Op) and len(assign.value.operands) == 2
+
+
+def test_nested_immediately_invoked_lambdas_are_inlined_not_also_analyzed_alone() -> None:
+    name, text = probes.nested_iife(4000)
+    unit = parse_cpp(name, default_policy(), text.encode())
+    # each lambda is inlined into its caller; only those past the inlining depth become functions
+    assert 1 < len(unit.functions) <= 4000 // 4 + 2
+
+
+def test_unclosed_lambdas_say_the_file_was_not_parsed() -> None:
+    name, text = probes.unclosed_lambdas(3000)
+    unit = parse_cpp(name, default_policy(), text.encode())
+    assert any("could not parse" in m for _l, m in unit.notes)
+
+
+def test_columns_on_a_long_non_ascii_line() -> None:
+    calls = " ".join(f"g(p{i});" for i in range(2000))
+    code = f"void f(int *p) {{\n  /* é */ {calls}\n}}\n"
+    unit = parse_c("t.c", default_policy(), code.encode())
+    events = [e for b in unit.functions[0].blocks for e in b.events if isinstance(e, ir.Call)]
+    line = code.split("\n")[1]
+    for call in (events[0], events[1234], events[-1]):
+        assert line[call.loc.col - 1:].startswith(call.text.rstrip(";"))
+
+
+def test_columns_on_invalid_utf8_lines_still_count_characters() -> None:
+    code = b"void f(int *p) {\n  /* \xff\xfe */ g(p);\n}\n"
+    unit = parse_c("t.c", default_policy(), code)
+    call = next(e for b in unit.functions[0].blocks for e in b.events if isinstance(e, ir.Call))
+    assert call.loc.col == len(b"  /* \xff\xfe */ ".decode("utf-8", "replace")) + 1
+
+
+@pytest.mark.parametrize("text", [b"struct " + b"A" * 40_000 + b" x;\n", b"/*" * 40_000,
+                                  b"class " + b"B" * 40_000 + b" final\n"])
+def test_cpp_header_detector_on_long_names_and_open_comments(text: bytes) -> None:
+    assert not is_cpp_header("x.h", text)
+
+
+@pytest.mark.parametrize("text,expected", [(b"struct A : public B {};\n", True),
+                                           (b"struct Foo::Bar : private Q {\n", True),
+                                           (b"struct S { int a; };\n", False)])
+def test_cpp_header_detector_still_recognizes_inheritance(text: bytes, expected: bool) -> None:
+    assert is_cpp_header("x.h", text) is expected
+
+
+@pytest.mark.parametrize("parse,name", [(parse_c, "t.c"), (parse_cpp, "t.cpp")])
+def test_parse_time_limit_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, parse, name: str) -> None:
+    monkeypatch.setattr(source_mod, "PARSE_SECONDS", -1.0)
+    unit = parse(name, default_policy(), b"int f(int *p) { return g(p); }\n" * 2000)
+    assert unit.functions == []
+    assert any("could not parse" in m for _l, m in unit.notes)

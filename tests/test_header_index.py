@@ -1,0 +1,195 @@
+"""The header index (frontends/header_index.py): how `#include "..."` is resolved, what a header
+contributes, statement macros without `;`, `[[macro]]` policy entries, the `include-dirs`
+setting, and the cache noticing an edited header."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+import tree_sitter_cpp
+from tree_sitter import Language, Parser
+
+from ortlint.api import default_policy
+from ortlint.config import ConfigError, load_file
+from ortlint.frontends import header_index as hi
+from ortlint.frontends.source import is_statement_body, terminate_statement_macros
+from ortlint.policy import PolicyError, load_policy
+from ortlint.runner import RunConfig, run
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ----------------------------------------------------------------------------- resolution
+
+
+def test_resolution_order(tmp_path: Path) -> None:
+    src = tmp_path / "proj" / "src" / "a" / "b"
+    write(src / "x.c", "")
+    write(src / "near.h", "")
+    write(tmp_path / "proj" / "include" / "deep" / "far.h", "")
+    write(tmp_path / "extra" / "cfg.h", "")
+    write(tmp_path / "proj" / "third_party" / "lib" / "pkg" / "tail.h", "")
+    index = hi.HeaderIndex(include_dirs=(str(tmp_path / "extra"),), roots=(str(tmp_path / "proj"),))
+    assert index.resolve("near.h", str(src)) == str(src / "near.h")  # next to the including file
+    assert index.resolve("cfg.h", str(src)) == str(tmp_path / "extra" / "cfg.h")  # include-dirs
+    assert index.resolve("deep/far.h", str(src)) == str(tmp_path / "proj" / "include" / "deep" / "far.h")  # ancestors' include/
+    assert index.resolve("pkg/tail.h", str(src)) == str(tmp_path / "proj" / "third_party" / "lib" / "pkg" / "tail.h")  # tree
+    assert index.resolve("missing.h", str(src)) is None
+
+
+def test_nearer_header_wins_and_include_cycles_end(tmp_path: Path) -> None:
+    write(tmp_path / "a.h", '#include "b.h"\n#define WHO(x) first(x)\n')
+    write(tmp_path / "b.h", '#include "a.h"\n#define WHO(x) second(x)\n#define ONLY_B(x) b(x)\n')
+    main = write(tmp_path / "m.c", '#include "a.h"\n')
+    seen = hi.HeaderIndex().visible(str(main), main.read_bytes())
+    assert seen.headers == [str(tmp_path / "a.h"), str(tmp_path / "b.h")]
+    assert seen.macros["WHO"].body.strip() == "first(x)" and "ONLY_B" in seen.macros
+
+
+def test_facts_are_reread_when_a_header_changes(tmp_path: Path) -> None:
+    header = write(tmp_path / "h.h", "#define A(x) x\n")
+    index = hi.HeaderIndex()
+    assert set(index.facts(str(header)).macros) == {"A"}
+    header.write_text("#define B(x) x\n")
+    os.utime(header, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    assert set(index.facts(str(header)).macros) == {"B"}
+    assert index.parsed == 2
+
+
+# ----------------------------------------------------------------------------- what a header declares
+
+
+def _facts(code: str) -> hi.HeaderFacts:
+    data = code.encode()
+    tree = Parser(Language(tree_sitter_cpp.language())).parse(data)
+    return hi.collect_facts(data, tree.root_node, "t.h")
+
+
+def test_const_pointee_parameters() -> None:
+    facts = _facts("""
+        void f(const char *a, char *b, const char **c, char *const d, const int &e, const char *const g, int n);
+        namespace ns { int h(const void *p); }
+    """)
+    assert facts.prototypes["f"] == (True, False, False, False, True, True, False)
+    assert facts.prototypes["ns::h"] == (True,) and facts.prototypes["h"] == (True,)
+
+
+def test_classes_bases_aliases_and_returns() -> None:
+    facts = _facts("""
+        struct ApiPtrs { const OrtApi &ort_api; };
+        class Runner : public ApiPtrs {
+         public:
+          void Go();
+          ~Runner();
+         private:
+          std::unique_ptr<Ort::Session> session_;
+          const OrtApi *api_;
+        };
+        typedef struct OrtEnv OrtEnv;
+        typedef struct Handle *HandlePtr;
+        using Table = const OrtApi *;
+        Runner *CurrentRunner();
+        #if 0
+        #define HIDDEN(x) x
+        #endif
+    """)
+    runner = facts.classes["Runner"]
+    assert runner.bases == ["ApiPtrs"] and {"Go", "~Runner"} <= runner.methods
+    assert runner.fields["session_"] == "std::unique_ptr<Ort::Session>"
+    assert runner.fields["api_"] == "const OrtApi *"
+    assert facts.classes["ApiPtrs"].fields["ort_api"] == "const OrtApi &"
+    assert "OrtEnv" not in facts.aliases  # `typedef struct X X` names the same type
+    assert facts.aliases["HandlePtr"] == "Handle *" and facts.aliases["Table"] == "const OrtApi *"
+    assert facts.returns["CurrentRunner"] == "Runner *"
+    assert "HIDDEN" not in facts.macros
+
+
+# ----------------------------------------------------------------------------- statement macros
+
+
+@pytest.mark.parametrize("body,statement", [("do { f(); } while (0)", True), ("if (x) return -1;", True),
+                                            ("{ a(); }", True), ("((a) > (b) ? (a) : (b))", False),
+                                            ("f(x)", False)])
+def test_statement_bodies(body: str, statement: bool) -> None:
+    assert is_statement_body(body) is statement
+
+
+def test_semicolon_goes_into_the_next_lines_indentation() -> None:
+    code = (b"void f(void) {\n  CHECK(a)\n  b = 1;\n  CHECK(c);\n  x = CHECK(d)\n    + 1;\n"
+            b"  if (y)\n    CHECK(e)\n  else\n    g();\n  CHECK(h)\n  ->z;\n}\n")
+    out = terminate_statement_macros(code, {"CHECK"})
+    assert len(out) == len(code) and out.count(b"\n") == code.count(b"\n")
+    lines = out.decode().split("\n")
+    assert lines[2] == "; b = 1;"  # terminated
+    assert lines[4] == "  x = CHECK(d)" and lines[5] == "    + 1;"  # inside an expression: untouched
+    assert lines[8] == "  else" and lines[11] == "  ->z;"  # before `else` / a member access: untouched
+    assert out.count(b";") == code.count(b";") + 1
+
+
+# ----------------------------------------------------------------------------- [[macro]] policy entries
+
+
+@pytest.mark.parametrize("entry,message", [
+    ('names = ["X"]\nacts = "explode"', "acts: must be one of"),
+    ('acts = "throw"', "names: missing"),
+    ('names = ["not a name"]\nacts = "throw"', "is not a macro name"),
+    ('names = ["X"]\nacts = "throw"\narg = -1', "arg: must be an argument index"),
+    ('names = ["X"]\nacts = "throw"\nextra = 1', "extra"),
+])
+def test_macro_entries_are_validated(tmp_path: Path, entry: str, message: str) -> None:
+    rules = write(tmp_path / "m.toml", f"[[macro]]\n{entry}\n")
+    with pytest.raises(PolicyError, match=message):
+        load_policy([rules], include_defaults=False)
+
+
+def test_macro_entries_load() -> None:
+    shapes = default_policy().macro_shapes
+    assert shapes["ORT_RETURN_IF_ERROR"].acts == "return-on-status"
+    assert "return" in shapes["ORT_RETURN_IF_ERROR"].body and shapes["RedisModule_Assert"].acts == "abort-on-false"
+
+
+# ----------------------------------------------------------------------------- configuration and cache
+
+
+def test_include_dirs_setting(tmp_path: Path) -> None:
+    config = write(tmp_path / ".ortlint.toml", 'include-dirs = ["third_party/include"]\n')
+    assert load_file(config).include_dirs == [str(tmp_path / "third_party" / "include")]
+    write(config, "include-dirs = 3\n")
+    with pytest.raises(ConfigError):
+        load_file(config)
+
+
+def test_include_dirs_reach_headers_outside_the_tree(tmp_path: Path) -> None:
+    write(tmp_path / "sdk" / "sdk_check.h", "#define SDK_FAIL_IF(c) do { if (c) return -1; } while (0)\n")
+    src = write(tmp_path / "src" / "m.c", '#include <stdlib.h>\n#include "sdk_check.h"\n'
+                "int f(int bad) { char *p = malloc(4); SDK_FAIL_IF(bad); free(p); return 0; }\n")
+    plain = run(RunConfig([str(src)], default_policy()))
+    assert plain.findings == []
+    found = run(RunConfig([str(src)], default_policy(), include_dirs=(str(tmp_path / "sdk"),)))
+    assert [(f.rule, f.line) for f in found.findings] == [("ORT001", 3)]
+
+
+def test_editing_a_header_reanalyzes_the_files_that_include_it(tmp_path: Path) -> None:
+    header = write(tmp_path / "t" / "check.h", "#define FAIL_IF(c) do { if (c) return -2; } while (0)\n")
+    src = write(tmp_path / "t" / "m.c", '#include <stdlib.h>\n#include "check.h"\n'
+                "int f(int bad) { char *p = malloc(4); FAIL_IF(bad); free(p); return 0; }\n")
+    cache = str(tmp_path / "cache")
+    first = run(RunConfig([str(src)], default_policy(), cache_dir=cache))
+    assert [(f.rule, f.line) for f in first.findings] == [("ORT001", 3)]
+    header.write_text("#define FAIL_IF(c) do { (void)(c); } while (0)\n")
+    os.utime(header, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    second = run(RunConfig([str(src)], default_policy(), cache_dir=cache))
+    assert second.findings == []
+
+
+def test_semicolon_before_a_directive_at_column_zero_moves_the_invocation_left() -> None:
+    code = b"void f(int t) {\n  switch (t) {\n    CASE(a, 1)\n#if X\n    CASE(b, 2)\n#endif\n  }\n}\n"
+    out = terminate_statement_macros(code, {"CASE"})
+    assert len(out) == len(code)
+    assert out.split(b"\n")[2] == b"   CASE(a, 1);" and out.split(b"\n")[4] == b"   CASE(b, 2);"
