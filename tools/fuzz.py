@@ -240,7 +240,7 @@ def peak_mb(who: int) -> float:
 
 
 def campaign(corpus: list[tuple[str, bytes]], state: State, total: int, batch: int, limits: Limits, out: Path,
-             report: Callable[[str], None] = print) -> State:
+             report: Callable[[str], None] = print, jobs: int = 1) -> State:
     """Run inputs state.done .. total-1 in batches, saving state after each batch."""
     while state.done < total:
         started = time.perf_counter()
@@ -249,7 +249,7 @@ def campaign(corpus: list[tuple[str, bytes]], state: State, total: int, batch: i
         for k in range(count):
             suffix, data = make_input(corpus, state.seed, state.done + k)
             inputs[f"in{state.done + k}{suffix}"] = data
-        failures = analyze(inputs, limits)
+        failures = analyze(inputs, limits, jobs)
         for name, failure in sorted(failures.items()):
             state.failures[failure.kind] = state.failures.get(failure.kind, 0) + 1
             suffix = Path(name).suffix
@@ -290,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="go on from OUT/state.json")
     ap.add_argument("--time-limit", type=float, default=5.0, help="seconds per input (file or function) [5]")
     ap.add_argument("--memory-limit", type=int, default=1024, help="MB per worker request [1024]")
+    ap.add_argument("--jobs", type=int, default=1, help="ortlint workers per batch [1]")
     args = ap.parse_args(argv)
     corpus = load_corpus(args.corpus or default_corpus())
     if not corpus:
@@ -298,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     state = load_state(args.out, args.seed, args.resume)
     print(f"corpus: {len(corpus)} files; seed {state.seed}; starting at input {state.done}", flush=True)
     campaign(corpus, state, args.inputs, args.batch, Limits(args.time_limit, args.memory_limit), args.out,
-             lambda line: print(line, flush=True))
+             lambda line: print(line, flush=True), args.jobs)
     print("done: " + summary(state))
     return 1 if state.failures else 0
 

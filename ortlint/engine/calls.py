@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import ir
 from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Opaque, Var
 from ..policy import Acquire, CallSpec, RECEIVER, Release
-from .exprs import (STATUS_KIND, NO_KIND, array_name, dedupe, is_temp, owner_shown, same_owner, short_path, strip_value)
+from .exprs import (NO_KIND, array_name, dedupe, is_temp, owner_shown, same_owner, short_path, strip_value)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg
 from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val
