@@ -44,6 +44,7 @@ class Kind:
     wrong_release_rule: str = "ORT003"
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
+    closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +145,7 @@ class Policy:
     blank_words: set[str] = field(default_factory=set)
     blank_calls: set[str] = field(default_factory=set)
     blank_patterns: list[str] = field(default_factory=list)
+    rename_words: dict[str, str] = field(default_factory=dict)  # [preprocess] rename: macro -> same-length code
     files: list[str] = field(default_factory=list)
     # function-pointer fields (`[[call]] field_of`) also matched when the receiver's type is
     # unknown: field name -> spec; consulted only after the exact (style, name) tables missed
@@ -269,7 +271,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
-_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains"}
+_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
+              "closed_by_elements"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
@@ -364,6 +367,7 @@ class _Loader:
                 wrong_release_rule=rule,
                 language=self._str(raw, "language", key, "kind", i) or "c",
                 contains=self._str(raw, "contains", key, "kind", i) or None,
+                closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()
@@ -406,11 +410,26 @@ class _Loader:
                 self.fail(f"constants.{name}", "must be an integer")
             self.policy.constants[name] = value
 
+    def _load_renames(self, renames: object) -> None:
+        """`rename = { ORT_TRY = "try" }`: an object-like macro whose definition is not visible
+        written as the code it stands for, padded to the same length (offsets stay put)."""
+        if not isinstance(renames, dict):
+            self.fail("preprocess.rename", 'must be a table such as { ORT_TRY = "try" }')
+        for name, code in renames.items():
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                self.fail("preprocess.rename", f"{name!r} is not a macro name")
+            if not isinstance(code, str) or not code.strip() or "\n" in code:
+                self.fail("preprocess.rename", f"{name}: must be one line of code")
+            if len(code) > len(name):
+                self.fail("preprocess.rename", f"{name}: {code!r} is longer than the macro name: offsets would move")
+            self.policy.rename_words[name] = code
+
     def _load_preprocess(self) -> None:
         pre = self.doc.get("preprocess", {})
         if not isinstance(pre, dict):
             self.fail("preprocess", "must be a table")
-        self.check_keys(pre, {"blank", "blank_calls", "blank_patterns"}, "preprocess", None, None)
+        self.check_keys(pre, {"blank", "blank_calls", "blank_patterns", "rename"}, "preprocess", None, None)
+        self._load_renames(pre.get("rename", {}))
         self.policy.blank_words.update(self._str_list(pre, "blank", "preprocess"))
         self.policy.blank_calls.update(self._str_list(pre, "blank_calls", "preprocess"))
         for pattern in self._str_list(pre, "blank_patterns", "preprocess"):
