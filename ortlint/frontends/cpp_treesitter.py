@@ -39,6 +39,7 @@ from ..policy import Policy
 from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, inner_declarator, is_array_declarator)
 from .lowering import has_side_effects
+from .cpp_guards import guard_condition, guard_method, hold_status
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
 from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_limited, read_source
@@ -644,6 +645,15 @@ class CppLowering(FunctionLowering):
 
     # ================================================================== declarations
 
+    def lower_cond_special(self, node: Node, t: ir.Block, f: ir.Block, kind: str) -> bool:
+        if super().lower_cond_special(node, t, f, kind):
+            return True
+        cond = guard_condition(self, node)  # cpp_guards: `if (g)` on a guard object
+        if cond is None:
+            return False
+        self.terminate(ir.Branch(cond, t.id, f.id, self.loc(node), self.short_text(node), kind))
+        return True
+
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []
         type_node = node.child_by_field_id(self.F.type)
@@ -783,8 +793,10 @@ class CppLowering(FunctionLowering):
         elif own.what == "class" and own.cls is not None:
             self.init_class_object(var, name, own.cls, args, value, loc)
         elif own.what == "ort" and args:
+            lowered = tuple([self.lower_expr(a) for a in args])
+            hold_status(self, var, type_text, lowered, loc)  # cpp_guards: `Ort::Status st{call}`
             self.emit_call_node(decl, strip_template_args(self.model.qualify_ort(parse_type(type_text).name)),
-                                "plain", None, tuple([self.lower_expr(a) for a in args]), True, None, loc)
+                                "plain", None, lowered, True, None, loc)
         elif own.what == "container" and args is not None:
             for a in args:
                 self.lower_expr(a, discard=True)
@@ -1500,6 +1512,9 @@ class CppLowering(FunctionLowering):
     def typed_method_call(self, node: Node, base: Node | None, op: str, rtype: TypeRef, name: str,
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
+        tested = guard_method(self, rtype.name, name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+        if tested is not None:
+            return tested
         cls = self.model.find_class(rtype.name, self.ns)
         if cls is not None and not (cls.from_header and not cls.methods):
             own = self.model.ownership(rtype.name)
