@@ -25,6 +25,7 @@ from ..policy import RECEIVER, Acquire, CallSpec, Kind, Policy, Release
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, LocKey, Res, State, Val,
                     is_nonnull_fact, is_null_fact, join, join_held, coarse_key, property_key, replaced)
 from .loops import LoopForest
+from .slots import CONSTRUCTOR_THROW_NOTE, leaks_on_throw
 from .summaries import MAX_CASES, Case, Effect, Summary, simplify_cases, summary_from_status_check
 
 STATUS_KIND = "ort.Status"
@@ -1596,12 +1597,16 @@ class FunctionAnalyzer:
     def _exit(self, state: State, loc: ir.Loc, how: str, value: Val | None, text: str) -> None:
         self.exits.append((state, how, value))
         for rid, res in state.r.items():
+            member = res.st == ESCAPED and how == "throw" and res.kind is not None and \
+                leaks_on_throw(self.fn, res.esc, self.sites.get(rid.split("#")[0]))
+            if member:  # acquired straight into a raw member of the object a constructor builds (slots.py)
+                res = res.with_st(HELD)
             if res.st != HELD or res.kind is None:
                 continue
             kind = self.policy.kinds.get(res.kind)
             if kind is None or not kind.owned or not kind.must_release:
                 continue
-            self._leak(state, rid, loc, how, text)
+            self._leak(state, rid, loc, how, text + (CONSTRUCTOR_THROW_NOTE if member else ""))
 
     # ================================================================== findings
 
@@ -1984,7 +1989,8 @@ def _exit_phrase(exit_entry: tuple) -> str:
     if how == "overwritten":
         return f"when it is overwritten at line {line}"
     if how == "throw":
-        return f"when an exception leaves the function at line {line}"
+        note = CONSTRUCTOR_THROW_NOTE if text.endswith(CONSTRUCTOR_THROW_NOTE) else ""
+        return f"when an exception leaves the function at line {line}{note}"
     return f"when returning at line {line}"
 
 
