@@ -39,6 +39,7 @@ from ..policy import Policy
 from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, inner_declarator, is_array_declarator)
 from .lowering import has_side_effects
+from .cpp_containers import owning_map_store
 from .cpp_guards import guard_condition, guard_method, hold_status
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
@@ -1465,6 +1466,10 @@ class CppLowering(FunctionLowering):
             handled = self.container_op(node, base, name, arg_nodes, discard, dest)
             if handled is not None:
                 return handled
+        if op == ".":
+            stored = owning_map_store(self, node, base, name, arg_nodes)  # cpp_containers: `cache.emplace(k, std::move(p))`
+            if stored is not None:
+                return stored
         if rtype is not None and rtype.name:
             return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
         if op == "->":
