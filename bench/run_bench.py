@@ -113,7 +113,7 @@ def run_process(cmd: list[str], env: dict | None = None, capture: bool = False, 
                 timeout: float | None = None, cwd: str | None = None) -> ProcessRun:
     """Run `cmd`, measuring wall time, CPU time (children included) and peak memory of the tree."""
     env = dict(os.environ if env is None else env)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure what an installed ortlint does: compiled modules
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure what an installed ortlint does: byte-compiled
     stats_file = None
     if stats:
         fd, stats_file = tempfile.mkstemp(prefix="ortlint-stats-", suffix=".json")
@@ -166,7 +166,7 @@ def ortlint_command() -> list[str]:
 
 
 def ortlint_version() -> str:
-    """`ortlint 0.1.0 (compiled: 9 of 9 modules)`: whether the compiled modules were measured."""
+    """`ortlint 0.1.0`: which version was measured."""
     return subprocess.run(ortlint_command() + ["--version"], capture_output=True, text=True).stdout.strip()
 
 

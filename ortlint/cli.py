@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from ._native import native_status
 from .baseline import BaselineError, read_baseline, split_new, write_baseline
 from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, drop_excluded, load_settings,
                      resolve_rules)
@@ -66,7 +65,7 @@ class _DefaultCommandGroup(click.Group):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    click.echo(f"ortlint {__version__} ({native_status()})")
+    click.echo(f"ortlint {__version__}")
     ctx.exit()
 
 
@@ -156,7 +155,7 @@ Documentation: docs/cli.md"""
               help="Per-file result cache.  [default: .ortlint_cache]")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache (also: ORTLINT_NO_CACHE=1).")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the version (and whether the compiled modules are in use) and exit.")
+              help="Show the version and exit.")
 def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
           rule_files: tuple[str, ...], config_file: str | None, isolated: bool, exclude: tuple[str, ...],
           force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],
@@ -199,6 +198,7 @@ def build_run_config(settings: Settings) -> RunConfig:
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
                      suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit),
+                     isolate=os.environ.get("ORTLINT_IN_PROCESS", "") in ("", "0"),
                      include_dirs=tuple(settings.include_dirs))
 
 

@@ -11,6 +11,7 @@ LANGUAGE_BY_SUFFIX = {
     ".c": "c", ".h": "c",
     ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp",
     ".java": "java",
+    ".go": "go",
 }
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "build", "cmake-build-*", "out", "dist", "node_modules", "vendor",
                     "third_party", "third-party", "external", ".venv", "venv", "__pycache__", ".tox",

@@ -34,6 +34,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "A JNI local reference is created on every iteration of an input-sized loop and never deleted: "
          "the local reference table can overflow."),
     Rule("ORT010", "java-unclosed", "error", "An ONNX Runtime Java AutoCloseable is not closed on every path."),
+    Rule("ORT020", "go-undestroyed", "error",
+         "An onnxruntime_go object (or the environment) is not destroyed on every path."),
 )}
 
 RULE_BY_NAME = {r.name: r for r in RULES.values()}

@@ -209,7 +209,8 @@ class WorkerPool:
             self._start(w)
         self.owner: dict[str, int] = {}  # path -> worker index
         self.languages: dict[str, str] = {}  # path -> language, to parse a dead worker's files again
-        self.lost_files: set[str] = set()
+        self.lost_files: dict[str, str] = {}  # path -> why nothing is reported for it
+        self.relost: dict[str, str] = {}  # the files of these lost when parsed again for a replacement
         self.replaced = 0  # workers that died or were stopped and were replaced
         self.load = [0] * workers
 
@@ -272,16 +273,30 @@ class WorkerPool:
             pass
 
     def _replace(self, w: int) -> None:
-        """A new worker in slot `w`, holding again the IR of every file the old one owned."""
+        """A new worker in slot `w`, holding again the IR of every file the old one owned. A
+        file that loses the new worker too (it parsed in time once, not twice) is lost; the
+        others are parsed again by the next replacement."""
         self._stop(w)
         self.replaced += 1
-        self._start(w)
-        owned = sorted(p for p, o in self.owner.items() if o == w and p not in self.lost_files)
-        if owned:
+        while True:
+            self._start(w)
+            owned = sorted(p for p, o in self.owner.items() if o == w and p not in self.lost_files)
+            if not owned:
+                return
             self.conns[w].send(("parse", [(p, self.languages.get(p, "c"), None) for p in owned]))
-            status, payload = self._receive(w)
-            if status != "ok":
-                raise RuntimeError(f"ortlint worker failed while parsing files again:\n{payload}")
+            try:
+                status, payload = self._receive(w)
+            except WorkerLost as lost:
+                status, payload = "lost", lost
+            if status == "ok":
+                return
+            self._stop(w)
+            index = payload.index if isinstance(payload, WorkerLost) else -1
+            reason = payload.reason if isinstance(payload, WorkerLost) else "of an internal error"
+            for path in [owned[index]] if 0 <= index < len(owned) else owned:
+                self.lost_files[path] = self.relost[path] = (
+                    f"{LOST}ortlint stopped parsing this file again (after another file's loss) because {reason}; "
+                    "nothing is reported for it")
 
     def _receive(self, w: int) -> tuple[str, Any]:
         """The reply of worker `w`, or WorkerLost when it dies or overruns its time first."""
@@ -297,17 +312,6 @@ class WorkerPool:
                 index = self._busy_index(w)
                 self._stop(w)
                 raise WorkerLost(index, f"it took more than {self.limits.seconds:g} s")
-
-    def _call_all(self, messages: dict[int, tuple]) -> dict[int, Any]:
-        for w, msg in messages.items():
-            self.conns[w].send(msg)
-        out = {}
-        for w in messages:
-            status, payload = self._receive(w)
-            if status != "ok":
-                raise RuntimeError(f"ortlint worker failed:\n{payload}")
-            out[w] = payload
-        return out
 
     def _stream(self, next_chunk: Callable[[int], Any], message: Callable[[int, Any], tuple],
                 on_reply: Callable[[int, Any, Any], None],
@@ -411,9 +415,9 @@ class WorkerPool:
             culprit, again = self._split(chunk, index)
             if culprit is not None:
                 path, language = culprit[0], culprit[1]
-                self.lost_files.add(path)
-                by_path[path] = UnitMeta(path, language, [], [(1, f"{LOST}ortlint stopped parsing this file because "
-                                                               f"{reason}; nothing is reported for it")], 0, {}, [])
+                note = f"{LOST}ortlint stopped parsing this file because {reason}; nothing is reported for it"
+                self.lost_files[path] = note
+                by_path[path] = UnitMeta(path, language, [], [(1, note)], 0, {}, [])
             for item in again:  # parsed again by whichever worker takes them, not by the replacement
                 self.owner.pop(item[0], None)
             if again:
@@ -430,10 +434,15 @@ class WorkerPool:
         back while the workers go on (and no worker holds a whole level's results at once).
         With `on_results`, each chunk's results are handed to it as they arrive."""
         batches: dict[int, deque] = {}
+        out: dict[FunctionKey, FunctionResult | None] = {}
         for job in jobs:
+            if job[0][0] in self.lost_files:  # its IR is gone with a worker: nothing to analyze
+                key = job[0]
+                note = (key[2], f"{LOST}{key[1]}() was not analyzed: its file was lost")
+                (on_results or out.update)({key: FunctionResult([], None, {}, [note])})
+                continue
             batches.setdefault(self.owner[job[0][0]], deque()).append(job)
         sent_constants: set[int] = set()
-        out: dict[FunctionKey, FunctionResult | None] = {}
         singles: set[int] = set()  # workers whose next chunks go one job at a time (after a lost request)
 
         def next_chunk(w: int) -> list | None:
@@ -474,9 +483,12 @@ class WorkerPool:
         worker lost on the way gives nothing for its functions (None: they are parsed again
         in the main process)."""
         batches: dict[int, list] = {}
-        for key in keys:
-            batches.setdefault(self.owner[key[0]], []).append(key)
         out: dict[FunctionKey, ir.Function | None] = {}
+        for key in keys:
+            if key[0] in self.lost_files:
+                out[key] = None
+                continue
+            batches.setdefault(self.owner[key[0]], []).append(key)
         for w, batch in batches.items():
             self.conns[w].send(("ir", batch))
             try:

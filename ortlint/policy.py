@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from ._native import PACKAGE_DIR
+from .paths import PACKAGE_DIR
 from .policy_callbacks import CallbackSpec, load_callbacks
 from .policy_guards import GuardSpec, load_guards
 from .tomlfile import read_toml
@@ -22,7 +22,7 @@ from .tomlfile import read_toml
 STYLES = ("plain", "table", "method", "new", "any")
 RETURNS = ("none", "status", "code")
 ON_FAILURE = ("continue", "abort", "throw", "return")
-RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007", "ORT010")
+RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007", "ORT010", "ORT020")
 RECEIVER = -1  # Acquire.owner: the receiver of a method call rather than an argument
 _INTO = re.compile(r"^(return|token|\*(\d+)|(\d+)\[\]|(receiver))$")
 
@@ -44,7 +44,7 @@ class Kind:
     frame: bool = False  # a token whose release frees the loop_leak resources created while it was held
     capacity: bool = False  # a token reserving room for loop_leak resources; its owner argument says how many
     wrong_release_rule: str = "ORT003"
-    language: str = "c"  # "java" kinds report ORT010 instead of ORT001
+    language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
 
 

@@ -15,7 +15,7 @@ import gc
 import hashlib
 import os
 
-from ._native import PACKAGE_DIR
+from .paths import PACKAGE_DIR
 from .cache import Cache, FileRecord, FunctionRecord, content_hash, file_stamps, summary_digest
 from .discover import Discovery, SourceFile, discover
 from .frontends.source import MAX_BYTES
@@ -27,7 +27,7 @@ from .engine.callbacks import callback_findings
 from .engine.slots import slot_findings, unit_slot_facts
 from .engine.summaries import Summary
 from .findings import Notice, Report
-from .parallel import Limits
+from .parallel import LOST, Limits
 from .policy import Policy
 from .suppress import apply_suppressions
 
@@ -92,6 +92,9 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
         if source.language == "java":
             from .frontends.java_treesitter import parse_java
             return parse_java(source.path, policy, data)
+        if source.language == "go":
+            from .frontends.go_treesitter import parse_go
+            return parse_go(source.path, policy, data)
     except RecursionError:
         return ir.SourceUnit(source.path, source.language, [],
                              [(ir.Loc(1, 1, 1, 1), "file is nested too deeply to parse; skipped")], 0)
@@ -340,6 +343,10 @@ class Analysis:
 
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
         info = self.program.functions[key]
+        if self.pool is not None and key[0] in self.pool.lost_files:  # never parsed here, in the main process
+            result = self.results[key] = FunctionResult([], None, {}, [(key[2], f"{LOST}{key[1]}() was not analyzed: "
+                                                                        "its file was lost")])
+            return result
         if info.fn is None and self.load_ir is not None:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
@@ -666,6 +673,9 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
         analysis.track_deps = cache is not None
         analysis.summarize_all = cache is not None
         analysis.run()
+        if pool is not None:
+            for path, note in pool.relost.items():  # parsed once, lost when parsed again
+                parser.metas[path].notes.append((1, note))
     finally:
         if pool is not None:
             pool.close()

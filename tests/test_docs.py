@@ -17,8 +17,8 @@ from tests.clihelpers import ROOT, ortlint, write
 RULE_DOCS = ROOT / "docs" / "rules"
 CLI_DOC = ROOT / "docs" / "cli.md"
 SECTIONS = ["What it does", "Why is this bad?", "Example", "Use instead", "Options"]
-SUFFIX = {"c": ".c", "cpp": ".cpp", "c++": ".cpp", "java": ".java"}
-FRONT_END = {".c": "c_treesitter", ".cpp": "cpp_treesitter", ".java": "java_treesitter"}
+SUFFIX = {"c": ".c", "cpp": ".cpp", "c++": ".cpp", "java": ".java", "go": ".go"}
+FRONT_END = {".c": "c_treesitter", ".cpp": "cpp_treesitter", ".java": "java_treesitter", ".go": "go_treesitter"}
 
 
 def code_blocks(markdown: str) -> list[tuple[str, str]]:

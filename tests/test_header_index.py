@@ -186,3 +186,10 @@ def test_editing_a_header_reanalyzes_the_files_that_include_it(tmp_path: Path) -
     os.utime(header, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
     second = run(RunConfig([str(src)], default_policy(), cache_dir=cache))
     assert second.findings == []
+
+
+def test_semicolon_before_a_directive_at_column_zero_moves_the_invocation_left() -> None:
+    code = b"void f(int t) {\n  switch (t) {\n    CASE(a, 1)\n#if X\n    CASE(b, 2)\n#endif\n  }\n}\n"
+    out = terminate_statement_macros(code, {"CASE"})
+    assert len(out) == len(code)
+    assert out.split(b"\n")[2] == b"   CASE(a, 1);" and out.split(b"\n")[4] == b"   CASE(b, 2);"

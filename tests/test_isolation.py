@@ -157,3 +157,30 @@ def test_a_lost_file_is_not_cached(tree: Path, expected: list, monkeypatch: pyte
     monkeypatch.undo()
     second = run(RunConfig([str(tree)], default_policy(), cache_dir=str(cache)))
     assert not errors(second) and leaks(second) == expected
+
+
+def test_a_file_lost_when_parsed_again_is_reported_and_the_rest_goes_on(tree: Path, expected: list,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """boom() crashes its worker; the replacement parses the old worker's files again, and one
+    of them, fine the first time, crashes it now: that file is lost, every other file is kept."""
+    marker = tree.parent / "parsed-once"
+    (tree / "flaky.c").write_text("void flaky(void) { }\n")
+    real = runner.parse_file
+
+    def parse_file(source, *args, **kwargs):  # noqa: ANN001, ANN202
+        if source.path.endswith("flaky.c"):
+            if marker.exists():
+                crash()
+            marker.write_text("")
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "parse_file", parse_file)
+    bomb_engine(monkeypatch, crash)
+    report = go(tree, 1)
+    assert leaks(report) == expected
+    lost = errors(report)
+    assert ("boom.c", "internal error: ortlint stopped analyzing boom() because its worker was killed by SIGSEGV; "
+                      "nothing is reported for it") in lost
+    assert ("flaky.c", "internal error: ortlint stopped parsing this file again (after another file's loss) because "
+                       "its worker was killed by SIGSEGV; nothing is reported for it") in lost
+    assert {name for name, _ in lost} == {"boom.c", "flaky.c"}

@@ -57,10 +57,7 @@ def test_pre_commit_hook_fails_on_the_leak_and_points_at_its_line(tmp_path: Path
     write(project, "README.txt", "not checked\n")
     git(project, "init", "-q")
     git(project, "add", "-A")
-    # ORTLINT_NO_NATIVE: the compiled modules would add a minute of C compilation to the install;
-    # what this test checks is the hook and the package data, not the speed-ups
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1",
-           "ORTLINT_NO_NATIVE": "1"}
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1"}
     env.pop("PRE_COMMIT", None)
     proc = subprocess.run([str(pre_commit), "try-repo", str(hook_repo), "ortlint", "--all-files", "--verbose"],
                           cwd=project, capture_output=True, text=True, env=env, timeout=540)

@@ -379,6 +379,9 @@ class FunctionAnalyzer:
         if isinstance(ev, ir.Kill):
             for name in ev.names:
                 state.b.pop((name,), None)
+                if self.fn.locals.get(name):  # an aggregate temporary (a Go slice literal): its slots go too
+                    for key in [k for k in state.b if k[0] == name]:
+                        del state.b[key]
             self._gc(state, ev.loc, lost=True)
             return [state]
         if isinstance(ev, ir.Havoc):
@@ -1474,7 +1477,8 @@ class FunctionAnalyzer:
         """A loop that releases `a[i]` (or hands it to a call that takes ownership) is taken to
         do so for every element of `a`, including on the path that runs it zero times (then the
         loop that filled `a` ran zero times too)."""
-        for arg, what in self._loop_releases(ev.loop_blocks):
+        blocks = self._iterated(ev.loop_blocks)
+        for arg, what in self._loop_releases(blocks):
             if what == "release":
                 self._release_stored(state, arg, None, "the loop above", ev.loc)
             else:
@@ -1495,10 +1499,21 @@ class FunctionAnalyzer:
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
-        for elem, keeper in self._loop_keeps(ev.loop_blocks):
+        for elem, keeper in self._loop_keeps(blocks):
             # `for (e : result) out.add(e.getValue())`: what the loop keeps elsewhere is kept
             # there on every path, the one that runs the loop zero times included
             self._keep_value(state, keeper, self._eval(state, elem))
+
+    def _iterated(self, blocks: frozenset) -> frozenset:
+        """The blocks of a front end's loop region that run again on the next iteration: its
+        natural loop (the CFG's). A region may also hold code on the way out of the loop, such
+        as the deferred calls a `return` inside the body runs (Go), which run once, after the
+        loop: what they release is not released per element by the loop."""
+        headed = [lp for lp in self.loops.loops if lp.header in blocks]
+        if not headed:
+            return blocks
+        loop = min(headed, key=lambda lp: lp.header)
+        return frozenset(blocks & loop.body)
 
     def _loop_keeps(self, blocks: frozenset) -> list[tuple[Expr, Expr]]:
         """(element `a[i]`, collection) pairs: a `stores` call in the loop keeps an element."""
@@ -1641,7 +1656,10 @@ class FunctionAnalyzer:
             where = _exit_phrase(first)
             more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
             target = f" into `{site.target}`" if site.target else ""
-            if res_kind.language == "java":
+            if res_kind.language == "go":
+                rule = "ORT020"
+                msg = f"{res_kind.label} created by {site.callee}(){target} is not destroyed {where}{more}"
+            elif res_kind.language == "java":
                 rule = "ORT010"
                 msg = f"{res_kind.label} created by {site.callee}(){target} is not closed {where}{more}"
                 if record.exceptional_only:
@@ -1668,12 +1686,17 @@ class FunctionAnalyzer:
             level = "warning" if record.exceptional_only and rule == "ORT010" else ""
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
                               trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}")
-            self.findings[(rule, site.line, site.col, site_key)] = finding
+            # Go: one finding per creating call, even for the several values one `Run` allocates
+            key = (rule, site.line, site.col, site.callee) if rule == "ORT020" else (rule, site.line, site.col, site_key)
+            if key not in self.findings:
+                self.findings[key] = finding
 
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str) -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
+        if self.fn.language == "go":
+            return  # Go code: only ORT020 (Destroy() twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor)

@@ -17,7 +17,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
-from .source import (ParseTimeout, SourceText, parse_limited, read_source, scan_function_macros,
+from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, parse_limited, read_source, scan_function_macros,
                      statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -876,6 +876,9 @@ def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     return body
 
 
+_NOT_CODE = frozenset({"preproc_include", "preproc_def", "preproc_function_def", "preproc_call", "comment"})
+
+
 def _uncovered(first: int, last: int, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The line ranges of [first, last] outside every (start, end) of `covered` (sorted)."""
     out, cur = [], first
@@ -980,14 +983,16 @@ class CFrontEnd:
 
     def load_headers(self) -> None:
         """What the file's `#include "..."` headers declare (see header_index); with libclang
-        (an oracle) the compiler's view is used instead. Statement macros invoked without `;`
-        are terminated before parsing (see source.terminate_statement_macros)."""
+        (an oracle) the compiler's view is used instead. Before parsing, statement macros
+        invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
+        (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
-            self.ascii = self.src.isascii()
+        self.src = blank_conditionals_in_parens(self.src)
+        self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:
         """Function-like macros of the headers (the file's own win; names the policy describes
@@ -1027,7 +1032,15 @@ class CFrontEnd:
         while stack:
             node = stack.pop()
             if node.type == "ERROR":
+                # `#include` / `#define` lines and comments that error recovery swallowed are not
+                # code: a range is reported from its first to its last piece of code
+                code = [(c.start_point[0] + 1, c.end_point[0] + 1) for c in node.children
+                        if c.type not in _NOT_CODE and c.end_byte > c.start_byte]
                 for first, last in _uncovered(node.start_point[0] + 1, node.end_point[0] + 1, covered):
+                    inside = [(a, b) for a, b in code if b >= first and a <= last]
+                    if not inside:
+                        continue
+                    first, last = max(first, min(a for a, _ in inside)), min(last, max(b for _, b in inside))
                     text = b"\n".join(lines[first - 1:last])
                     if b"{" in text and b";" in text:
                         self.notes.append((Loc(first, 1, last, 1), f"could not parse lines {first}-{last}; code there is not analyzed"))

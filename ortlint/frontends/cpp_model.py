@@ -461,12 +461,15 @@ class FileModel:
             self.returns.setdefault("::".join(ns + (name,)), text)
 
     def is_value_reference(self, type_text: str) -> bool:
-        """A reference to a pointer or a number (`void *&p`, `size_t &n`): assigning to it writes
-        the caller's variable. References to objects (`const std::vector<T> &v`) are analyzed
-        like the object itself."""
+        """A reference to a pointer, a smart pointer or a number (`void *&p`, `std::unique_ptr<T> &p`,
+        `size_t &n`): assigning to it writes the caller's variable (a smart pointer given by
+        reference is the caller's, not destroyed when the callee returns). References to other
+        objects (`const std::vector<T> &v`) are analyzed like the object itself."""
         t = self.resolve_alias(parse_type(type_text))
-        return t.pointers > 0 or (not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none"
-                                  and not t.name.startswith("std::"))
+        if t.pointers > 0 or self.ownership(type_text).what == "smart":
+            return True
+        return not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none" \
+            and not t.name.startswith("std::")
 
     def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
         """Which parameters are references to pointers or numbers: callers pass the variable."""

@@ -64,6 +64,7 @@ _ORT_RETURNS = {"Ort::Session::Run": "std::vector<Ort::Value>", "Ort::Value::Get
                 "Ort::Session::GetOutputTypeInfo": "Ort::TypeInfo"}
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 _DEFER_WORDS = re.compile(r"DEFER|SCOPE_?EXIT|ON_?EXIT|FINALLY|CLEANUP|SCOPE_?GUARD|AT_?SCOPE_?END")
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "dynamic_cast", "const_cast"})
 _UNKNOWN_TYPE = re.compile(r"\bauto\b|\bdecltype\b|^<lambda>$")
 _AUTO = re.compile(r"\bauto\b")
 _ORT_CREATE = re.compile(r"^(Ort::\w+)::Create\w*$")
@@ -324,6 +325,8 @@ class CppLowering(FunctionLowering):
         name = strip_template_args(clean_name(self.text(fn)))
         if name in _API_GETTERS:
             return _API_GETTERS[name]
+        if name in _CASTS:  # `auto *ep = static_cast<MyEp *>(this_ptr);`
+            return self.template_arg_text(fn) or None
         if name in _MAKERS:
             return f"{_MAKERS[name]}<{self.template_arg_text(fn)}>"
         if name in _MOVES:

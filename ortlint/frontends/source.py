@@ -152,12 +152,19 @@ def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
         end = _closing_paren(data, m.end() - 1)
         if end is None:
             continue
-        blank = _first_blank_after(data, end)
         nxt = _next_token(data, end)
-        if blank is None or nxt is None or data[nxt:nxt + 1] in (b"",) or data[nxt] in _NOT_A_STATEMENT_AFTER \
-                or data.startswith(b"else", nxt) or data[blank:blank + 1] not in (b" ", b"\t") or blank >= nxt:
+        if nxt is None or data[nxt] in _NOT_A_STATEMENT_AFTER or data.startswith(b"else", nxt):
             continue
-        out[blank] = ord(";")
+        blank = _first_blank_after(data, end)
+        if blank is not None and blank < nxt and data[blank:blank + 1] in (b" ", b"\t"):
+            out[blank] = ord(";")
+        elif data[nxt] == ord("#") and m.start(1) > 0 and data[m.start(1) - 1] in b" \t":
+            # no blank before a `#if` line at column 0: the invocation moves one column left
+            # into its own indentation and the `;` takes its last byte (only that line's
+            # columns change, by one)
+            start = m.start(1)
+            out[start - 1:end - 1] = data[start:end]
+            out[end - 1] = ord(";")
     return bytes(out)
 
 
@@ -170,6 +177,9 @@ def _starts_statement(data: bytes, start: int) -> bool:
         return False
     if data[i] in b";{}:":
         return True
+    line_start = data.rfind(b"\n", 0, i) + 1
+    if data[line_start:i + 1].lstrip().startswith(b"#"):
+        return True  # after a preprocessor line (`#if X`, `#endif`)
     if data[i] == ord(")"):
         return True  # `if (c)` / `for (...)` heads; a call continued on a new line would need an operator first
     return data[max(0, i - 3):i + 1] == b"else" or data[i] == ord("/") and data[i - 1] in b"*/"
@@ -253,4 +263,60 @@ def blank_pointer_new_arrays(data: bytes) -> bytes:
         if out is None:
             out = bytearray(data)
         out[m.start(1):m.end(1)] = b" " * (m.end(1) - m.start(1))
+    return bytes(out) if out is not None else data
+
+
+# ----------------------------------------------------------------------------- `#if` inside parentheses
+
+_PP_TOKENS = re.compile(
+    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?(?:\*/|\Z)|//[^\n]*|[()]'
+    rb'|^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n\\]|\\\r?\n|\\)*', re.M | re.S)
+_HAS_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*if", re.M)
+
+
+def blank_conditionals_in_parens(data: bytes) -> bytes:
+    """`f(a,\\n#ifdef X\\n b\\n#else\\n c\\n#endif\\n);`: tree-sitter cannot parse a preprocessor
+    conditional inside parentheses (an argument list, a condition). Its directive lines and every
+    branch but the first (the second when the first is `#if 0`) become blanks, same length, so
+    the call parses and every offset stays. Parentheses are counted in first branches only, so
+    alternatives that each open a parenthesis do not unbalance the count."""
+    if not _HAS_CONDITIONAL.search(data):
+        return data
+    out: bytearray | None = None
+    depth = 0
+    stack: list[dict] = []  # open conditionals: depth at `#if`, branch index, kept branch, spans
+
+    def counting() -> bool:
+        return all(c["branch"] == c["keep"] for c in stack)
+
+    for m in _PP_TOKENS.finditer(data):
+        tok = m.group(0)
+        directive = m.group(1)
+        if directive is None:
+            if tok in (b"(", b")") and counting():
+                depth += 1 if tok == b"(" else -1
+                depth = max(depth, 0)
+            continue
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
+            zero = directive == b"if" and cond in (b"0", b"(0)")
+            stack.append({"depth": depth if counting() else -1, "branch": 0, "keep": 1 if zero else 0,
+                          "start": m.start(), "cuts": [(m.start(), m.end())], "branch_start": m.end()})
+        elif stack and directive in (b"elif", b"else"):
+            top = stack[-1]
+            if top["branch"] != top["keep"]:
+                top["cuts"].append((top["branch_start"], m.start()))
+            top["branch"] += 1
+            top["cuts"].append((m.start(), m.end()))
+            top["branch_start"] = m.end()
+        elif stack and directive == b"endif":
+            top = stack.pop()
+            if top["branch"] != top["keep"]:
+                top["cuts"].append((top["branch_start"], m.start()))
+            top["cuts"].append((m.start(), m.end()))
+            if top["depth"] > 0:
+                if out is None:
+                    out = bytearray(data)
+                for a, b in top["cuts"]:
+                    out[a:b] = data[a:b].translate(_SPACES)
     return bytes(out) if out is not None else data

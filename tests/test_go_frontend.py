@@ -1,0 +1,148 @@
+"""The Go front end: the IR it produces for Go's control flow (defers, results, slots, closures,
+cgo preambles), that valid Go gives no parse note, and that broken input never crashes it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ortlint import ir
+from ortlint.api import lint
+from ortlint.frontends.go_cgo import preamble_source
+from ortlint.frontends.go_treesitter import parse_go
+from ortlint.policy import load_policy
+from tests.clihelpers import FIXTURES
+
+POLICY = load_policy()
+HEADER = 'package p\n\nimport ort "github.com/yalue/onnxruntime_go"\n\n'
+
+
+def unit(tmp_path: Path, body: str) -> ir.SourceUnit:
+    path = tmp_path / "x.go"
+    path.write_text(HEADER + body, encoding="utf-8")
+    return parse_go(str(path), POLICY)
+
+
+def function(u: ir.SourceUnit, name: str) -> ir.Function:
+    return next(f for f in u.functions if f.name == name)
+
+
+def calls(fn: ir.Function) -> list[ir.Call]:
+    return [e for b in fn.blocks for e in b.events if isinstance(e, ir.Call)]
+
+
+def rules(tmp_path: Path, body: str) -> list[tuple[int, str]]:
+    path = tmp_path / "y.go"
+    path.write_text(HEADER + body, encoding="utf-8")
+    return sorted((f.line - 4, f.rule) for f in lint([str(path)]).findings)
+
+
+def test_binding_call_passes_results_first_and_returns_the_error(tmp_path: Path) -> None:
+    u = unit(tmp_path, "func f() error {\n\tt, err := ort.NewTensor(ort.NewShape(1), []float32{1})\n"
+                       "\tif err != nil {\n\t\treturn err\n\t}\n\treturn t.Destroy()\n}\n")
+    new = next(c for c in calls(function(u, "f")) if c.callee == "ort.NewTensor")
+    assert new.args[0] == ir.AddrOf(ir.Var("t")) and new.dest == ir.Var("err")
+    destroy = next(c for c in calls(function(u, "f")) if c.callee == "Destroy")
+    assert destroy.style == "method" and destroy.receiver == ir.Var("t")
+
+
+def test_generic_constructor_is_a_binding_call(tmp_path: Path) -> None:
+    u = unit(tmp_path, "func f() {\n\tx, _ := ort.NewEmptyTensor[float32](ort.NewShape(2))\n\tx.Destroy()\n}\n")
+    assert "ort.NewEmptyTensor" in {c.callee for c in calls(function(u, "f"))}
+
+
+def test_several_results_become_out_parameters(tmp_path: Path) -> None:
+    u = unit(tmp_path, "func mk() (*ort.Tensor[float32], int, error) {\n\treturn nil, 0, nil\n}\n"
+                       "func use() {\n\ta, n, err := mk()\n\t_, _, _ = a, n, err\n}\n")
+    assert function(u, "mk").params == ["ret%0", "ret%1"]
+    call = next(c for c in calls(function(u, "use")) if c.callee == "mk")
+    assert call.args == (ir.AddrOf(ir.Var("a")), ir.AddrOf(ir.Var("n"))) and call.dest == ir.Var("err")
+
+
+def test_defers_run_last_first_at_every_later_exit(tmp_path: Path) -> None:
+    u = unit(tmp_path, "func keep(x *ort.Tensor[float32]) {}\n"
+                       "func f(a, b *ort.Tensor[float32], c bool) {\n\tif c {\n\t\treturn\n\t}\n"
+                       "\tdefer keep(a)\n\tdefer keep(b)\n\tif !c {\n\t\treturn\n\t}\n}\n")
+    fn = function(u, "f")
+    per_exit = []
+    for block in fn.blocks:
+        if isinstance(block.term, ir.Return):
+            per_exit.append([ir.expr_text(c.args[0]) for c in block.events if isinstance(c, ir.Call)])
+    assert [] in per_exit  # the first return is before the defers
+    assert ["defer%2.0", "defer%1.0"] in per_exit  # b first, bound when each defer ran
+
+
+def test_deferred_destroy_counts_from_the_defer_on(tmp_path: Path) -> None:
+    """`defer x.Destroy()` destroys x at every later exit: for leaks, from the defer on."""
+    assert rules(tmp_path, "func f(n int) error {\n\tt, err := ort.NewEmptyTensor[float32](ort.NewShape(1))\n"
+                           "\tif err != nil {\n\t\treturn err\n\t}\n\tif n > 1 {\n\t\treturn nil\n\t}\n"
+                           "\tdefer t.Destroy()\n\treturn nil\n}\n") == [(2, "ORT020")]
+
+
+def test_defer_inside_a_branch_is_guarded_by_a_flag(tmp_path: Path) -> None:
+    assert rules(tmp_path, "func f(c bool) error {\n\tt, err := ort.NewEmptyTensor[float32](ort.NewShape(1))\n"
+                           "\tif err != nil {\n\t\treturn err\n\t}\n\tif c {\n\t\tdefer t.Destroy()\n\t}\n"
+                           "\treturn nil\n}\n") == [(2, "ORT020")]
+
+
+def test_run_fills_each_nil_slot_and_is_reported_once(tmp_path: Path) -> None:
+    body = ("func f(s *ort.DynamicAdvancedSession, in []ort.Value) error {\n\touts := []ort.Value{nil, nil}\n"
+            "\treturn s.Run(in, outs)\n}\n")
+    u = unit(tmp_path, body)
+    fills = [c for c in calls(function(u, "f")) if c.style == "new"]
+    assert [ir.expr_text(c.dest) for c in fills] == ["outs[0]", "outs[1]"]
+    assert rules(tmp_path, body) == [(3, "ORT020")]
+
+
+def test_goroutine_body_is_its_own_function(tmp_path: Path) -> None:
+    u = unit(tmp_path, "func f(t *ort.Tensor[float32]) {\n\tgo func() {\n\t\tt.Destroy()\n\t}()\n}\n")
+    assert {f.name for f in u.functions} == {"f", "f$func6"}
+    handoff = next(c for c in calls(function(u, "f")) if c.callee == "$handoff")
+    assert handoff.args == (ir.Var("t"),)
+
+
+def test_process_exits_end_the_path(tmp_path: Path) -> None:
+    assert rules(tmp_path, 'import "os"\n\nfunc f() {\n\tt, err := ort.NewEmptyTensor[float32](ort.NewShape(1))\n'
+                           "\tif err != nil || len(t.GetShape()) > 1 {\n\t\tos.Exit(1)\n\t}\n\tpanic(t)\n}\n") == []
+
+
+def test_cgo_preamble_keeps_the_lines_of_the_go_file() -> None:
+    src = (FIXTURES / "go" / "cgo_preamble_leak.go").read_bytes()
+    c_src = preamble_source(src)
+    assert c_src is not None and c_src.count(b"\n") == src.count(b"\n")
+    lines_go, lines_c = src.split(b"\n"), c_src.split(b"\n")
+    i = next(k for k, line in enumerate(lines_go) if b"CreateSessionOptions" in line)
+    assert lines_c[i].strip() == lines_go[i].strip()
+    assert b"package" not in c_src and b"import" not in c_src
+
+
+def test_no_parse_note_on_valid_go_fixtures() -> None:
+    for path in sorted((FIXTURES / "go").glob("*.go")):
+        assert parse_go(str(path), POLICY).notes == [], path.name
+
+
+@pytest.mark.parametrize("text", [
+    "", "package", "package p\nfunc (", "package p\nfunc f() { for { select { case <-", "\x00\x01binary",
+    "package p\nfunc f() {" + "(" * 2000 + "}", "package p\nfunc f() { L: goto L }",
+    "package p\nfunc f() { defer func() { defer g() }() }",
+    "package p\nimport \"C\"\nfunc f() {}", "package p\n/*\nint f(void) { return 0; }\n*/\nimport \"C\"\n",
+])
+def test_broken_input_never_crashes(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "b.go"
+    path.write_bytes(text.encode("utf-8", "replace"))
+    result = parse_go(str(path), POLICY)
+    assert isinstance(result, ir.SourceUnit)
+    lint([str(path)])
+
+
+BINDING_SNAPSHOT = Path(__file__).resolve().parents[2] / ".mirror" / "yalue+onnxruntime_go" / "repo"
+
+
+@pytest.mark.skipif(not BINDING_SNAPSHOT.is_dir(), reason="no snapshot of yalue/onnxruntime_go here")
+def test_go_policy_is_what_the_generator_makes_of_the_binding() -> None:
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    made = subprocess.run([sys.executable, str(root / "tools" / "gen_go_policy.py"), str(BINDING_SNAPSHOT)],
+                          check=True, capture_output=True, text=True).stdout
+    assert made == (root / "rules" / "onnxruntime-go.toml").read_text(encoding="utf-8")
