@@ -52,7 +52,40 @@ def hold_status(low: "CppLowering", obj: ir.Expr, type_text: str, args: tuple[ir
         low.emit(ir.Assign(loc, Field(obj, HELD_FIELD), args[0]))
 
 
-def guard_method(low: "CppLowering", type_text: str, name: str, base: Node | None, op: str,
+def hold_constructed_status(low: "CppLowering", node: Node, callee: str, args: tuple[ir.Expr, ...],
+                            result: ir.Expr) -> None:
+    """`Ort::Status(call)` / `Ort::Status{call}` as an expression (`auto st = Ort::Status(...)`,
+    `Ort::Status(...).IsOK()`): the constructed object remembers the status like a declared one."""
+    if len(args) == 1 and isinstance(result, (ir.Var, Field)) and guard_spec(low, callee) is not None:
+        low.emit(ir.Assign(low.loc(node), Field(result, HELD_FIELD), args[0]))
+
+
+def construction_args(low: "CppLowering", type_text: str, value: Node | None) -> list[Node] | None:
+    """`Ort::Status st = Ort::Status{call};`: the arguments of a copy-initialization that
+    constructs the declared guard type (lowered like `Ort::Status st{call};`), else None."""
+    if value is None or guard_spec(low, type_text) is None or guard_type_of(low, value) is None:
+        return None
+    inner = low.strip_casts(value)
+    if inner.type == "call_expression":
+        return low.call_args(inner)
+    body = inner.child_by_field_name("value")
+    return [a for a in body.named_children if a.type != "comment"] if body is not None else None
+
+
+def guard_type_of(low: "CppLowering", node: Node | None) -> str | None:
+    """The guard type a receiver expression has when the usual type lookup does not say:
+    `auto st = Ort::Status(...)` (a declared `auto`) or a temporary `Ort::Status(...)`."""
+    if node is None:
+        return None
+    node = low.strip_casts(node)
+    if node.type in ("call_expression", "compound_literal_expression"):
+        fn = node.child_by_field_name("function" if node.type == "call_expression" else "type")
+        name = clean_name(low.text(fn)) if fn is not None else ""
+        return name if guard_spec(low, name) is not None else None
+    return None
+
+
+def guard_method(low: "CppLowering", type_text: str | None, name: str, base: Node | None, op: str,
                  arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr | None:
     """`st.IsOK()` on a policy guard: `st.$held == NULL`; None when this is not such a test."""
     spec = guard_spec(low, type_text)

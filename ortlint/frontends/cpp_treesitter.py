@@ -40,7 +40,8 @@ from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, M
                            find_function_declarator, inner_declarator, is_array_declarator)
 from .lowering import has_side_effects
 from .cpp_containers import owning_map_store
-from .cpp_guards import guard_condition, guard_method, hold_status
+from .cpp_guards import (construction_args, guard_condition, guard_method, guard_spec, guard_type_of,
+                         hold_constructed_status, hold_status)
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
 from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_limited, read_source
@@ -340,7 +341,7 @@ class CppLowering(FunctionLowering):
         m = _ORT_CREATE.match(self.model.qualify_ort(name))
         if m:
             return m.group(1)
-        if self.is_type_name(name):
+        if self.is_type_name(name) or guard_spec(self, name) is not None:
             return name
         return None
 
@@ -792,6 +793,8 @@ class CppLowering(FunctionLowering):
         guards = self.scope_guard_args(args, value) if is_object else []
         if guards:
             self.guard_lambdas.update(g.start_byte for g in guards)
+        if args is None and own.what == "ort":
+            args = construction_args(self, type_text, value)  # cpp_guards: `Ort::Status st = Ort::Status{call};`
         if own.what == "smart":
             self.init_smart_pointer(var, name, own, args, value, loc)
         elif own.what == "class" and own.cls is not None:
@@ -1371,6 +1374,7 @@ class CppLowering(FunctionLowering):
         args = tuple(self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
                      for i, a in enumerate(arg_nodes))
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
+        hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
         for lam_node in lambdas:
             lam = self.lambda_var(lam_node) or self.strip_casts(lam_node)
             if lam.start_byte in self.guard_lambdas:
@@ -1473,6 +1477,10 @@ class CppLowering(FunctionLowering):
             stored = owning_map_store(self, node, base, name, arg_nodes)  # cpp_containers: `cache.emplace(k, std::move(p))`
             if stored is not None:
                 return stored
+        tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
+                              name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+        if tested is not None:
+            return tested
         if rtype is not None and rtype.name:
             return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
         if op == "->":
@@ -1520,9 +1528,6 @@ class CppLowering(FunctionLowering):
     def typed_method_call(self, node: Node, base: Node | None, op: str, rtype: TypeRef, name: str,
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
-        tested = guard_method(self, rtype.name, name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
-        if tested is not None:
-            return tested
         cls = self.model.find_class(rtype.name, self.ns)
         if cls is not None and not (cls.from_header and not cls.methods):
             own = self.model.ownership(rtype.name)
