@@ -5,14 +5,19 @@ global is an escape for that function (conformance README item 4): whoever owns 
 release it. This module checks that somebody does, over the whole analyzed tree:
 
 * per unit (in the process that parsed it, from its IR and the policy), `unit_slot_facts`
-  records every store of a freshly acquired resource into a slot (`api->CreateSession(...,
-  &session_)` in a method, `&g_inputs[0]` in a JNI entry point, `impl_ = new Impl`), and the
-  names of slots some code may release or hand on (a release call, an unknown call, a copy, a
-  return). The facts are plain data: they travel from worker processes and live in the cache
-  with the file, so the program view does not need every file's IR at once;
+  records every acquisition written straight into a slot through an out-parameter
+  (`api->CreateSession(..., &session_)` in a method, `&g_inputs[0]` in a JNI entry point: a
+  `T**` argument, so the slot is a raw pointer), and the names of slots some code may release or
+  hand on (a release call, an unknown call, a copy, a return). `slot_ = Create()` is not a store
+  here: the IR does not say whether the slot is a raw pointer or a smart pointer given the object.
+  The facts are plain data: they travel from worker processes and live in the cache with the
+  file, so the program view does not need every file's IR at once;
 * `slot_findings` reports ORT001 at a store whose slot no function of the analyzed tree ever
   releases or hands on ("~Engine() does not"); a slot released anywhere (a destructor, Close(),
-  a free-function cleanup taking the object) is never reported.
+  a free-function cleanup taking the object) is never reported. A global stored by a free
+  function is reported only when that function fills it without testing it and then uses it
+  (its per-call working value, refilled by every call); a global that is only initialized
+  lives for the process (LeakSanitizer calls it reachable) and is left alone.
 
 A slot is named by its member or global name, qualified by the class of the method that stores
 into it (`Engine::session_`). Releases match by name alone, of any class: a release of
@@ -84,6 +89,7 @@ class SlotFacts:
     stores: list[SlotStore] = field(default_factory=list)
     handled: set[str] = field(default_factory=set)  # slot names released or handed on somewhere here
     destructors: set[str] = field(default_factory=set)  # classes (qualified) with a destructor defined here
+    classes: set[str] = field(default_factory=set)  # classes (qualified) with a constructor or destructor here
     # callbacks.py: functions installed into fields with a policy contract, and functions that
     # return an object they just acquired
     installs: list[Install] = field(default_factory=list)
@@ -166,6 +172,8 @@ def _function_facts(fn: ir.Function, policy: Policy, facts: SlotFacts) -> None:
     owner = class_of(fn.name)
     if fn.name.rsplit("::", 1)[-1].startswith("~"):
         facts.destructors.add(owner)
+    if is_constructor(fn.name) or fn.name.rsplit("::", 1)[-1].startswith("~"):
+        facts.classes.add(owner)
     first = len(facts.stores)
     tested: set[str] = set()  # names a condition of this function reads
     used: set[str] = set()  # names this function passes to calls (besides the stores themselves)
@@ -212,7 +220,8 @@ def _call_facts(fn: ir.Function, policy: Policy, ev: Call, owner: str, acquired:
                 continue
             if isinstance(target, Var) and target.name in fn.locals:
                 fresh[target.name] = (ev, acq.kind)
-            _store(fn, target, ev, acq.kind, owner, facts)
+            if acq.arg is not None:  # `&slot` given as a T** out-parameter: a raw pointer slot
+                _store(fn, target, ev, acq.kind, owner, facts)
     released = _released_args(spec, ev)
     read: set[str] = set()
     for i, arg in enumerate(ev.args):
@@ -261,11 +270,10 @@ def _target(ev: Call, into: str) -> ir.Expr | None:
 def _assign_facts(fn: ir.Function, ev: ir.Assign, owner: str, acquired: dict[str, tuple[Call, str]],
                   facts: SlotFacts) -> None:
     value = ev.value
-    if isinstance(value, Var) and value.name in acquired:
-        call, kind = acquired[value.name]
-        if slot_name(fn, ev.dest) is not None:
-            _store(fn, ev.dest, call, kind, owner, facts)
-            return
+    if isinstance(value, Var) and value.name in acquired and slot_name(fn, ev.dest) is not None:
+        # `slot_ = Create()`: the IR does not say whether the slot is a raw pointer or a smart
+        # pointer / RAII member given the object, so this is not a store the slot must release
+        return
     if isinstance(value, Const):
         return
     if slot_name(fn, ev.dest) is None or not isinstance(value, (Var, Field, Index)):
@@ -286,25 +294,30 @@ def slot_findings(all_facts: list[SlotFacts], policy: Policy) -> list[Finding]:
     """ORT001 at each store into a slot that no function of the analyzed tree releases."""
     handled: set[str] = set()
     destructors: set[str] = set()
+    classes: set[str] = set()
     for facts in all_facts:
         handled |= facts.handled
         destructors |= facts.destructors
+        classes |= facts.classes
     findings = []
     for facts in all_facts:
         for store in facts.stores:
             if store.name in handled or not store.per_call:
                 continue
-            findings.append(_finding(store, destructors, policy))
+            findings.append(_finding(store, destructors, classes, policy))
     return findings
 
 
-def _finding(store: SlotStore, destructors: set[str], policy: Policy) -> Finding:
+def _finding(store: SlotStore, destructors: set[str], classes: set[str], policy: Policy) -> Finding:
     kind = policy.kinds.get(store.kind)
     label = kind.label if kind is not None else store.kind
     right = policy.releasers_of(store.kind)
     if store.owner and store.owner in destructors:
         short = store.owner.rsplit("::", 1)[-1]
         who = f"member `{store.text}` of {short}, and no function releases it (~{short}() does not)"
+    elif store.owner and store.owner in classes:
+        short = store.owner.rsplit("::", 1)[-1]
+        who = f"member `{store.text}` of {short}, and no function releases it ({short} has no destructor)"
     else:
         who = (f"`{store.text}`, which outlives the call, and no function of the analyzed code releases it "
                f"(each new store leaks the previous one)")
@@ -325,10 +338,15 @@ CONSTRUCTOR_THROW_NOTE = " (the destructor does not run when a constructor throw
 def leaks_on_throw(fn: ir.Function, esc: tuple | None, site: object | None) -> bool:
     """A resource acquired straight into a member (`api->CreateX(..., &member_)`) of the object a
     constructor is building is leaked when an exception leaves the constructor: the destructor
-    never runs for that object. Only a direct acquisition says the member is a raw pointer (a
-    `std::unique_ptr` member given the pointer later is destroyed like any built member)."""
+    never runs for that object. Only an out-parameter says the member is a raw pointer: a
+    `std::unique_ptr` member assigned `X::Create()` is a built member, destroyed on the throw."""
     if esc is None or site is None or not is_constructor(fn.name) or len(esc) != 1:
         return False
     name = esc[0]
-    return isinstance(name, str) and not name.startswith(("@", "<", "$")) and not _is_local(fn, name) \
-        and getattr(site, "target", None) == name
+    if not isinstance(name, str) or name.startswith(("@", "<", "$")) or _is_local(fn, name) \
+            or getattr(site, "target", None) != name:
+        return False
+    out = AddrOf(Var(name))
+    line, col = getattr(site, "line", None), getattr(site, "col", None)
+    return any(isinstance(ev, Call) and ev.loc.line == line and ev.loc.col == col and out in ev.args
+               for block in fn.blocks for ev in block.events)
