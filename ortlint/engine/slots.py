@@ -344,8 +344,8 @@ def leaks_on_throw(fn: ir.Function, esc: tuple | None, site: object | None) -> b
         return False
     name = esc[0]
     if not isinstance(name, str) or name.startswith(("@", "<", "$")) or _is_local(fn, name) \
-            or getattr(site, "target", None) != name:
-        return False
+            or getattr(site, "target", None) != name or getattr(site, "via_helper", False):
+        return False  # a helper's out-parameter may be a `std::shared_ptr<T>*`, not a `T**`
     out = AddrOf(Var(name))
     line, col = getattr(site, "line", None), getattr(site, "col", None)
     return any(isinstance(ev, Call) and ev.loc.line == line and ev.loc.col == col and out in ev.args
