@@ -121,8 +121,7 @@ def test_pathological_inputs_end_with_a_note_naming_the_function(pathological: d
             assert not any("many_branches()" in m for m in gave_up), notes_of(report)
 
 
-@pytest.mark.parametrize("key,function", [("loops", "deep_loops"), ("gotos", "many_labels"), ("long", "long_body"),
-                                          ("straight", "straight_line")])
+@pytest.mark.parametrize("key,function", [("loops", "deep_loops"), ("gotos", "many_labels"), ("long", "long_body")])
 def test_a_small_budget_gives_up_with_a_note(pathological: dict[str, Path], key: str, function: str) -> None:
     options = Options(budget=Budget(max_block_visits=40, max_work=400, max_event_work=20_000))
     report = run(RunConfig([str(pathological[key])], default_policy(), options=options, jobs=1))
@@ -138,13 +137,14 @@ def test_generated_function_names_are_found() -> None:
     assert synth.function_names(synth.straight_line(3)) == {"straight_line"}
 
 
-def test_a_long_straight_line_function_stops_at_the_event_budget(tmp_path: Path) -> None:
-    """3000 remembered declarations in one block: 4.5 million bindings looked at, over the
-    default budget (before it, this grew with the square of the length: minutes at 20 000)."""
+def test_a_long_straight_line_function_is_analyzed_completely(tmp_path: Path) -> None:
+    """3000 remembered declarations in one block: an assignment that cannot lose a reference
+    (`char *pN = NULL;`) no longer scans the state, so the block takes linear time and no
+    budget is reached (before, 4.5 million bindings were looked at and the analysis stopped)."""
     path = tmp_path / "s.c"
     path.write_text(synth.straight_line(3000))
     report = lint([str(path)])
-    assert any("straight_line()" in m and "incomplete" in m for m in notes_of(report)), notes_of(report)
+    assert not any("incomplete" in m for m in notes_of(report)), notes_of(report)
 
 
 # ----------------------------------------------------------------------------- the script

@@ -1,0 +1,515 @@
+"""Transfer functions for calls: dispatch (policy, summary, neutral, unknown), acquisitions and
+releases according to the policy (rules/*.toml).
+
+A call that can fail splits the state into success (out-parameters acquired, status NULL) and
+failure (a held status, nothing written). Releases check kind, owner and stage: a second
+release is ORT002, a wrong function or owner ORT003, releasing something borrowed ORT005. JNI
+local references created again by the same call while the previous one is alive are ORT007.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Opaque, Var
+from ..policy import Acquire, CallSpec, RECEIVER, Release
+from .exprs import (NO_KIND, array_name, dedupe, is_temp, owner_shown, same_owner, short_path, strip_value)
+from .leaks import Site
+from .messages import failure_note, ignored_status_msg
+from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val
+from .summaries import Summary, summary_from_status_check
+
+
+class CallTransfer:
+    """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
+
+    def _call(self, block: ir.Block, state: State, ev: Call) -> list[State]:
+        spec = self.policy.lookup(ev.style, ev.callee)
+        summary = None
+        if spec is not None and spec.status_check is not None:
+            summary = self._status_summary(spec)
+        elif spec is None and ev.style in ("plain", "method", "new", "table"):
+            summary = self.summaries(ev)
+        released_args = self._released_args(spec, summary)
+        for i, arg in enumerate(ev.args):
+            if i not in released_args:
+                self._use(state, arg, ev.loc, "is passed to")
+        if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
+            self._use(state, ev.receiver, ev.loc, "is used by")
+        if ev.may_throw:
+            self._throw_edge(block, state.copy(), ev)
+        if summary is not None:
+            return self._apply_summary(block, state, ev, summary, spec)
+        if spec is not None:
+            return self._apply_spec(block, state, ev, spec)
+        if self.policy.is_neutral(ev.style, ev.callee):
+            self._neutral(state, ev)
+            return [state]
+        return self._unknown(state, ev)
+
+
+    def _status_summary(self, spec: CallSpec) -> Summary:
+        cached = self._status_summaries.get(spec.name)
+        if cached is None:
+            cached = summary_from_status_check(spec)
+            self._status_summaries[spec.name] = cached
+        return cached
+
+
+    @staticmethod
+    def _released_args(spec: CallSpec | None, summary: Summary | None) -> set:
+        out: set = set()
+        if spec is not None and spec.release is not None:
+            out.add("receiver" if spec.release.receiver else spec.release.arg)
+        if spec is not None and spec.moves is not None:
+            out.add(spec.moves)
+        if summary is not None:
+            for case in summary.cases:
+                for e in case.effects:
+                    if len(e.path) == 1:
+                        out.add(e.path[0])
+        return out
+
+
+    def _neutral(self, state: State, ev: Call) -> None:
+        """A known call that keeps nothing: `&x` arguments may have been written, though."""
+        for arg in ev.args:
+            if isinstance(arg, AddrOf):
+                loc = self._resolve(state, arg.base, create=False)
+                if loc is not None and loc in state.b and state.b[loc][0] != "r":
+                    del state.b[loc]
+                    self._invalidate(state, loc)
+        if ev.dest is not None:
+            self._store(state, ev.dest, None, ev.loc)
+            self._gc(state, ev.loc)
+
+
+    def _status_noun(self, kind: str) -> str:
+        """`OrtStatus*`, `OgaResult*`: the label of the status kind a call returns (policy `status_kind`)."""
+        return f"{self.policy.kinds[kind].label}*" if kind in self.policy.kinds else "OrtStatus*"
+
+    def _ignored_status(self, callee: str, kind: str) -> str:
+        return ignored_status_msg(callee, self._status_noun(kind), self.policy.releasers_of(kind))
+
+    def _unknown(self, state: State, ev: Call) -> list[State]:
+        tracked = False
+        if self.options.unknown_calls == "escape":
+            for arg in (ev.args if not ev.borrows else [a for i, a in enumerate(ev.args) if i not in ev.borrows]):
+                v = self._eval(state, arg)
+                if v is not None and v[0] == "r" and state.r.get(v[1], Res(None, OPAQUE)).st == HELD:
+                    tracked = True
+                self._escape_val(state, v, None)
+                tracked |= self._contents_held(state, arg)
+                self._escape_contents(state, arg)
+        else:
+            tracked = any(self._contents_held(state, a) for a in ev.args)
+            self._neutral(state, ev)
+        if tracked:
+            label = ev.callee if ev.style == "plain" else f"{ev.style}:{ev.callee}"
+            self.unknown[label] = self.unknown.get(label, 0) + 1
+        if ev.dest is not None:
+            self._store(state, ev.dest, None, ev.loc)
+            self._gc(state, ev.loc)
+        return [state]
+
+
+    def _contents_held(self, state: State, arg: Expr) -> bool:
+        v = self._eval(state, arg)
+        if v is not None and v[0] == "r" and state.r.get(v[1], Res(None, OPAQUE)).st == HELD:
+            return True
+        if isinstance(arg, AddrOf):
+            loc = self._resolve(state, arg.base, create=False)
+            if loc is not None:
+                return any(k[:len(loc)] == loc and val[0] == "r" and state.r.get(val[1], Res(None, OPAQUE)).st == HELD
+                           for k, val in state.b.items())
+        return False
+
+
+    def _apply_spec(self, block: ir.Block, state: State, ev: Call, spec: CallSpec) -> list[State]:
+        if spec.noreturn:
+            if spec.noreturn == "throw":
+                self._exit(state, ev.loc, "throw", None, f"{ev.callee}() throws")
+            else:
+                self.exits.append((state, "abort", None))
+            return []
+        states = [state]
+        if spec.assume is not None and spec.assume < len(ev.args):
+            s = self._assume(state, ev.args[spec.assume], True)
+            states = [s] if s is not None else []
+        for s in states:
+            if spec.release is not None:
+                self._release(s, ev, spec.release, spec.name)
+            for i in sorted(spec.escapes) if not spec.escapes_all else range(len(ev.args)):
+                if i < len(ev.args):
+                    value = self._eval(s, ev.args[i])
+                    if not self._is_local_ref(s, value):  # JNI copies a local reference; its slot stays taken
+                        self._escape_val(s, value, None)
+                    self._escape_contents(s, ev.args[i])
+        out: list[State] = []
+        for s in states:
+            out.extend(self._outcomes(s, ev, spec))
+        for s in out:
+            if spec.stores:
+                self._keep_args(s, ev, spec.stores)
+            if spec.view and ev.dest is not None and ev.receiver is not None:
+                self._store(s, ev.dest, self._eval(s, ev.receiver), ev.loc)
+            s.b.pop((f"$drop{ev.id}",), None)
+            self._gc(s, ev.loc)
+        return dedupe(out)
+
+
+    def _keep_args(self, state: State, ev: Call, into: str) -> None:
+        """`list.add(t)`, `Map.of("x", t)`: the collection keeps its arguments, one slot per
+        resource (`@C [] #rid`). Keeping is not owning: a collection created here keeps them
+        this function's; any other collection (a field, a parameter's) takes them away."""
+        coll = ev.receiver if into == "receiver" else (ev.dest if ev.dest is not None else Var(f"$drop{ev.id}"))
+        if coll is None:
+            return
+        for arg in ev.args:
+            self._keep_value(state, coll, self._eval(state, arg))
+
+
+    def _keep_value(self, state: State, coll: Expr, v: Val | None) -> None:
+        if v is None or v[0] != "r" or v[1] not in state.r:
+            return
+        loc = self._resolve(state, Index(coll, Opaque("i")), create=True)
+        if loc is None or not self._is_local_loc(state, loc):
+            self._escape_val(state, v, loc)
+        else:
+            state.b[loc + ("#" + v[1],)] = v
+
+
+    def _stored(self, state: State, elem: Expr) -> list[str]:
+        """Resources kept one-per-slot in the collection whose elements `elem` (`c[i]`) names."""
+        loc = self._resolve(state, elem, create=False)
+        if loc is None:
+            return []
+        n = len(loc)
+        return sorted({v[1] for k, v in state.b.items()
+                       if len(k) == n + 1 and k[:n] == loc and k[n].startswith("#") and v[0] == "r"})
+
+
+    def _release_stored(self, state: State, elem: Expr, kinds: frozenset | None, by: str, loc: ir.Loc) -> None:
+        """Closing every element of a collection (`OnnxValue.close(map)`, a closing loop)."""
+        for rid in self._stored(state, elem):
+            res = state.r.get(rid)
+            if res is None or res.st not in (HELD, OPAQUE) or (kinds and res.kind and res.kind not in kinds):
+                continue
+            state.r[rid] = res.with_st(RELEASED)
+            state.note(loc.line, loc.col, f"released with the other elements of `{ir.expr_text(strip_value(elem))}` by {by}",
+                       rid, release=by.rstrip("()") if by.endswith("()") else None)
+        if isinstance(elem, Index):
+            self._release_by_elements(state, elem.base, by, loc)
+
+    def _release_by_elements(self, state: State, coll: Expr, by: str, loc: ir.Loc) -> None:
+        """A list whose values its holder must close one by one (kind `closed_by_elements`:
+        `OnnxSequence.getValue()`) is done with when every element is closed; the list itself
+        stays usable (`vals.size()`), so it is consumed, not released."""
+        v = self._eval(state, coll)
+        res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+        kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+        if res is None or kind is None or not kind.closed_by_elements or res.st != HELD:
+            return
+        state.r[v[1]] = res.with_st(CONSUMED)
+        state.note(loc.line, loc.col, f"every value of `{ir.expr_text(strip_value(coll))}` is closed by {by}", v[1])
+
+
+    def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
+        """Split into success and failure where the call can fail, then acquire on success."""
+        ret_acq = None
+        for acq in spec.acquires:
+            if acq.into == "return" and self.policy.kinds[acq.kind].owned:
+                ret_acq = acq
+                break
+        lazy = ret_acq is not None and not self.policy.kinds[ret_acq.kind].must_release
+        can_fail = spec.returns in ("status", "code") or (ret_acq is not None and ret_acq.nullable and not lazy)
+        if not can_fail:
+            if ret_acq is None and ev.dest is not None:
+                self._store(state, ev.dest, None, ev.loc)
+            self._neutral_outs(state, ev, spec)
+            return self._acquire_all(state, ev, spec)
+        ok, bad = state, state.copy()
+        ok.note(ev.loc.line, ev.loc.col, f"assuming {ev.callee}() succeeds")
+        bad.note(ev.loc.line, ev.loc.col, failure_note(ev.callee, spec))
+        # failure: nothing acquired; the result says so
+        if spec.returns == "status":
+            if ev.dest is not None:
+                rid = f"{ev.id}:status"
+                bad.r[rid] = Res(spec.status_kind, HELD)
+                self._site(rid, ev, ev.dest, spec.status_kind)
+                bad.note(ev.loc.line, ev.loc.col,
+                         f"{ev.callee}() returns an {self._status_noun(spec.status_kind)} that must be released", rid)
+                self._store(bad, ev.dest, ("r", rid), ev.loc)
+            else:
+                self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), bad, None,
+                             anchor=f"ignored:{ev.callee}:{ev.text}")
+        elif spec.returns == "code":
+            if ev.dest is not None:
+                self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)
+        elif ev.dest is not None:
+            self._store(bad, ev.dest, ("k", 0), ev.loc)
+        # success
+        if spec.returns == "status" and ev.dest is not None:
+            self._store(ok, ev.dest, ("k", 0), ev.loc)
+        elif spec.returns == "code" and ev.dest is not None:
+            self._store(ok, ev.dest, ("k", spec.success), ev.loc)
+        if spec.moves is not None and spec.moves < len(ev.args):
+            rid, res = self._value_res(ok, ev.args[spec.moves], create=True)  # also `p->data`: a summary says so
+            if rid is not None and res is not None and res.st in (HELD, OPAQUE):
+                ok.r[rid] = res.with_st(CONSUMED)
+        self._neutral_outs(ok, ev, spec)
+        self._neutral_outs(bad, ev, spec)
+        return self._acquire_all(ok, ev, spec) + [bad]
+
+
+    def _neutral_outs(self, state: State, ev: Call, spec: CallSpec) -> None:
+        """Scalar out-parameters (`&count`) are written by the call: forget what we knew."""
+        acquired_args = {a.arg for a in spec.acquires}
+        for i, arg in enumerate(ev.args):
+            if isinstance(arg, AddrOf) and i not in acquired_args:
+                loc = self._resolve(state, arg.base, create=False)
+                if loc is not None and loc in state.b and state.b[loc][0] != "r":
+                    del state.b[loc]
+
+
+    def _acquire_all(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
+        """Acquire everything the call hands out; an out-parameter documented as possibly NULL
+        on success (`_Outptr_result_maybenull_`) splits the path once more."""
+        states = [state]
+        for acq in spec.acquires:
+            if acq.nullable and acq.into.startswith("*"):
+                target = self._acquire_target(ev, acq)
+                if target is not None:
+                    for s in list(states):
+                        null_state = s.copy()
+                        self._store(null_state, target, ("k", 0), ev.loc)
+                        null_state.note(ev.loc.line, ev.loc.col, f"assuming {ev.callee}() writes NULL to `{ir.expr_text(target)}`")
+                        states.append(null_state)
+                    for s in states[: len(states) // 2]:
+                        self._acquire(s, ev, acq)
+                    continue
+            for s in states:
+                self._acquire(s, ev, acq)
+        return states
+
+
+    def _acquire(self, state: State, ev: Call, acq: Acquire, via_helper: str | None = None) -> None:
+        kind = self.policy.kinds[acq.kind]
+        role = acq.into
+        rid = f"{ev.id}:{role}"
+        owner_text = None
+        parent = None
+        if acq.owner is not None and (acq.owner < len(ev.args) or acq.owner == RECEIVER and ev.receiver is not None):
+            owner_expr = ev.receiver if acq.owner == RECEIVER else ev.args[acq.owner]
+            if kind.owned:
+                owner_text = self._owner_key(state, owner_expr)
+            else:
+                prid, pres = self._value_res(state, owner_expr, create=True)
+                parent = prid
+        if acq.into == "token":
+            state.r[rid] = Res(acq.kind, HELD, owner=owner_text)
+            self._site(rid, ev, None, acq.kind, via_helper)
+            state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}()", rid)
+            return
+        target = self._acquire_target(ev, acq)
+        if target is None:
+            return
+        if owner_text is not None and isinstance(target, Index):
+            # one abstract resource for every element: each element has its own owner object
+            # (`strings[i] = GetStringUTFChars(env, s_i)`), so only the owner's text can match
+            owner_text = owner_text.partition("|@")[0]
+        st = HELD if kind.owned else BORROWED
+        old = state.r.get(rid)
+        if old is not None and old.st == HELD and not old.coll and kind.owned and kind.loop_leak and not kind.must_release:
+            self._local_ref_again(state, rid, ev)
+        elif old is not None and old.st == HELD and not old.coll and kind.owned and kind.must_release:
+            dest_loc = self._resolve(state, target, create=False)
+            if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
+                self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
+        lazy_null = acq.nullable and acq.into == "return" and kind.owned and not kind.must_release
+        if kind.loop_leak and parent is None:
+            parent = self._open_frame(state)
+        state.r[rid] = Res(acq.kind, st, owner=owner_text, parent=parent,
+                           coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
+        self._site(rid, ev, target, acq.kind, via_helper)
+        if kind.owned:
+            state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
+        self._store(state, target, ("r", rid), ev.loc)
+
+
+    def _local_ref_again(self, state: State, rid: str, ev: Call) -> None:
+        """The call that created `rid` runs again while the reference it made last time is
+        still alive: the loop piles up one local reference per iteration (ORT007), unless the
+        loop's trip count is a small constant or a successful EnsureLocalCapacity covers it."""
+        loops = self.loops.enclosing(self._block)
+        if not loops or self.loops.small_constant(loops, self._constant):
+            return
+        if self.loops.covered(loops, self._capacities(state)):
+            return
+        self._leak(state, rid, ev.loc, "again", f"{ev.callee}() creates another one here")
+
+
+    def _constant(self, e: Expr) -> int | None:
+        v = self._eval(State(), e)
+        return v[1] if v is not None and v[0] == "k" else None
+
+
+    def _capacities(self, state: State) -> list[str]:
+        """Owner texts of the EnsureLocalCapacity-like tokens this path holds."""
+        out = []
+        for res in state.r.values():
+            if res.st == HELD and res.owner is not None:
+                kind = self.policy.kinds.get(res.kind or "")
+                if kind is not None and kind.capacity:
+                    out.append(owner_shown(res.owner))
+        return out
+
+
+    def _open_frame(self, state: State) -> str | None:
+        """The innermost local frame this path holds (PushLocalFrame), if any: its release
+        frees what is created now."""
+        frames = [rid for rid, res in state.r.items()
+                  if res.st == HELD and (self.policy.kinds.get(res.kind or "") or NO_KIND).frame]
+        return max(frames) if frames else None
+
+
+    def _acquire_target(self, ev: Call, acq: Acquire) -> Expr | None:
+        if acq.into == "return":
+            if ev.dest is None:
+                return Var(f"$drop{ev.id}")
+            return ev.dest
+        if acq.into == "receiver":
+            return ev.receiver
+        idx = acq.arg
+        if idx is None or idx >= len(ev.args):
+            return None
+        arg = ev.args[idx]
+        if acq.into.endswith("[]"):
+            if isinstance(arg, AddrOf):
+                return arg.base
+            return Index(arg, Opaque("i"))
+        if isinstance(arg, AddrOf):
+            return arg.base
+        if isinstance(arg, Const):
+            return None  # NULL out-parameter: nothing is written
+        return Deref(arg)
+
+
+    def _site(self, rid: str, ev: Call, target: Expr | None, kind: str | None, via_helper: str | None = None) -> None:
+        if rid not in self.sites:
+            self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
+                                   ir.expr_text(target) if target is not None and not is_temp(target) else "",
+                                   kind, bool(via_helper))
+
+
+    def _release(self, state: State, ev: Call, rel: Release, callee: str, helper: str | None = None) -> None:
+        if rel.arg is None and not rel.receiver:
+            self._release_token(state, ev, rel)
+            return
+        arg = ev.receiver if rel.receiver else (ev.args[rel.arg] if rel.arg is not None and rel.arg < len(ev.args) else None)
+        if arg is None:
+            return
+        if rel.elements:  # OnnxValue.close(map): the elements, not the collection
+            arg = Index(arg, Opaque("i"))
+        self._release_expr(state, ev, arg, rel, callee, helper)
+
+
+    def _release_expr(self, state: State, ev: Call, arg: Expr, rel: Release | None, callee: str,
+                      helper: str | None, where: str = "") -> None:
+        if isinstance(arg, Index):
+            self._release_stored(state, arg, rel.kinds if rel is not None else None, f"{callee}()", ev.loc)
+        v = self._eval(state, arg)
+        if v is not None and v[0] == "k" and v[1] == 0:
+            return  # releasing NULL does nothing
+        if v is not None and v[0] != "r":
+            return
+        rid, res = self._value_res(state, arg, create=True)
+        if rid is None or res is None:
+            return
+        name = ir.expr_text(strip_value(arg))
+        via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
+        kind = self.policy.kinds.get(res.kind) if res.kind else None
+        label = kind.label if kind else "it"
+        if res.st in (RELEASED, DANGLING):
+            if res.coll and not res.swept:
+                return  # the next element of an array that a loop is releasing
+            if res.coll:
+                where = self._last_note(state, rid, "released")
+                self._report("ORT002", ev.loc, f"the elements of `{array_name(arg)}` ({label}) are released "
+                             f"a second time by {callee}(){via}; every element was already released by the loop{where}",
+                             state, rid, anchor=f"double:{callee}:{name}")
+                state.r[rid] = res.with_st(CONSUMED)
+                return
+            where = self._last_note(state, rid, "released")
+            self._report("ORT002", ev.loc, f"`{name}` ({label}) is released a second time by {callee}(){via}; "
+                         f"it was already released{where}", state, rid, anchor=f"double:{callee}:{name}")
+            state.r[rid] = res.with_st(CONSUMED)
+            return
+        if res.st == CONSUMED:
+            return
+        if res.st == BORROWED and self._is_java(res.kind):  # Java: closing a Result's output early is allowed
+            state.r[rid] = res.with_st(RELEASED)
+            state.note(ev.loc.line, ev.loc.col, f"`{name}` closed by {callee}(){via}", rid, release=callee)
+            return
+        if res.st == BORROWED:
+            site = self.sites.get(rid)
+            src = f" (from {site.callee}() at line {site.line})" if site else ""
+            self._report("ORT005", ev.loc, f"{callee}(){via} releases `{name}`, a {label}{src} that the caller does not own; "
+                         f"it must not be released", state, rid, anchor=f"foreign:{callee}:{name}")
+            state.r[rid] = res.with_st(CONSUMED)
+            return
+        if res.st == HELD and rel is not None and res.kind is not None:
+            if res.kind not in rel.kinds:
+                self._wrong_release(state, ev, rid, res, name, callee, via)
+                return
+            if rel.owner is not None and res.owner is not None and rel.owner < len(ev.args):
+                owner = self._owner_key(state, ev.args[rel.owner])
+                if not same_owner(owner, res.owner):
+                    site = self.sites.get(rid)
+                    self._report("ORT003", ev.loc, f"{callee}(){via} releases `{name}` against `{owner_shown(owner)}`, "
+                                 f"but it was acquired from `{owner_shown(res.owner)}`"
+                                 + (f" at line {site.line}" if site else ""),
+                                 state, rid, anchor=f"owner:{callee}:{name}")
+                    state.r[rid] = res.with_st(CONSUMED)
+                    return
+            if rel.keep_if_arg is not None and rel.keep_if_arg < len(ev.args):
+                mode = self._eval(state, ev.args[rel.keep_if_arg])
+                if mode is not None and mode == ("k", rel.keep_if_value):
+                    state.note(ev.loc.line, ev.loc.col, f"{callee}() with this mode copies back but does not release `{name}`", rid)
+                    return
+        if res.st == ESCAPED and res.kind is None:
+            return
+        state.r[rid] = res.with_st(RELEASED)
+        state.note(ev.loc.line, ev.loc.col, f"`{name}` released by {callee}(){via}", rid, release=callee)
+        for other, ores in list(state.r.items()):
+            if ores.parent == rid and ores.st == BORROWED:
+                state.r[other] = ores.with_st(DANGLING)
+
+
+    def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:
+        kind = self.policy.kinds[res.kind]  # type: ignore[index]
+        site = self.sites.get(rid)
+        right = self.policy.releasers_of(kind.id)
+        hint = f"; use {' or '.join(r + '()' for r in right[:2])}" if right else ""
+        origin = f" from {site.callee}() at line {site.line}" if site else ""
+        rule = kind.wrong_release_rule
+        if rule == "ORT005":
+            msg = f"{callee}(){via} frees `{name}`, {kind.label}{origin} that does not belong to the caller's {callee.split('::')[-1]} family{hint}"
+        else:
+            msg = f"{callee}(){via} does not release {kind.label}: `{name}` was acquired{origin}{hint}"
+        self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}")
+        state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _release_token(self, state: State, ev: Call, rel: Release) -> None:
+        owner = None
+        if rel.owner is not None and rel.owner < len(ev.args):
+            owner = self._owner_key(state, ev.args[rel.owner])
+        candidates = [rid for rid, res in state.r.items()
+                      if res.st == HELD and res.kind in rel.kinds and same_owner(owner, res.owner)]
+        if candidates:
+            rid = sorted(candidates)[-1]
+            state.r[rid] = state.r[rid].with_st(RELEASED)
+            state.note(ev.loc.line, ev.loc.col, f"released by {ev.callee}()", rid)
+            del state.r[rid]
+            for other, ores in list(state.r.items()):  # PopLocalFrame: what the frame held is gone
+                if ores.parent == rid and ores.st == HELD:
+                    state.r[other] = ores.with_st(CONSUMED)

@@ -1,0 +1,366 @@
+"""Exploration: the worklist over blocks, what is kept apart and what is joined, the bounds.
+
+A block keeps its first `Budget.exact_states` states exactly; past them, a state joins the one
+with its property key (`join.property_key`: the life stage of every must-release resource),
+and past `Budget.join_held_after` property states, "held if acquired" joins
+(`join.join_held`). Blocks run their events in order (`_event`) and end in a terminator that
+splits on branch conditions (`_terminator`). The bounds of `Budget` are safety nets far above
+real code; reaching one leaves a note naming the function, and statement-level checks
+(`_statement_checks`) still cover every reachable statement.
+"""
+from __future__ import annotations
+
+import heapq
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..ir import Call
+from .exprs import dedupe
+from .join import coarse_key, join, join_held, property_key
+from .messages import branch_note
+from .state import OPAQUE, RELEASED, State, is_null_fact, replaced
+
+
+@dataclass
+class Budget:
+    """Limits that keep every function's analysis bounded (see README, "Limits")."""
+
+    exact_states: int = 4  # states kept apart per block before joining by property key
+    join_held_after: int = 4  # property states per block before "held vs never acquired" are joined
+    # Safety nets far above real code (bench/run_real.py prints the largest figures reached):
+    max_block_visits: int = 400_000  # states processed per function
+    max_work: int = 20_000_000  # the same, weighted by state size (entries per processed state)
+    max_states_per_block: int = 2000  # distinct property states (resource configurations) per block
+    # bindings looked at by events (each assignment's GC scans the state): bounds one long
+    # block, e.g. 10 000 generated `char *pN = NULL;` lines (quadratic, minutes of work),
+    # which the per-state budgets above never see. Real functions stay under 20 000.
+    max_event_work: int = 2_000_000
+    max_conds: int = 6
+
+
+@dataclass
+class _BlockStates:
+    """What has reached one block: the exact states, then one joined state per property key."""
+
+    exact: list[State] = field(default_factory=list)
+    joined: dict[tuple, State] = field(default_factory=dict)
+    by_coarse: dict[tuple, list[tuple]] = field(default_factory=dict)  # coarse key -> property keys
+    alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
+    released: set[str] = field(default_factory=set)  # parameters released on some path here
+
+    def resolve(self, key: tuple) -> tuple:
+        seen = 0
+        while key in self.alias and seen < 64:
+            key = self.alias[key]
+            seen += 1
+        return key
+
+
+
+class Exploration:
+    """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
+
+    def _reverse_postorder(self) -> dict[int, int]:
+        seen: set[int] = set()
+        post: list[int] = []
+        stack = [(self.fn.entry, iter(self._succs(self.fn.entry)))]
+        seen.add(self.fn.entry)
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                post.append(node)
+                stack.pop()
+            elif nxt not in seen and nxt in self.blocks:
+                seen.add(nxt)
+                stack.append((nxt, iter(self._succs(nxt))))
+        order = {b: i for i, b in enumerate(reversed(post))}
+        for b in self.blocks:
+            order.setdefault(b, len(order))
+        return order
+
+
+    def _succs(self, bid: int) -> list[int]:
+        block = self.blocks[bid]
+        term = block.term
+        out = []
+        if isinstance(term, ir.Jump):
+            out.append(term.target)
+        elif isinstance(term, ir.Branch):
+            out.extend((term.then, term.orelse))
+        if block.handler is not None:
+            out.append(block.handler)
+        return out
+
+
+    def _explore(self, entry: State) -> None:
+        """A worklist over blocks in reverse postorder. Each block keeps its first
+        `exact_states` states as they are (full path sensitivity where it is cheap); past that,
+        arriving states are joined with the one of the same property key (see
+        `state.property_key`), so the work per block is bounded by the number of distinct
+        resource configurations, not of paths."""
+        tables: dict[int, _BlockStates] = {}
+        pending: dict[int, dict] = {}
+        self._admit(self.fn.entry, entry, tables, pending)
+        queue = [(self.order[self.fn.entry], self.fn.entry)]
+        queued = {self.fn.entry}
+        steps = 0
+        self._work = 0
+        while queue and not self._stopped:
+            _, bid = heapq.heappop(queue)
+            queued.discard(bid)
+            states = pending.pop(bid, {})
+            for state in list(states.values()):
+                if self._stopped:
+                    return
+                steps += 1
+                self._work += len(state.b) + len(state.r)
+                if steps > self.budget.max_block_visits or self._work > self.budget.max_work:
+                    self._give_up(f"analysis of {self.fn.name}() stopped at its work budget ({steps} states); "
+                                  f"findings for it may be incomplete")
+                    return
+                for succ_state, succ in self._run_block(bid, state):
+                    if self._admit(succ, succ_state, tables, pending) and succ not in queued:
+                        heapq.heappush(queue, (self.order.get(succ, 0), succ))
+                        queued.add(succ)
+
+
+    def _admit(self, bid: int, state: State, tables: dict[int, "_BlockStates"], pending: dict[int, dict]) -> bool:
+        """Record `state` at block `bid`; True when something new is to be explored there.
+
+        The first states are kept exact and compared directly (`State.same` stops at the first
+        difference and mostly compares shared objects by identity). Past `exact_states`, a
+        state joins the one with its property key; a join that adds nothing is dropped, one that
+        weakens the state replaces it (also in the pending list, if it was not run yet)."""
+        self._work += len(state.b) + len(state.r)
+        table = tables.get(bid)
+        if table is None:
+            table = tables[bid] = _BlockStates()
+        released = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
+        if released:
+            table.released |= released
+        if len(table.exact) < self.budget.exact_states:
+            for other in table.exact:
+                if state.same(other):
+                    return False
+            table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
+            pending.setdefault(bid, {})[("e", len(table.exact))] = state
+            return True
+        self._collapse_released_params(state, table.released)
+        key = table.resolve(property_key(state, self._tracked_kinds))
+        old = table.joined.get(key)
+        if old is not None:
+            merged = join(old, state, self._tracked_kinds, self._local_ref_kinds)
+            if merged.same(old):
+                return False
+            table.joined[key] = merged
+            pending.setdefault(bid, {})[("j", key)] = merged
+            return True
+        coarse = (coarse_key(state, self._tracked_kinds), self._signature(state))
+        if len(table.joined) >= self.budget.join_held_after:
+            admitted = self._join_held(bid, table, pending, key, coarse, state)
+            if admitted is not None:
+                return admitted
+        if len(table.joined) >= self.budget.max_states_per_block:
+            self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
+                          f"findings for it may be incomplete")
+            return False
+        table.joined[key] = state
+        table.by_coarse.setdefault(coarse, []).append(key)
+        pending.setdefault(bid, {})[("j", key)] = state
+        return True
+
+
+    def _join_held(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, coarse: tuple,
+                   state: State) -> bool | None:
+        """The second-level join (see `state.join_held`): merge `state` into a compatible
+        property state of the same coarse key. None when there is none."""
+        for okey in table.by_coarse.get(coarse, ())[-3:]:  # the latest few: a bounded effort per state
+            other = table.joined[okey]
+            merged = join_held(other, state, self._tracked_kinds, self._local_ref_kinds, self._branch_vars,
+                               self._retested)
+            if merged is None:
+                continue
+            if merged.same(other):
+                table.alias[key] = okey
+                return False
+            nkey = property_key(merged, self._tracked_kinds)
+            del table.joined[okey]
+            table.by_coarse[coarse].remove(okey)
+            pending.get(bid, {}).pop(("j", okey), None)
+            table.alias[okey] = nkey
+            table.alias[key] = nkey
+            existing = table.joined.get(nkey)
+            if existing is not None:
+                merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
+                if merged.same(existing):
+                    return False
+            else:
+                table.by_coarse[coarse].append(nkey)
+            table.joined[nkey] = merged
+            pending.setdefault(bid, {})[("j", nkey)] = merged
+            return True
+        return None
+
+
+    def _signature(self, state: State) -> tuple:
+        """The facts `join_held` must not lose, so states that differ in them are never even
+        tried: values of variables that several `if`s test, remembered conditions that several
+        `if`s test, NULL facts of unknown pointers."""
+        b = state.b
+        values = tuple(b.get((name,)) for name in self._relevant_order)
+        conds = frozenset(c for c in state.conds if c[0] in self._retested) if state.conds else frozenset()
+        facts = frozenset((rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None)
+        return (values, conds, facts)
+
+    def _statement_checks(self) -> None:
+        """Findings that need no path, for every reachable statement, when exploration stopped
+        early: a dropped OrtStatus* (ORT004) is a property of the call statement itself. (When
+        exploration completes, it reports the same findings, from feasible paths only.)"""
+        for bid in sorted(self._reachable()):
+            for ev in self.blocks[bid].events:
+                if not isinstance(ev, Call) or ev.dest is not None:
+                    continue
+                spec = self.policy.lookup(ev.style, ev.callee)
+                if spec is not None and spec.returns == "status" and spec.status_check is None and not spec.noreturn:
+                    self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), State(), None,
+                                 anchor=f"ignored:{ev.callee}:{ev.text}")
+
+
+    def _reachable(self) -> set[int]:
+        seen = {self.fn.entry}
+        stack = [self.fn.entry]
+        while stack:
+            for nxt in self._succs(stack.pop()):
+                if nxt not in seen and nxt in self.blocks:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return seen
+
+
+    def _local_ref_kind(self, kind_id: str | None) -> bool:
+        """A JNI local reference: freed by the return, a problem only when piling up in a loop."""
+        return kind_id in self._local_ref_kinds
+
+
+    def _give_up(self, message: str) -> None:
+        if not self.incomplete:
+            self.incomplete = True
+            self.notes.append((self.fn.loc.line, message))
+
+
+    @staticmethod
+    def _collapse_released_params(state: State, released_elsewhere: set[str]) -> None:
+        """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
+        value the caller owns, "known NULL here" and "released on the other path here" mean the
+        same to the caller (releasing NULL does nothing): both become "released if not NULL"."""
+        if not released_elsewhere:
+            return
+        for rid, res in list(state.r.items()):
+            if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
+                state.r[rid] = replaced(res, st=RELEASED, fact=None)
+
+
+    def _run_block(self, bid: int, state: State) -> list[tuple[State, int]]:
+        block = self.blocks[bid]
+        self._block = bid
+        states = [state.copy()]
+        self._extra = []
+        limit = self.budget.max_event_work
+        for ev in block.events:
+            if len(states) == 1:  # the common case, without the list plumbing
+                self._event_work += 1
+                nxt = self._event(block, states[0], ev)
+            else:
+                nxt = []
+                for s in states:
+                    self._event_work += 1
+                    nxt.extend(self._event(block, s, ev))
+            if self._event_work > limit:
+                self._give_up(f"analysis of {self.fn.name}() stopped at its work budget (a very long function); "
+                              f"findings for it may be incomplete")
+                self._stopped = True
+                self._extra = []
+                return []
+            states = dedupe(nxt)
+            if len(states) > self.budget.exact_states:
+                states = self._join_within_block(states)
+            if not states:
+                break
+        out: list[tuple[State, int]] = list(self._extra)
+        self._extra = []
+        for s in states:
+            out.extend(self._terminator(block, s))
+        return out
+
+
+    def _join_within_block(self, states: list[State]) -> list[State]:
+        """A call with many summary cases multiplies the states inside one block (three
+        outcomes per call, ten calls in a row); they are joined like at a block entry."""
+        groups: dict[tuple, State] = {}
+        for s in states:
+            key = property_key(s, self._tracked_kinds)
+            old = groups.get(key)
+            groups[key] = s if old is None else join(old, s, self._tracked_kinds, self._local_ref_kinds)
+        return list(groups.values())
+
+
+    def _event(self, block: ir.Block, state: State, ev: ir.Event) -> list[State]:
+        if isinstance(ev, Call):
+            return self._call(block, state, ev)
+        if isinstance(ev, ir.Assign):
+            key = self._resolve(state, ev.dest, create=False)
+            old = state.b.get(key) if key is not None else None
+            self._store(state, ev.dest, self._eval(state, ev.value), ev.loc, value_expr=ev.value)
+            if key is None or len(key) > 1 or (old is not None and old[0] == "r") or self.fn.locals.get(key[0]):
+                self._gc(state, ev.loc)  # else no reference can have been lost: `int n = 0;` costs no scan
+            return [state]
+        if isinstance(ev, ir.Use):
+            self._use(state, ev.pointer, ev.loc, "is read through")
+            return [state]
+        if isinstance(ev, ir.Kill):
+            lost = False
+            for name in ev.names:
+                v = state.b.pop((name,), None)
+                lost = lost or (v is not None and v[0] == "r")
+                if self.fn.locals.get(name):  # an aggregate temporary (a Go slice literal): its slots go too
+                    for key in [k for k in state.b if k[0] == name]:
+                        slot = state.b.pop(key)
+                        lost = lost or slot[0] == "r"
+            if lost:
+                self._gc(state, ev.loc, lost=True)
+            return [state]
+        if isinstance(ev, ir.Havoc):
+            self._havoc(state, ev.names)
+            return [state]
+        if isinstance(ev, ir.ScopeExit):
+            self._loop_exit(state, ev)
+            return [state]
+        return [state]
+
+
+    def _terminator(self, block: ir.Block, state: State) -> list[tuple[State, int]]:
+        term = block.term
+        if isinstance(term, ir.Jump):
+            return [(state, term.target)]
+        if isinstance(term, ir.Branch):
+            out = []
+            memo = term.kind != "loop"  # a loop test changes from one iteration to the next
+            for truth, target in ((True, term.then), (False, term.orelse)):
+                s = self._assume(state.copy() if truth else state, term.cond, truth, memo)  # the last one needs no copy
+                if s is None:
+                    continue
+                s.note(term.loc.line, term.loc.col, branch_note(term, truth))
+                out.append((s, target))
+            return out
+        if isinstance(term, ir.Return):
+            self._return(state, term)
+            return []
+        if isinstance(term, ir.Halt):
+            if term.how == "throw":
+                self._exit(state, term.loc, "throw", None, f"leaving {self.fn.name}() by a throw")
+            else:
+                self.exits.append((state, "abort", None))
+            return []
+        return []

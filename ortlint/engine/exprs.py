@@ -1,0 +1,159 @@
+"""Helpers on IR expressions, locations and resource ids shared by the engine modules."""
+from __future__ import annotations
+
+import functools
+import re
+
+from .. import ir
+from ..ir import AddrOf, Deref, Expr, Field, Index, Op, Opaque, Var
+from ..policy import Kind
+from .state import LocKey, State, Val
+
+
+MAX_ACCESS_DEPTH = 6  # identities for unknown memory stop here (k-limiting: `p->next->next->...`)
+
+
+def too_deep(loc: LocKey) -> bool:
+    depth = len(loc) - 1
+    if loc[0].startswith("@"):
+        depth += loc[0].count("/")
+    return depth > MAX_ACCESS_DEPTH
+
+
+def narrow(fact: Val | None, eq: bool, c: int):
+    """Combine a value fact with `== c` / `!= c`; False when contradictory, None when unknown."""
+    if fact is None:
+        return ("k", c) if eq else ("x", frozenset({c}))
+    if fact[0] == "k":
+        return fact if (fact[1] == c) == eq else False
+    if fact[0] == "x":
+        if eq:
+            return False if c in fact[1] else ("k", c)
+        return ("x", fact[1] | {c})
+    return fact
+
+
+def strip_value(e: Expr) -> Expr:
+    return e
+
+
+def short_path(where: str) -> str:
+    """`a/b/util.c:42` -> `util.c:42`: traces stay readable."""
+    return where.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def same_owner(a: str | None, b: str | None) -> bool:
+    """Owner keys are `text` or `text|@rid`: the same value (an alias) or, failing that, the
+    same text."""
+    if a is None or b is None:
+        return True
+    ta, _, ra = a.partition("|@")
+    tb, _, rb = b.partition("|@")
+    if ra and rb:
+        return ra == rb
+    return ta == tb
+
+
+def owner_shown(key: str | None) -> str:
+    return (key or "").partition("|@")[0]
+
+
+def owner_text(e: Expr) -> str:
+    """The owner object as text; any index counts as the same slot (`a[i]` and `a[j]`)."""
+    return re.sub(r"\[[^\[\]]*\]", "[]", ir.expr_text(e))
+
+
+def retested(fn: ir.Function) -> tuple[frozenset, frozenset]:
+    """Variables and conditions that more than one `if` of the function tests: the facts whose
+    loss a join must avoid (a fact tested once decides nothing after its own split)."""
+    var_sites: dict[str, int] = {}
+    cond_sites: dict[Expr, int] = {}
+    for b in fn.blocks:
+        term = b.term
+        if isinstance(term, ir.Branch) and term.kind != "loop":
+            for name in expr_vars(term.cond):
+                var_sites[name] = var_sites.get(name, 0) + 1
+            for part in conjuncts(term.cond):
+                cond_sites[part] = cond_sites.get(part, 0) + 1
+    return (frozenset(n for n, k in var_sites.items() if k > 1), frozenset(c for c, k in cond_sites.items() if k > 1))
+
+
+def conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, Op) and e.op in ("&&", "||", "!") :
+        return [p for o in e.operands for p in conjuncts(o)] + [e]
+    return [e]
+
+
+def array_name(e: Expr) -> str:
+    """`outputs` for `outputs[i]`: what a loop over the elements is about."""
+    return ir.expr_text(e.base if isinstance(e, Index) else e)
+
+
+def is_drop(e: Expr) -> bool:
+    return isinstance(e, Var) and e.name.startswith("$drop")
+
+
+def is_temp(e: Expr) -> bool:
+    """A front-end temporary (`$3`, `$drop7`): not a name to show the user."""
+    return isinstance(e, Var) and e.name.startswith("$")
+
+
+def expr_vars(e: Expr) -> set[str]:
+    if isinstance(e, Var):
+        return {e.name}
+    if isinstance(e, (Field, Deref, AddrOf)):
+        return expr_vars(e.base)
+    if isinstance(e, Index):
+        return expr_vars(e.base) | expr_vars(e.index)
+    if isinstance(e, Op):
+        out: set[str] = set()
+        for o in e.operands:
+            out |= expr_vars(o)
+        return out
+    if isinstance(e, Opaque):
+        out = set()
+        for o in e.parts:
+            out |= expr_vars(o)
+        return out
+    return set()
+
+
+TOP_PARAM = re.compile(r"^p\d+$")
+
+
+PARAM_RID = re.compile(r"^p(\d+)((?:/[^/#]+)*)")
+
+
+@functools.lru_cache(maxsize=4096)
+def param_path(rid: str) -> tuple | None:
+    """`p1/*/.data` -> (1, "*", ".data"): the parameter and the access path a resource id names."""
+    if rid[:1] != "p":
+        return None
+    m = PARAM_RID.match(rid)
+    if not m or "#" in rid:
+        return None
+    ops = tuple(op for op in m.group(2).split("/") if op)
+    return (int(m.group(1)),) + ops
+
+
+def dedupe(states: list[State]) -> list[State]:
+    """Identical states once, first occurrence first (a call's outcomes: a handful of states,
+    compared directly; hashed keys only for many)."""
+    if len(states) < 2:
+        return states
+    if len(states) <= 8:
+        out: list[State] = []
+        for s in states:
+            if not any(s.same(kept) for kept in out):
+                out.append(s)
+        return out
+    seen: dict[tuple, State] = {}
+    for s in states:
+        seen.setdefault(s.key(), s)
+    return list(seen.values())
+
+
+NO_KIND = Kind("", "")
+
+
+STATUS_KIND = "ort.Status"

@@ -1,0 +1,254 @@
+"""Joining abstract states: when two states at one program point are kept apart, and how they merge.
+
+See the comments below and docs/architecture.md ("The engine"). Everything here is a pure
+function of states; the exploration (explore.py) decides when to call it.
+"""
+from __future__ import annotations
+
+from typing import AbstractSet
+
+from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, replaced
+
+Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
+
+
+# ---------------------------------------------------------------------- joining states (engine v2)
+#
+# Property simulation (Das, Lerner & Seigle, ESP, PLDI 2002): two states at the same program
+# point are kept apart only when their *property state* differs, and joined otherwise. Here the
+# property state is the life stage of every resource that must be released (handles, buffers,
+# statuses, tokens: held / released / escaped / consumed), the parameters already released,
+# and which locations hold those resources. Everything else is joined:
+# * value facts (integers, NULL facts, excluded values, remembered conditions) are kept where
+#   both states agree, forgotten where they differ;
+# * resources whose life decides no leak (unknown memory, borrowed pointers, JNI local
+#   references) get the upper bound of their stages: escaped beats untouched, a local reference
+#   alive on one path is taken as alive (ORT007 is reported per creating call anyway), any other
+#   disagreement makes the resource "consumed" (silent: no finding claimed for it).
+# Facts that decide a resource's fate stay exact because they split the property state where
+# they are first tested: a call's success and failure hold different resources, and
+# `if (p) acquire(&x)` keeps p's NULL fact on both sides of the split for `if (p) release(x)`.
+
+
+def property_key(state: State, tracked: Kinds) -> tuple:
+    """The part of `state` that is never joined (see above). `tracked`: the kinds of resources
+    that must be released."""
+    r = state.r
+    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked)}
+    if not key_rids:
+        return (frozenset(), frozenset())
+    return (frozenset((rid, r[rid]) for rid in key_rids),
+            frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
+
+
+def _in_key(res: Res, tracked: Kinds) -> bool:
+    if res.kind is None:
+        return res.st == RELEASED
+    if res.coll and res.st == HELD:
+        # array elements a loop acquired: "the loop ran zero times" (nothing held) joins with
+        # "held": the paths that ran it report whatever leaks, at the same exits
+        return False
+    return res.kind in tracked
+
+
+def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
+    """The upper bound of two states with the same property key (see above); the trace of `a`
+    explains the result."""
+    out_b: dict = {}
+    bb = b.b
+    for k, va in a.b.items():
+        vb = bb.get(k)
+        if vb is None:
+            continue
+        if va == vb:
+            out_b[k] = va
+        else:
+            v = _join_value(va, vb)
+            if v is not None:
+                out_b[k] = v
+    referenced = {v[1] for v in out_b.values() if v[0] == "r"}
+    out_r: dict = {}
+    br = b.r
+    for rid, ra in a.r.items():
+        rb = br.get(rid)
+        if rb is None:
+            if ra.st == HELD and (ra.coll or ra.kind in local_ref):
+                out_r[rid] = ra  # alive on one path: elements a loop filled, a local reference's slot
+            continue
+        if ra == rb or _in_key(ra, tracked):
+            out_r[rid] = ra  # (key resources are the same in both)
+        elif ra.st == rb.st:
+            out_r[rid] = _tuple_new(Res, ra[:5] + (_join_value(ra.fact, rb.fact),) + ra[6:]) if ra.fact != rb.fact else ra
+        else:
+            out_r[rid] = _join_stage(ra, rb, ra.kind in local_ref)
+    for rid, rb in br.items():
+        if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
+            out_r[rid] = rb
+    for rid in [rid for rid, res in out_r.items()
+                if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
+        del out_r[rid]
+    for k in [k for k, v in out_b.items()
+              if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
+        del out_b[k]
+    return State(out_b, out_r, a.conds & b.conds, a.trace)
+
+
+def _join_stage(ra: Res, rb: Res, local_ref: bool) -> Res:
+    stages = {ra.st, rb.st}
+    if local_ref and HELD in stages:
+        return ra if ra.st == HELD else rb
+    if stages == {OPAQUE, ESCAPED}:
+        return ra if ra.st == ESCAPED else rb
+    return _tuple_new(Res, (ra[0], CONSUMED) + ra[2:5] + (None,) + ra[6:])
+
+
+def _join_value(x: Val | None, y: Val | None) -> Val | None:
+    if x == y:
+        return x
+    if x is None or y is None:
+        return None
+    if x[0] == "x" and y[0] == "x":
+        common = x[1] & y[1]
+        return ("x", common) if common else None
+    if x[0] == "k" and y[0] == "x" and x[1] not in y[1]:
+        return y
+    if y[0] == "k" and x[0] == "x" and y[1] not in x[1]:
+        return x
+    return None
+
+
+# ---------------------------------------------------------------------- the second-level join
+#
+# Property simulation alone is exponential when many independent resources are each acquired
+# or not (a cleanup ladder over a dozen buffers, each step able to fail). Past a number of
+# property states at one block, a state may join one that differs from it only in resources
+# held (or released) on one side and never acquired on the other: the result holds (or has
+# released) them "if acquired"
+# (`maybe_null`: a NULL test decides, a release is a no-op on NULL, an exit still reports a
+# leak). The join is refused when it would lose a correlation that decides a fate: two of the
+# differing resources come from the same call (a status and the out-parameters it guards), a
+# variable tested by some branch has different values, remembered conditions differ, or an
+# unknown pointer's NULL fact differs.
+
+
+def coarse_key(state: State, tracked: Kinds) -> tuple:
+    """`property_key` without the held resources (and what holds them)."""
+    r = state.r
+    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked) and not _joinable(res, tracked)}
+    return (frozenset((rid, r[rid]) for rid in key_rids),
+            frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
+
+
+def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
+              relevant: frozenset, retested: frozenset) -> State | None:
+    """Join states with the same `coarse_key` (see above), or None when that would lose a
+    correlation. `relevant`: variables that `if`s test more than once; `retested`: conditions
+    that more than one `if` tests (the others decide nothing after their own split)."""
+    if a.conds != b.conds and any(c[0] in retested for c in a.conds ^ b.conds):
+        return None
+    diff: list[str] = []
+    for rid in sorted(set(a.r) | set(b.r)):  # a stable order: the result must not depend on hashing
+        ra, rb = a.r.get(rid), b.r.get(rid)
+        if ra == rb:
+            continue
+        if ra is not None and rb is not None:
+            if ra.st == OPAQUE and rb.st == OPAQUE:
+                if ra.fact != rb.fact:
+                    return None
+                continue
+            if _joinable(ra, tracked) or _joinable(rb, tracked):
+                if replaced(ra, maybe_null=False) != replaced(rb, maybe_null=False):
+                    return None  # held on one path, released on the other: that decides a fate
+                diff.append(rid)
+            continue  # resources outside the key: `join` handles them
+        if _joinable(ra if ra is not None else rb, tracked):
+            diff.append(rid)
+    b, diff = _rename_successors(a, b, diff)
+    sides: dict[str, set[bool]] = {}
+    for rid in diff:  # a call's status and its out-parameters: held on opposite sides
+        if rid in a.r and rid in b.r:
+            continue
+        sides.setdefault(rid.split(":", 1)[0], set()).add(rid in a.r)
+    if any(len(s) > 1 for s in sides.values()):
+        return None
+    differing = set(diff)
+    for k in set(a.b) | set(b.b):
+        va, vb = a.b.get(k), b.b.get(k)
+        if va == vb:
+            continue
+        if (va is not None and va[0] == "r" and va[1] in differing) or (vb is not None and vb[0] == "r" and vb[1] in differing):
+            other = vb if va is not None and va[0] == "r" and va[1] in differing else va
+            if other is not None and other != ("k", 0):
+                return None  # the location holds something else on the other path
+            continue
+        if len(k) == 1 and k[0] in relevant:
+            return None
+    a, b = _complete(a, b, diff), _complete(b, a, diff)
+    return join(a, b, tracked, local_ref)
+
+
+def _rename_successors(a: State, b: State, diff: list[str]) -> tuple[State, list[str]]:
+    """A location that holds, on the two paths, held resources of the same kind made by
+    different calls (`v.data` after whichever of several `vector_push(&v)` calls reallocated it
+    last) holds one resource whichever call made it: `b`'s is renamed to `a`'s. A leak of it is
+    then reported at one of those calls."""
+    in_a, in_b = {rid for rid in diff if rid not in b.r}, {rid for rid in diff if rid not in a.r}
+    if not in_a or not in_b:
+        return b, diff
+    rename: dict[str, str] = {}
+    for k, va in a.b.items():
+        if va[0] != "r" or va[1] not in in_a:
+            continue
+        vb = b.b.get(k)
+        if vb is None or vb[0] != "r" or vb[1] not in in_b or vb[1] in rename:
+            continue
+        ra, rb = a.r[va[1]], b.r[vb[1]]
+        if ra.kind == rb.kind and ra.st == rb.st == HELD and ra.owner == rb.owner:
+            rename[vb[1]] = va[1]
+    if not rename:
+        return b, diff
+    out_b = {k: (("r", rename[v[1]]) if v[0] == "r" and v[1] in rename else v) for k, v in b.b.items()}
+    out_r = {rid: res for rid, res in b.r.items() if rid not in rename}
+    for old, new in rename.items():
+        out_r[new] = replaced(a.r[new], maybe_null=a.r[new].maybe_null or b.r[old].maybe_null)
+    kept = [rid for rid in diff if rid not in rename and rid not in rename.values()]
+    return State(out_b, out_r, b.conds, b.trace), kept
+
+
+def _joinable(res: Res, tracked: Kinds) -> bool:
+    """Held or released resources that must be released, one per location: the ones
+    `join_held` may merge with "never acquired"."""
+    return res.st in (HELD, RELEASED) and res.kind is not None and not res.coll and res.kind in tracked
+
+
+def _complete(x: State, y: State, diff: list[str]) -> State:
+    """`x` with the differing resources as "held if acquired", bound where either state binds them."""
+    out = State(dict(x.b), dict(x.r), x.conds, x.trace)
+    for rid in diff:
+        res = x.r.get(rid) or y.r.get(rid)
+        other = y.r.get(rid)
+        maybe = (x.r.get(rid) is None or other is None or res.maybe_null or other.maybe_null)
+        out.r[rid] = replaced(res, maybe_null=maybe)
+        target = ("r", rid)
+        for k, v in y.b.items():
+            if v == target:
+                out.b[k] = target
+    return out
+
+
+def join_cases(states: list[State]) -> list[State]:
+    """The outcomes of a helper's summary that hold the same resources in the same states, as
+    one: the least constrained of them (fewest facts). Cases that differ only in what they
+    assumed about an argument (`value != null` on one branch of a protobuf setter) otherwise
+    double the states at every such call: 2^13 copies of one straight-line Java method that
+    builds a model with generated protobuf builders. Java only for now (the C side keeps its
+    facts: measured, one C++ leak's path was lost with them)."""
+    if len(states) < 2:
+        return states
+    best: dict[tuple, State] = {}
+    for s in states:
+        key = s.core_key()
+        kept = best.get(key)
+        if kept is None or (len(s.b), len(s.conds)) < (len(kept.b), len(kept.conds)):
+            best[key] = s
+    return list(best.values())

@@ -1,0 +1,171 @@
+"""Findings: exits, leak collection per acquisition site, traces.
+
+Leaks are collected per acquisition site with every leaking exit and emitted once
+(`_emit_leaks`): ORT001 (handles, buffers, bound statuses), ORT004 (a status never bound),
+ORT010 (Java), ORT007 (a JNI local reference created again in a loop). Other findings are
+reported at the transition that causes them (`_report`). Traces are the path notes of the state
+that found the problem, from the acquisition on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .. import ir
+from ..findings import Finding, Step
+from ..ir import Call
+from .messages import exit_phrase
+from .slots import CONSTRUCTOR_THROW_NOTE, leaks_on_throw
+from .state import ESCAPED, HELD, State, Val
+
+
+@dataclass
+class Site:
+    """Where a resource came from, for messages."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    callee: str
+    target: str
+    kind: str | None
+    via_helper: bool = False
+
+
+@dataclass
+class LeakRecord:
+    rid_site: str
+    exits: list[tuple[int, int, str, str]] = field(default_factory=list)  # (line, col, text, how)
+    trace: tuple | None = None
+    exceptional_only: bool = True
+    bound: bool = False
+
+
+
+class LeakCollection:
+    """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
+
+    def _throw_edge(self, block: ir.Block, state: State, ev: Call) -> None:
+        if block.handler is not None:
+            state.note(ev.loc.line, ev.loc.col, f"if {ev.callee}() throws")
+            self._extra.append((state, block.handler))
+            return
+        self._exit(state, ev.loc, "throw", None, f"leaving {self.fn.name}() when {ev.callee}() throws")
+
+
+    def _return(self, state: State, term: ir.Return) -> None:
+        value = self._eval(state, term.value) if term.value is not None else None
+        if term.value is not None:
+            self._escape_val(state, value, ("<return>",))
+            self._escape_contents(state, term.value, ("<return>",))
+        self._exit(state, term.loc, "return", value, f"returning from {self.fn.name}()")
+
+
+    def _exit(self, state: State, loc: ir.Loc, how: str, value: Val | None, text: str) -> None:
+        self.exits.append((state, how, value))
+        for rid, res in state.r.items():
+            member = res.st == ESCAPED and how == "throw" and res.kind is not None and \
+                leaks_on_throw(self.fn, res.esc, self.sites.get(rid.split("#")[0]))
+            if member:  # acquired straight into a raw member of the object a constructor builds (slots.py)
+                res = res.with_st(HELD)
+            if res.st != HELD or res.kind is None:
+                continue
+            kind = self.policy.kinds.get(res.kind)
+            if kind is None or not kind.owned or not kind.must_release:
+                continue
+            self._leak(state, rid, loc, how, text + (CONSTRUCTOR_THROW_NOTE if member else ""))
+
+
+    def _leak(self, state: State, rid: str, loc: ir.Loc, how: str, text: str) -> None:
+        site_key = rid.split("#")[0]
+        record = self.leaks.get(site_key)
+        if record is None:
+            record = LeakRecord(site_key)
+            self.leaks[site_key] = record
+        exit_entry = (loc.line, loc.col, text, how)
+        if exit_entry not in record.exits:
+            record.exits.append(exit_entry)
+        if how != "throw":
+            record.exceptional_only = False
+        res = state.r.get(rid)
+        if res is not None and res.bound:
+            record.bound = True
+        if record.trace is None or (how != "throw" and record.exceptional_only is False and record.trace[1] == "throw"):
+            record.trace = (self._trace_for(state, rid, (loc.line, loc.col, text)), how)
+
+
+    def _emit_leaks(self) -> None:
+        for site_key, record in self.leaks.items():
+            site = self.sites.get(site_key)
+            if site is None:
+                continue
+            res_kind = self.policy.kinds.get(site.kind or "")
+            if res_kind is None:
+                continue
+            exits = sorted(record.exits)
+            trace = record.trace[0] if record.trace else ()
+            first = next((e for e in exits if e[3] != "throw"), exits[0])
+            where = exit_phrase(first)
+            more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
+            target = f" into `{site.target}`" if site.target else ""
+            if res_kind.language == "go":
+                rule = "ORT020"
+                msg = f"{res_kind.label} created by {site.callee}(){target} is not destroyed {where}{more}"
+            elif res_kind.language == "java":
+                rule = "ORT010"
+                msg = f"{res_kind.label} created by {site.callee}(){target} is not closed {where}{more}"
+                if record.exceptional_only:
+                    msg += "; close it in a finally block or use try-with-resources"
+            elif site.kind in self.policy.status_kinds and not record.bound:
+                rule = "ORT004"
+                msg = (f"the {self._status_noun(site.kind)} returned by {site.callee}() is never stored, so a failure "
+                       f"status cannot be released: it leaks {where}{more}")
+            elif res_kind.loop_leak and not res_kind.must_release:
+                rule = "ORT007"
+                right = self.policy.releasers_of(res_kind.id)
+                msg = (f"{res_kind.label} created by {site.callee}(){target} inside a loop is not deleted before the "
+                       f"next iteration: one more piles up on every iteration until the native method returns and "
+                       f"the local reference table can overflow"
+                       + (f"; delete it with {right[0]}() in the loop body, or run the iteration inside "
+                          f"PushLocalFrame/PopLocalFrame" if right else ""))
+            else:
+                rule = "ORT001"
+                right = self.policy.releasers_of(res_kind.id)
+                hint = f"; release it with {right[0]}()" if right else ""
+                msg = f"{res_kind.label} acquired by {site.callee}(){target} is not released {where}{more}{hint}"
+            related = tuple(Step(self.fn.path, line, col, exit_phrase((line, col, text, how)).capitalize())
+                            for line, col, text, how in exits)
+            level = "warning" if record.exceptional_only and rule == "ORT010" else ""
+            finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
+                              trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}")
+            # Go: one finding per creating call, even for the several values one `Run` allocates
+            key = (rule, site.line, site.col, site.callee) if rule == "ORT020" else (rule, site.line, site.col, site_key)
+            if key not in self.findings:
+                self.findings[key] = finding
+
+
+    def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str) -> None:
+        key = (rule, loc.line, loc.col, anchor)
+        if key in self.findings:
+            return
+        if self.fn.language == "go":
+            return  # Go code: only ORT020 (Destroy() twice or a use after it is the binding's own business)
+        trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
+        self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
+                                     self.fn.name, trace, anchor=anchor)
+
+
+    def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:
+        steps: list[tuple[int, int, str]] = []
+        node = state.trace
+        while node is not None:
+            if node.rid is None or node.rid == rid:
+                steps.append((node.line, node.col, node.text))
+            if node.rid == rid and ("acquired by" in node.text or "returned by" in node.text or "returns an" in node.text):
+                break
+            node = node.prev
+        steps.reverse()
+        if len(steps) > 24:
+            steps = steps[:1] + steps[-23:]
+        steps.append(final)
+        return tuple(Step(self.fn.path, line, col, text) for line, col, text in steps)

@@ -1,0 +1,184 @@
+"""Transfer functions for calls to analyzed functions: applying their summaries.
+
+A summary (`summaries.Summary`) is a list of cases: preconditions on the arguments' NULL-ness,
+effects on them (release, escape, clear, consume), acquisitions into out-parameters, the return
+value and how the callee exits. Each case whose precondition holds yields a successor state.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .. import ir
+from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Opaque, Var
+from ..policy import CallSpec, Release
+from .exprs import dedupe
+from .join import join_cases
+from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
+from .summaries import Case, Effect, Summary
+
+
+class SummaryTransfer:
+    """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
+
+    def _apply_summary(self, block: ir.Block, state: State, ev: Call, summary: Summary, spec: CallSpec | None) -> list[State]:
+        out: list[State] = []
+        helper = None if summary.origin.startswith("policy") else ev.callee
+        for case in summary.cases:
+            s = state.copy()
+            if not self._precondition(s, ev, case):
+                continue
+            for effect in case.effects:
+                self._apply_effect(s, ev, effect, helper)
+            for path, kind in case.outs:
+                target = self._param_expr(ev, path)
+                if target is not None and kind in self.policy.kinds:
+                    self._acquire_into(s, ev, target, kind, helper)
+            self._summary_return(s, ev, case, summary)
+            if case.exit == "return":
+                if len(summary.cases) > 1 and helper and (case.ret is not None or case.pre):
+                    s.note(ev.loc.line, ev.loc.col, self._case_note(ev.callee, case))
+                out.append(s)
+            elif case.exit == "throw":
+                if self.fn.language == "java" and not ev.may_throw:
+                    continue  # Java: only declared (checked) exceptions leave a call; see docs/java.md
+                s.note(ev.loc.line, ev.loc.col, f"{ev.callee}() throws")
+                self._throw_edge(block, s, ev)
+            elif case.exit == "caller_return":
+                value = self._eval(s, ev.args[case.pre[0][0][0]]) if case.pre and case.pre[0][0][0] < len(ev.args) else None
+                self._escape_val(s, value, ("<return>",))
+                self._exit(s, ev.loc, "return", value, f"{ev.callee}() makes {self.fn.name}() return here")
+            else:
+                self.exits.append((s, "abort", None))
+        for s in out:
+            s.b.pop((f"$drop{ev.id}",), None)
+            self._gc(s, ev.loc)
+        return join_cases(out) if helper and self.fn.language == "java" else dedupe(out)
+
+
+    def _case_note(self, callee: str, case: Case) -> str:
+        ret = case.ret
+        if ret is not None and ret[0] == "k":
+            return f"assuming {callee}() returns {'NULL' if ret[1] == 0 else ret[1]}"
+        if ret is not None and ret[0] == "x":
+            return f"assuming {callee}() returns a value other than {', '.join(map(str, sorted(ret[1])))}"
+        if ret is not None and ret[0] == "fresh":
+            kind = self.policy.kinds.get(ret[1])
+            return f"assuming {callee}() returns a new {kind.label if kind else ret[1]}"
+        return f"assuming the path through {callee}() that depends on its arguments"
+
+
+    def _param_expr(self, ev: Call, path: tuple) -> Expr | None:
+        idx = path[0]
+        if idx >= len(ev.args):
+            return None
+        e: Expr = ev.args[idx]
+        for op in path[1:]:
+            if op == "*":
+                e = e.base if isinstance(e, AddrOf) else Deref(e)
+            elif op == "[]":
+                e = e.base if isinstance(e, AddrOf) else Index(e, Opaque("i"))
+            else:
+                e = Field(e, op[1:])
+        return e
+
+
+    def _precondition(self, state: State, ev: Call, case: Case) -> bool:
+        for path, what in case.pre:
+            e = self._param_expr(ev, path)
+            if e is None:
+                continue
+            v = self._eval(state, e)
+            c_eq = what == "null"
+            if v is None and not self._is_lvalue(e):
+                continue
+            if self._refine(state, e, v, eq=c_eq, c=0) is None:
+                return False
+        return True
+
+
+    def _apply_effect(self, state: State, ev: Call, effect: Effect, helper: str | None) -> None:
+        e = self._param_expr(ev, effect.path)
+        if e is None:
+            return
+        if effect.what == "release":
+            rel = self._helper_release(effect.relby)
+            fake = Call(ev.id, ev.loc, effect.relby or ev.callee, ev.style, None, (e,), None, ev.text)
+            self._release_expr(state, fake, e, rel, effect.relby or ev.callee, helper, effect.where)
+        elif effect.what == "escape":
+            self._escape_val(state, self._eval(state, e), None)
+            self._escape_contents(state, e)
+        elif effect.what == "clear":
+            self._store(state, e, ("k", 0), ev.loc)
+        else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
+            rid, res = self._value_res(state, e, create=True)
+            if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):
+                state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _helper_release(self, name: str | None) -> Release | None:
+        """How `name`, called inside a helper, releases; the owner object and mode arguments
+        stay inside the helper. The same for every call of every helper: computed once."""
+        if name in self._helper_releases:
+            return self._helper_releases[name]
+        spec = self._release_spec(name)
+        rel = spec.release if spec is not None else None
+        if rel is not None:
+            rel = dataclasses.replace(rel, owner=None, keep_if_arg=None)
+        self._helper_releases[name] = rel
+        return rel
+
+
+    def _release_spec(self, name: str | None) -> CallSpec | None:
+        if name is None:
+            return None
+        for style in ("table", "plain", "method", "any"):
+            spec = self.policy.lookup(style, name)
+            if spec is not None and spec.release is not None:
+                return spec
+        return None
+
+
+    def _acquire_into(self, state: State, ev: Call, target: Expr, kind: str, helper: str | None) -> None:
+        rid = f"{ev.id}:{ir.expr_text(target)}"
+        kinfo = self.policy.kinds[kind]
+        state.r[rid] = Res(kind, HELD if kinfo.owned else BORROWED)
+        self._site(rid, ev, target, kind, helper)
+        state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
+        self._store(state, target, ("r", rid), ev.loc)
+
+
+    def _summary_return(self, state: State, ev: Call, case: Case, summary: Summary) -> None:
+        if ev.dest is None and (case.ret is None or case.ret[0] != "fresh"):
+            return
+        ret = case.ret
+        value: Val | None = None
+        if ret is None:
+            value = None
+        elif ret[0] in ("k", "x"):
+            value = ret
+        elif ret[0] == "param":
+            e = self._param_expr(ev, ret[1])
+            value = self._eval(state, e) if e is not None else None
+        elif ret[0] == "fresh" and ret[1] in self.policy.kinds:
+            target = ev.dest if ev.dest is not None else Var(f"$drop{ev.id}")
+            rid = f"{ev.id}:return"
+            kinfo = self.policy.kinds[ret[1]]
+            old = state.r.get(rid)
+            if old is not None and old.st == HELD and not old.coll and kinfo.loop_leak and not kinfo.must_release:
+                self._local_ref_again(state, rid, ev)
+            state.r[rid] = Res(ret[1], HELD if kinfo.owned else BORROWED,
+                               parent=self._open_frame(state) if kinfo.loop_leak else None)
+            self._site(rid, ev, target, ret[1], ev.callee)
+            state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} returned by {ev.callee}()", rid)
+            self._store(state, target, ("r", rid), ev.loc)
+            for i, kind in enumerate(ret[3] if len(ret) > 3 else ()):  # what the returned collection keeps
+                if kind in self.policy.kinds:
+                    kept = f"{ev.id}:return/{i}"
+                    state.r[kept] = Res(kind, HELD)
+                    self._site(kept, ev, target, kind, ev.callee)
+                    state.note(ev.loc.line, ev.loc.col, f"{self.policy.kinds[kind].label} returned by {ev.callee}() "
+                                                        f"inside `{ir.expr_text(target)}`", kept)
+                    self._keep_value(state, target, ("r", kept))
+            return
+        if ev.dest is not None:
+            self._store(state, ev.dest, value, ev.loc)

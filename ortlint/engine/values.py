@@ -1,0 +1,500 @@
+"""Transfer functions for values: evaluation, locations, stores, escapes, garbage, conditions.
+
+A location is a tuple (`("x",)`, `("@rid", "*", ".f")`); a value is a resource pointer, a known
+integer or a set of excluded integers (see `state.py`). Storing a resource anywhere this function
+does not own is an escape; losing the last reference to a held one is a leak (`_gc`). Branch
+conditions narrow the state (`_assume`): NULL tests decide "maybe NULL" results, facts about
+unknown pointers become summary preconditions, conditions the state cannot evaluate are
+remembered so that a re-test agrees.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
+from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
+from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, RELEASED, Res, State, Val, is_nonnull_fact, is_null_fact, replaced)
+
+
+class ValueTransfer:
+    """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
+
+    def _eval(self, state: State, e: Expr | None) -> Val | None:
+        if e is None:
+            return None
+        if isinstance(e, Const):
+            return ("k", e.value) if e.value is not None else None
+        if isinstance(e, Var):
+            v = state.b.get((e.name,))
+            if v is not None:
+                return v
+            if not self._is_known_var(e.name):
+                if e.name in self.policy.constants:
+                    return ("k", self.policy.constants[e.name])
+                if e.name in self.constants:
+                    return ("k", self.constants[e.name])
+            return None
+        if isinstance(e, (Field, Index, Deref)):
+            loc = self._resolve(state, e, create=False)
+            if loc is not None and loc not in state.b and isinstance(e, Index):
+                return self._contained(state, loc)
+            return state.b.get(loc) if loc is not None else None
+        if isinstance(e, Op):
+            return self._eval_op(state, e)
+        return None
+
+
+    def _contained(self, state: State, loc: LocKey) -> Val | None:
+        """An element of a resource whose kind `contains` values it owns (a Java Result's
+        outputs): one borrowed value per container, created when first read."""
+        if len(loc) != 2 or loc[1] != "[]" or not loc[0].startswith("@"):
+            return None
+        owner = state.r.get(loc[0][1:])
+        kind = self.policy.kinds.get(owner.kind or "") if owner is not None else None
+        if kind is None or kind.contains not in self.policy.kinds or owner.st != HELD:
+            return None
+        rid = loc[0][1:] + "/[]"
+        state.r[rid] = Res(kind.contains, BORROWED, parent=loc[0][1:])
+        state.b[loc] = ("r", rid)
+        return ("r", rid)
+
+
+    def _is_known_var(self, name: str) -> bool:
+        return name in self.fn.locals or name in self.params or name.startswith("$")
+
+
+    def _eval_op(self, state: State, e: Op) -> Val | None:
+        vals = [self._eval(state, o) for o in e.operands]
+        ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
+        if e.op == "!" and len(vals) == 1:
+            truth = self._truth(state, vals[0])
+            return ("k", int(not truth)) if truth is not None else None
+        if e.op == "?:" and len(vals) == 3:
+            truth = self._truth(state, vals[0])
+            if truth is None:
+                return vals[1] if vals[1] == vals[2] else None
+            return vals[1] if truth else vals[2]
+        if len(vals) == 2 and e.op in ("==", "!="):
+            decided = self._compare(state, vals[0], vals[1])
+            if decided is not None:
+                return ("k", int(decided if e.op == "==" else not decided))
+            return None
+        if len(ints) == 2 and None not in ints:
+            a, b = ints
+            try:
+                result = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "|": lambda: a | b,
+                          "&": lambda: a & b, "<": lambda: int(a < b), ">": lambda: int(a > b),
+                          "<=": lambda: int(a <= b), ">=": lambda: int(a >= b), "&&": lambda: int(bool(a and b)),
+                          "||": lambda: int(bool(a or b)), "<<": lambda: a << b if 0 <= b < 64 else None,
+                          "^": lambda: a ^ b}.get(e.op, lambda: None)()
+            except (ArithmeticError, ValueError):
+                result = None
+            return ("k", result) if result is not None else None
+        if len(ints) == 1 and ints[0] is not None and e.op == "-":
+            return ("k", -ints[0])
+        return None
+
+
+    def _truth(self, state: State, v: Val | None) -> bool | None:
+        if v is None:
+            return None
+        if v[0] == "k":
+            return v[1] != 0
+        if v[0] == "x":
+            return True if 0 in v[1] else None
+        res = state.r.get(v[1])
+        if res is None:
+            return None
+        if res.st == OPAQUE:
+            if is_null_fact(res.fact):
+                return False
+            if is_nonnull_fact(res.fact):
+                return True
+            return None
+        return None if res.maybe_null else True
+
+
+    def _compare(self, state: State, a: Val | None, b: Val | None) -> bool | None:
+        """Are a and b equal? None when unknown."""
+        if a is None or b is None:
+            return None
+        if a == b and a[0] in ("k", "r"):
+            return True
+        for x, y in ((a, b), (b, a)):
+            if y[0] == "k":
+                if x[0] == "k":
+                    return x[1] == y[1]
+                if x[0] == "x" and y[1] in x[1]:
+                    return False
+                if x[0] == "r":
+                    truth = self._truth(state, x)
+                    if y[1] == 0 and truth is not None:
+                        return not truth
+        return None
+
+
+    def _resolve(self, state: State, e: Expr, create: bool) -> LocKey | None:
+        """The location an lvalue expression denotes, or None for memory the state cannot name."""
+        if isinstance(e, Var):
+            return (e.name,)
+        if isinstance(e, Field):
+            base = self._resolve(state, e.base, create)
+            return base + ("." + e.name,) if base is not None else None
+        if isinstance(e, (Deref, Index)):
+            op = "*" if isinstance(e, Deref) else "[]"
+            if isinstance(e.base, AddrOf):
+                return self._resolve(state, e.base.base, create)
+            if isinstance(e, Index) and isinstance(e.base, Var) and self.fn.locals.get(e.base.name):
+                return (e.base.name, "[]")
+            base = self._resolve(state, e.base, create)
+            if base is None:
+                return None
+            v = state.b.get(base)
+            if v is not None and v[0] == "r":
+                return ("@" + v[1], op)
+            if not create or (v is not None and v[0] == "k" and v[1] == 0) or too_deep(base):
+                return None
+            rid = self._new_opaque(state, base)
+            return ("@" + rid, op)
+        return None
+
+
+    def _new_opaque(self, state: State, loc: LocKey) -> str:
+        """Give an unknown pointer an identity so facts and releases about it stick."""
+        root = loc[0][1:] if loc[0].startswith("@") else "v:" + loc[0]
+        rid = root + ("/" + "/".join(loc[1:]) if len(loc) > 1 else "")
+        base, n = rid, 1
+        while rid in state.r:
+            n += 1
+            rid = f"{base}#{n}"
+        state.r[rid] = Res(None, OPAQUE, coll="[]" in loc)
+        state.b[loc] = ("r", rid)
+        return rid
+
+
+    def _owner_key(self, state: State, e: Expr) -> str:
+        """How the owner object of a JNI buffer is recognized at its release: its value when the
+        state knows it (so `a = data; ...; Release(data, ...)` matches), else its text."""
+        text = owner_text(e)
+        v = self._eval(state, e)
+        if v is None or v[0] != "r":
+            return text
+        res = state.r.get(v[1])
+        if res is not None and res.owner and self._local_ref_kind(res.kind):
+            # an element fetched from an array (GetObjectArrayElement): the array and "an
+            # element of it" identify it across loops that fetch the element again
+            array, _, rid = res.owner.partition("|@")
+            return f"{array}[]" + (f"|@{rid}[]" if rid else "")
+        return f"{text}|@{v[1]}"
+
+
+    def _value_res(self, state: State, e: Expr, create: bool) -> tuple[str | None, Res | None]:
+        """The resource an argument expression points to (creating an opaque one on demand)."""
+        v = self._eval(state, e)
+        if v is not None and v[0] == "r":
+            return v[1], state.r.get(v[1])
+        if v is not None or not create:
+            return None, None
+        loc = self._resolve(state, strip_value(e), create=True)
+        if loc is None or too_deep(loc):
+            return None, None
+        rid = self._new_opaque(state, loc)
+        return rid, state.r[rid]
+
+
+    def _is_local_loc(self, state: State, loc: LocKey) -> bool:
+        """Storing a resource here keeps it in this function's hands (not an escape)."""
+        root = loc[0]
+        if root.startswith("@"):
+            res = state.r.get(root[1:])
+            if res is None or res.st != HELD or res.kind is None:
+                return False
+            kind = self.policy.kinds.get(res.kind)
+            return kind is not None and kind.owned
+        if root.startswith("$") or root in self.fn.locals:
+            return True
+        return root in self.params and len(loc) == 1
+
+
+    def _store(self, state: State, dest: Expr, value: Val | None, loc: ir.Loc, value_expr: Expr | None = None) -> None:
+        key = self._resolve(state, dest, create=True)
+        if key is None:
+            self._escape_val(state, value, None)
+            if value_expr is not None:
+                self._escape_contents(state, value_expr)
+            return
+        local = self._is_local_loc(state, key)
+        self._invalidate(state, key)
+        old = state.b.get(key)
+        if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
+            pass  # one slot of many: the other elements still hold what the array held
+        elif value is None:
+            state.b.pop(key, None)
+        else:
+            if "[]" in key and old is not None and old[0] == "r" and old != value:
+                self._keep_in_collection(state, old[1], key)
+            state.b[key] = value
+        if value is not None and value[0] == "r":
+            res = state.r.get(value[1])
+            if res is not None:
+                named = not key[0].startswith("$")
+                coll = "[]" in key
+                if (named and not res.bound) or (coll and not res.coll):
+                    res = replaced(res, bound=res.bound or named, coll=res.coll or coll)
+                    state.r[value[1]] = res
+        if not local:
+            self._escape_val(state, value, key)
+            if value_expr is not None:
+                self._escape_contents(state, value_expr, key)
+
+
+    @staticmethod
+    def _keep_in_collection(state: State, rid: str, key: LocKey) -> None:
+        """`v[0] = a; v[1] = b;`: the array's one abstract element now names b, but a is still
+        in the array. Its fate is the array's, which the state can no longer tell: a is given
+        to the array (no leak or double release is claimed for it)."""
+        res = state.r.get(rid)
+        if res is not None and res.st == HELD:
+            state.r[rid] = replaced(res, st=ESCAPED, esc=key)
+
+
+    def _invalidate(self, state: State, key: LocKey) -> None:
+        """A location is overwritten: drop remembered conditions and sub-locations that read it."""
+        n = len(key)
+        if n > 1:  # a struct stored through a pointer or into a field: its old fields are gone
+            root = key[0]
+            for k in [k for k in state.b if k[0] == root and len(k) > n and k[:n] == key]:
+                del state.b[k]
+        if n == 1:
+            name = key[0]
+            if state.conds and name in self._memo_names:  # (no remembered condition reads most names)
+                state.conds = frozenset(c for c in state.conds if name not in self._vars_of(c[0]))
+            if self.fn.locals.get(name):
+                for k in [k for k in state.b if k[0] == name and len(k) > 1]:
+                    del state.b[k]
+
+
+    def _escape_val(self, state: State, value: Val | None, where: LocKey | None, depth: int = 0) -> None:
+        if value is None or value[0] != "r" or depth > 6:
+            return
+        rid = value[1]
+        res = state.r.get(rid)
+        if res is None:
+            return
+        if res.st in (HELD, BORROWED, OPAQUE):
+            state.r[rid] = replaced(res, st=ESCAPED, esc=where)
+            if res.st == BORROWED and res.parent and self._is_java(res.kind):
+                # a Result's output handed to another owner: whoever takes the values out of
+                # a Result takes over closing them (the Result has nothing else to close)
+                self._escape_val(state, ("r", res.parent), where, depth + 1)
+        elif res.st == ESCAPED and res.esc is None and where is not None:
+            state.r[rid] = replaced(res, esc=where)
+        prefix = "@" + rid
+        for k, v in list(state.b.items()):
+            if k[0] == prefix and v[0] == "r" and v[1] != rid:
+                self._escape_val(state, v, where, depth + 1)
+
+
+    def _is_local_ref(self, state: State, value: Val | None) -> bool:
+        """A value that is a live JNI local reference (a kind that piles up in loops)."""
+        if value is None or value[0] != "r":
+            return False
+        res = state.r.get(value[1])
+        if res is None or res.st != HELD:
+            return False
+        kind = self.policy.kinds.get(res.kind or "")
+        return kind is not None and kind.loop_leak and not kind.must_release
+
+
+    def _is_java(self, kind_id: str | None) -> bool:
+        kind = self.policy.kinds.get(kind_id or "")
+        return kind is not None and kind.language == "java"
+
+
+    def _escape_contents(self, state: State, e: Expr, where: LocKey | None = None) -> None:
+        """`&x` or an array `a` handed away: everything stored inside x / a escapes too."""
+        target = e.base if isinstance(e, AddrOf) else e
+        if not isinstance(e, AddrOf) and not (isinstance(e, Var) and self.fn.locals.get(e.name)):
+            return
+        loc = self._resolve(state, target, create=False)
+        if loc is None:
+            return
+        for k, v in list(state.b.items()):
+            if k[:len(loc)] == loc and v[0] == "r":
+                self._escape_val(state, v, where)
+
+
+    def _gc(self, state: State, loc: ir.Loc, lost: bool = True) -> None:
+        """Forget resources nothing refers to; a held one losing its last reference is a leak."""
+        b, r = state.b, state.r
+        self._event_work += len(b)  # the scans below: what bounds one very long block
+        orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
+        for k in orphans:  # memory of resources already forgotten
+            del b[k]
+        referenced = {v[1] for v in b.values() if v[0] == "r"}
+        if len(referenced) >= len(r) and referenced.issuperset(r):
+            return  # the common case: everything is still referenced
+        for rid, res in list(r.items()):
+            if rid in referenced or rid[0] == "p":
+                continue
+            if res.st == HELD:
+                kind = self.policy.kinds.get(res.kind or "")
+                if kind is None or kind.token or (kind.loop_leak and not kind.must_release and not res.coll):
+                    continue  # a local reference keeps its slot until deleted, referenced or not
+                if lost and kind.owned and kind.must_release and not res.coll:
+                    self._leak(state, rid, loc, "lost", "the last reference to it is lost here")
+                del state.r[rid]
+            else:  # released, escaped, consumed: nothing can refer to it any more
+                del state.r[rid]
+
+
+    def _havoc(self, state: State, names: tuple[str, ...]) -> None:
+        wanted = set(names)
+        for k, v in list(state.b.items()):
+            if k[0] in wanted:
+                if v[0] == "r":
+                    self._consume_tree(state, v[1])
+                if len(k) == 1 and v[0] != "r":
+                    del state.b[k]
+        state.conds = frozenset(c for c in state.conds if not (self._vars_of(c[0]) & wanted))
+
+
+    def _consume_tree(self, state: State, rid: str, depth: int = 0) -> None:
+        res = state.r.get(rid)
+        if res is None or depth > 6:
+            return
+        if res.st in (HELD, BORROWED, RELEASED, DANGLING, OPAQUE):
+            state.r[rid] = res.with_st(CONSUMED)
+        for k, v in list(state.b.items()):
+            if k[0] == "@" + rid and v[0] == "r":
+                self._consume_tree(state, v[1], depth + 1)
+
+
+    def _assume(self, state: State, cond: Expr, truth: bool, memo: bool = True) -> State | None:
+        """Narrow `state` to the paths where `cond` has this truth value (None: none). `memo`:
+        remember the answer for conditions the state cannot evaluate, so that a re-test agrees
+        (`#ifdef X` twice, `if (flag)` twice); never for loop tests, whose value changes from
+        one iteration to the next without an assignment the state could notice: every
+        `range-for` would otherwise be the same remembered condition, and the exit of a range-for
+        nested in another (or the body of a second one) would never be explored."""
+        if isinstance(cond, Op):
+            if cond.op == "!" and len(cond.operands) == 1:
+                return self._assume(state, cond.operands[0], not truth, memo)
+            if cond.op in ("==", "!=") and len(cond.operands) == 2:
+                eq = truth if cond.op == "==" else not truth
+                return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
+        v = self._eval(state, cond)
+        decided = self._truth(state, v)
+        if decided is not None:
+            return state if decided == truth else None
+        if v is not None and v[0] == "r" or self._is_lvalue(cond):
+            return self._refine(state, cond, v, eq=not truth, c=0)
+        return self._assume_memo(state, cond, truth) if memo else state
+
+
+    def _assume_eq(self, state: State, a: Expr, b: Expr, eq: bool, whole: Expr, memo: bool = True) -> State | None:
+        va, vb = self._eval(state, a), self._eval(state, b)
+        decided = self._compare(state, va, vb)
+        if decided is not None:
+            return state if decided == eq else None
+        if vb is not None and vb[0] == "k" and (va is None or va[0] != "k"):
+            if va is not None or self._is_lvalue(a):
+                return self._refine(state, a, va, eq, vb[1])
+        elif va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
+            if vb is not None or self._is_lvalue(b):
+                return self._refine(state, b, vb, eq, va[1])
+        return self._assume_memo(state, whole, eq) if memo else state
+
+
+    def _refine(self, state: State, e: Expr, v: Val | None, eq: bool, c: int) -> State | None:
+        """Assume `e == c` (eq) or `e != c` (not eq)."""
+        if v is not None and v[0] == "r":
+            rid = v[1]
+            res = state.r.get(rid)
+            if res is None:
+                return state
+            if res.maybe_null and c == 0:  # decided only now: NULL means the call failed
+                if eq:
+                    for k, val in list(state.b.items()):
+                        if val == ("r", rid):
+                            state.b[k] = ("k", 0)
+                    del state.r[rid]
+                else:
+                    state.r[rid] = replaced(res, maybe_null=False)
+                return state
+            if res.st != OPAQUE:  # something this function acquired: a valid, non-NULL pointer
+                if c == 0:
+                    return None if eq else state
+                return state
+            fact = narrow(res.fact, eq, c)
+            if fact is False:
+                return None
+            state.r[rid] = replaced(res, fact=fact)
+            return state
+        fact = narrow(v, eq, c)
+        if fact is False:
+            return None
+        loc = self._resolve(state, e, create=True)
+        if loc is None or fact is None:
+            return state
+        if v is None and c == 0 and (loc[0].startswith("@") or not self._is_known_var(loc[0])) and not too_deep(loc):
+            # memory reached through a parameter or a global: give it an identity, so the
+            # NULL test shows up in this function's summary as a precondition
+            rid = self._new_opaque(state, loc)
+            state.r[rid] = replaced(state.r[rid], fact=fact)
+            return state
+        state.b[loc] = fact
+        return state
+
+
+    def _is_lvalue(self, e: Expr) -> bool:
+        return isinstance(e, (Var, Field, Index, Deref))
+
+
+    def _assume_memo(self, state: State, cond: Expr, truth: bool) -> State | None:
+        """Conditions the state cannot evaluate: remember the answer so a re-test agrees."""
+        key = cond
+        if (key, not truth) in state.conds:
+            return None
+        if (key, truth) in state.conds:
+            return state
+        if len(state.conds) < self.budget.max_conds:
+            state.conds = state.conds | {(key, truth)}
+            self._memo_names |= self._vars_of(key)
+        return state
+
+
+    def _vars_of(self, e: Expr) -> frozenset[str]:
+        cached = self._cond_vars.get(e)
+        if cached is None:
+            cached = frozenset(expr_vars(e))
+            self._cond_vars[e] = cached
+        return cached
+
+
+    def _use(self, state: State, pointer: Expr, loc: ir.Loc, how: str) -> None:
+        v = self._eval(state, pointer)
+        if v is None or v[0] != "r":
+            return
+        rid = v[1]
+        res = state.r.get(rid)
+        if res is None or res.coll or res.st not in (RELEASED, DANGLING):
+            return
+        name = ir.expr_text(strip_value(pointer))
+        if res.st == RELEASED:
+            where = self._last_note(state, rid, "released")
+            msg = f"`{name}` is used after it was released{where}"
+        else:
+            parent = res.parent or ""
+            where = self._last_note(state, parent, "released")
+            msg = f"`{name}` is used after its owner was released{where}; it was borrowed from it"
+        self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
+        state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _last_note(self, state: State, rid: str, word: str) -> str:
+        node = state.trace
+        while node is not None:
+            if node.rid == rid and word in node.text:
+                return f" at line {node.line}"
+            node = node.prev
+        return ""
