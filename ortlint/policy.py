@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .paths import PACKAGE_DIR
+from .policy_callbacks import CallbackSpec, load_callbacks
+from .policy_guards import GuardSpec, load_guards
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
@@ -156,6 +158,8 @@ class Policy:
     # Java APIs, from [[java_api]]: class -> `member/arity` -> the checked exceptions it declares
     # (empty: none). Generated from the binding's sources by tools/gen_java_policy.py.
     java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    guards: dict[str, GuardSpec] = field(default_factory=dict)  # [[guard]]: status-holding classes (policy_guards.py)
+    callbacks: dict[str, list[CallbackSpec]] = field(default_factory=dict)  # [[callback]]: field -> contracts (policy_callbacks.py)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -269,7 +273,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements"}
@@ -377,6 +381,8 @@ class _Loader:
         self._load_neutral()
         self._load_macros()
         self._load_java_api()
+        load_guards(self.policy, self.doc.get("guard"), self.fail)
+        load_callbacks(self.policy, self.doc.get("callback"), self.fail)
         calls = self.doc.get("call", [])
         if not isinstance(calls, list):
             self.fail("call", "must be an array of tables: [[call]]")

@@ -14,7 +14,8 @@ from .. import ir
 from ..findings import Finding, Step
 from ..ir import Call
 from .messages import exit_phrase
-from .state import HELD, State, Val
+from .slots import CONSTRUCTOR_THROW_NOTE, leaks_on_throw
+from .state import ESCAPED, HELD, State, Val
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Site:
     target: str
     kind: str | None
     via_helper: bool = False
+    macro: str = ""  # the macro whose expansion made the call (ir.Call.macro)
 
 
 @dataclass
@@ -63,12 +65,16 @@ class LeakCollection:
     def _exit(self, state: State, loc: ir.Loc, how: str, value: Val | None, text: str) -> None:
         self.exits.append((state, how, value))
         for rid, res in state.r.items():
+            member = res.st == ESCAPED and how == "throw" and res.kind is not None and \
+                leaks_on_throw(self.fn, res.esc, self.sites.get(rid.split("#")[0]))
+            if member:  # acquired straight into a raw member of the object a constructor builds (slots.py)
+                res = res.with_st(HELD)
             if res.st != HELD or res.kind is None:
                 continue
             kind = self.policy.kinds.get(res.kind)
             if kind is None or not kind.owned or not kind.must_release:
                 continue
-            self._leak(state, rid, loc, how, text)
+            self._leak(state, rid, loc, how, text + (CONSTRUCTOR_THROW_NOTE if member else ""))
 
 
     def _leak(self, state: State, rid: str, loc: ir.Loc, how: str, text: str) -> None:
@@ -99,6 +105,8 @@ class LeakCollection:
                 continue
             exits = sorted(record.exits)
             trace = record.trace[0] if record.trace else ()
+            if site.macro:
+                trace = (Step(self.fn.path, site.line, site.col, f"in the expansion of {site.macro}"),) + tuple(trace)
             first = next((e for e in exits if e[3] != "throw"), exits[0])
             where = exit_phrase(first)
             more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
@@ -139,13 +147,16 @@ class LeakCollection:
                 self.findings[key] = finding
 
 
-    def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str) -> None:
+    def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
+                macro: str = "") -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
         if self.fn.language == "go":
             return  # Go code: only ORT020 (Destroy() twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
+        if macro:
+            trace = (Step(self.fn.path, loc.line, loc.col, f"in the expansion of {macro}"),) + tuple(trace)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor)
 
