@@ -106,6 +106,7 @@ class CallSpec:
     field_of: tuple[str, ...] = ()  # a function-pointer field of these C struct types (`ep->CreateAllocator(ep, ...)`)
     untyped: bool = False  # field_of: also matched on a receiver whose type is unknown
     status_kind: str = "ort.Status"  # returns = "status": the kind of the non-NULL result (OgaResult: "oga.Result")
+    null_test: bool = False  # a method telling whether the receiver holds no handle (`Ort::Status::IsOK()`)
 
 
 # What a macro whose definition is not visible does, as the statement the front ends expand it
@@ -270,7 +271,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains"}
-_CALL_KEYS = {"type", "stores", "view", "element",
+_CALL_KEYS = {"type", "stores", "view", "element", "null_test",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
@@ -532,6 +533,9 @@ class _Loader:
         origin = f"{self.path}:{self._line_of('call', i, 'name') or 0}"
         field_of, untyped = self._field_of(raw, key, i, styles)
         status_kind = self._status_kind(raw, key, i, returns)
+        null_test = raw.get("null_test", False)
+        if not isinstance(null_test, bool):
+            self.fail(f"{key}.null_test", "must be true or false", "call", i)
         specs = []
         for name, style in ((n, st) for n in names for st in styles):
             specs.append(CallSpec(
@@ -543,7 +547,7 @@ class _Loader:
                 status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
                 origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
                 view=bool(raw.get("view", False)), element=bool(raw.get("element", False)),
-                field_of=field_of, untyped=untyped, status_kind=status_kind,
+                field_of=field_of, untyped=untyped, status_kind=status_kind, null_test=null_test,
             ))
         return specs
 

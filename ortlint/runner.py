@@ -695,7 +695,7 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
             cache.store(record)
     if cache is not None:
         cache.flush()
-    report.findings = list({(f.rule, f.path, f.line, f.col, f.anchor): f for f in report.findings}.values())
+    report.keep_one_per_cause()
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()

@@ -786,8 +786,13 @@ class CppLowering(FunctionLowering):
         elif own.what == "class" and own.cls is not None:
             self.init_class_object(var, name, own.cls, args, value, loc)
         elif own.what == "ort" and args:
+            lowered = tuple([self.lower_expr(a) for a in args])
             self.emit_call_node(decl, strip_template_args(self.model.qualify_ort(parse_type(type_text).name)),
-                                "plain", None, tuple([self.lower_expr(a) for a in args]), True, None, loc)
+                                "plain", None, lowered, True, None, loc)
+            if len(lowered) == 1:
+                # `Ort::Status st{api->F(...)}` adopts the handle and is, as a value, that handle:
+                # `st.IsOK()` tests what F returned
+                self.emit(ir.Assign(loc, var, lowered[0]))
         elif own.what == "container" and args is not None:
             for a in args:
                 self.lower_expr(a, discard=True)
