@@ -44,6 +44,7 @@ class Kind:
     wrong_release_rule: str = "ORT003"
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
+    closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +271,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
-_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains"}
+_KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
+              "closed_by_elements"}
 _CALL_KEYS = {"type", "stores", "view", "element", "null_test",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
@@ -365,6 +367,7 @@ class _Loader:
                 wrong_release_rule=rule,
                 language=self._str(raw, "language", key, "kind", i) or "c",
                 contains=self._str(raw, "contains", key, "kind", i) or None,
+                closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()

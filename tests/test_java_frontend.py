@@ -602,8 +602,8 @@ def test_64000_comments_are_found_where_they_are() -> None:
 
 def test_parsing_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """tree-sitter-java's error recovery on stray `case` labels is superlinear (8 000: 21 s)."""
-    from ortlint.frontends import java_treesitter
-    monkeypatch.setattr(java_treesitter, "PARSE_SECONDS", 0.2)
+    from ortlint.frontends import java_syntax
+    monkeypatch.setattr(java_syntax, "PARSE_SECONDS", 0.2)
     u = unit("class P { void f(int x) {\n" + "case 1:\n" * 8000 + "} }\n")
     assert u.functions == []
     assert any("could not parse the file within" in m for m in _messages(u))
@@ -721,3 +721,37 @@ def test_levels_say_which_path_leaks_and_the_trace_names_the_throwing_call(tmp_p
     assert exceptional.effective_level == "warning" and "when an exception leaves" in exceptional.message
     assert any("OrtSession.getInputInfo() throws" in step.message for step in exceptional.trace)
     assert normal.effective_level == "error" and "when returning" in normal.message
+
+
+# ----------------------------------------------------------------------------- the project type index
+
+def test_the_project_index_follows_packages_and_the_default_package_sees_its_folder_only(tmp_path: Path) -> None:
+    """`model.session.run(in)` is typed through Model, declared in another file and package;
+    a default-package file does not look into subfolders."""
+    base = tmp_path / "src" / "org" / "x"
+    base.mkdir(parents=True)
+    (base / "Model.java").write_text("package org.x;\nimport ai.onnxruntime.OrtSession;\n"
+                                     "public class Model { public OrtSession session; }\n")
+    user = base / "User.java"
+    user.write_text("package org.x;\nimport ai.onnxruntime.*;\nimport java.util.Map;\n"
+                    "class User { int f(Model m, Map<String, OnnxTensor> in) throws OrtException {\n"
+                    "  OrtSession.Result r = m.session.run(in);\n  return r.size(); } }\n")
+    assert [(f.line, f.rule) for f in lint([str(user)]).findings] == [(5, "ORT010")]
+    loose = tmp_path / "src" / "Loose.java"  # default package: org/x is not its folder
+    loose.write_text(user.read_text().replace("package org.x;\n", ""))
+    assert lint([str(loose)]).findings == []
+
+
+def test_a_class_of_another_package_that_is_not_imported_is_not_used(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "org" / "y").mkdir(parents=True)
+    (src / "org" / "z").mkdir(parents=True)
+    (src / "org" / "y" / "Model.java").write_text("package org.y;\nimport ai.onnxruntime.OrtSession;\n"
+                                                  "public class Model { public OrtSession session; }\n")
+    user = src / "org" / "z" / "User.java"
+    user.write_text("package org.z;\nimport ai.onnxruntime.*;\nimport java.util.Map;\nimport lib.Model;\n"
+                    "class User { int f(Model m, Map<String, OnnxTensor> in) throws OrtException {\n"
+                    "  OrtSession.Result r = m.session.run(in);\n  return r.size(); } }\n")
+    assert lint([str(user)]).findings == []  # lib.Model is not org.y.Model
+    user.write_text(user.read_text().replace("import lib.Model;", "import org.y.Model;"))
+    assert [(f.line, f.rule) for f in lint([str(user)]).findings] == [(6, "ORT010")]

@@ -42,6 +42,7 @@ from ortlint.parallel import Limits  # noqa: E402
 from ortlint.runner import RunConfig, run  # noqa: E402
 
 SUFFIXES = tuple(LANGUAGE_BY_SUFFIX)  # the languages this ortlint reads
+HUGE = 0.05  # share of the size-stressing mutations that go to the largest size
 SNIPPETS = [
     b"{", b"}", b"(", b")", b"[&]{", b"#if X\n", b"#else\n", b"#endif\n", b"#define M(a) a;\n", b"M(",
     b"case 1:", b"try {", b"} finally {", b"catch (Exception e) {", b"return", b"goto out;", b"out:",
@@ -85,7 +86,8 @@ def repeat_lines(rng: random.Random, data: bytes, _other: bytes) -> bytes:
     lines = _lines(data)
     a = rng.randrange(len(lines))
     block = lines[a:a + rng.randint(1, 5)]
-    return b"".join(lines[:a] + block * rng.choice((2, 2, 10, 10, 50, 200, 2000)) + lines[a:])
+    times = 2000 if rng.random() < HUGE else rng.choice((2, 2, 10, 10, 50, 200))
+    return b"".join(lines[:a] + block * times + lines[a:])
 
 
 def nest(rng: random.Random, data: bytes, _other: bytes) -> bytes:
@@ -93,7 +95,7 @@ def nest(rng: random.Random, data: bytes, _other: bytes) -> bytes:
     a = rng.randrange(len(lines))
     opener, closer = rng.choice(((b"{", b"}"), (b"(", b")"), (b"if (x) {", b"}"), (b"[&]{", b"}();"),
                                  (b"while (1) {", b"}"), (b"try {", b"} finally { x(); }")))
-    depth = rng.choice((20, 50, 200, 500, 3000))
+    depth = 3000 if rng.random() < HUGE else rng.choice((20, 50, 200, 500))
     middle = opener * depth + lines[a] + (closer * depth if rng.random() < 0.7 else b"")
     return b"".join(lines[:a]) + middle + b"".join(lines[a + 1:])
 
@@ -106,7 +108,8 @@ def insert_snippet(rng: random.Random, data: bytes, _other: bytes) -> bytes:
 def long_line(rng: random.Random, data: bytes, _other: bytes) -> bytes:
     pos = rng.randint(0, len(data))
     token = rng.choice((b"a && ", b"x << ", b"f(", b".g()", b"/* c */ ", b"// ", b"\xc3\xa9", b"p->q"))
-    return data[:pos] + token * rng.choice((100, 1000, 1000, 10000, 30000)) + data[pos:]
+    times = 30000 if rng.random() < HUGE else rng.choice((100, 1000, 1000, 10000))
+    return data[:pos] + token * times + data[pos:]
 
 
 def truncate(rng: random.Random, data: bytes, _other: bytes) -> bytes:

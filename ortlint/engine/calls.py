@@ -217,6 +217,20 @@ class CallTransfer:
             state.r[rid] = res.with_st(RELEASED)
             state.note(loc.line, loc.col, f"released with the other elements of `{ir.expr_text(strip_value(elem))}` by {by}",
                        rid, release=by.rstrip("()") if by.endswith("()") else None)
+        if isinstance(elem, Index):
+            self._release_by_elements(state, elem.base, by, loc)
+
+    def _release_by_elements(self, state: State, coll: Expr, by: str, loc: ir.Loc) -> None:
+        """A list whose values its holder must close one by one (kind `closed_by_elements`:
+        `OnnxSequence.getValue()`) is done with when every element is closed; the list itself
+        stays usable (`vals.size()`), so it is consumed, not released."""
+        v = self._eval(state, coll)
+        res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+        kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+        if res is None or kind is None or not kind.closed_by_elements or res.st != HELD:
+            return
+        state.r[v[1]] = res.with_st(CONSUMED)
+        state.note(loc.line, loc.col, f"every value of `{ir.expr_text(strip_value(coll))}` is closed by {by}", v[1])
 
 
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:

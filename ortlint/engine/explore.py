@@ -303,7 +303,23 @@ class Exploration:
             key = property_key(s, self._tracked_kinds)
             old = groups.get(key)
             groups[key] = s if old is None else join(old, s, self._tracked_kinds, self._local_ref_kinds)
-        return list(groups.values())
+        if len(groups) <= self.budget.join_held_after:
+            return list(groups.values())
+        # Calls that each acquire or fail, one after the other with no test in between, give
+        # 2^n property states inside one block: the second-level join applies here as at a
+        # block's entry, with the same refusals (so a status and its out-parameters stay tied).
+        buckets: dict[tuple, list[State]] = {}
+        for s in groups.values():
+            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds), self._signature(s)), [])
+            for i in range(len(bucket) - 1, max(-1, len(bucket) - 4), -1):  # the latest few: bounded effort
+                merged = join_held(bucket[i], s, self._tracked_kinds, self._local_ref_kinds, self._branch_vars,
+                                   self._retested)
+                if merged is not None:
+                    bucket[i] = merged
+                    break
+            else:
+                bucket.append(s)
+        return [s for bucket in buckets.values() for s in bucket]
 
 
     def _event(self, block: ir.Block, state: State, ev: ir.Event) -> list[State]:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .exprs import param_path
-from .state import CONSUMED, ESCAPED, RELEASED, State, Val, is_nonnull_fact, is_null_fact
+from .state import CONSUMED, ESCAPED, HELD, RELEASED, State, Val, is_nonnull_fact, is_null_fact
 from .summaries import Case, Effect, MAX_CASES, Summary, simplify_cases
 
 
@@ -91,5 +91,21 @@ class Summarizing:
             return ("param", path) if path[0] < len(self.fn.params) else None
         res = state.r.get(rid)
         if res is not None and res.kind and res.esc == ("<return>",):
-            return ("fresh", res.kind)
+            held = self._held_elements(state, rid)
+            return ("fresh", res.kind, False, held) if held else ("fresh", res.kind)
         return None
+
+    def _held_elements(self, state: State, rid: str) -> tuple[str, ...]:
+        """Kinds of the resources a returned collection keeps (`m.put("x", createTensor(..));
+        return m;`): they are the caller's to close, as the collection is (Java)."""
+        if self.fn.language != "java":
+            return ()
+        prefix = ("@" + rid, "[]")
+        kinds = []
+        for key, val in state.b.items():
+            if len(key) == 3 and key[:2] == prefix and key[2].startswith("#") and val[0] == "r":
+                res = state.r.get(val[1])
+                kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+                if kind is not None and kind.owned and kind.must_release and res.st in (HELD, ESCAPED):
+                    kinds.append(kind.id)
+        return tuple(sorted(kinds))

@@ -39,6 +39,8 @@ class SummaryTransfer:
                     s.note(ev.loc.line, ev.loc.col, self._case_note(ev.callee, case))
                 out.append(s)
             elif case.exit == "throw":
+                if self.fn.language == "java" and not ev.may_throw:
+                    continue  # Java: only declared (checked) exceptions leave a call; see docs/java.md
                 s.note(ev.loc.line, ev.loc.col, f"{ev.callee}() throws")
                 self._throw_edge(block, s, ev)
             elif case.exit == "caller_return":
@@ -171,6 +173,14 @@ class SummaryTransfer:
             self._site(rid, ev, target, ret[1], ev.callee)
             state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} returned by {ev.callee}()", rid)
             self._store(state, target, ("r", rid), ev.loc)
+            for i, kind in enumerate(ret[3] if len(ret) > 3 else ()):  # what the returned collection keeps
+                if kind in self.policy.kinds:
+                    kept = f"{ev.id}:return/{i}"
+                    state.r[kept] = Res(kind, HELD)
+                    self._site(kept, ev, target, kind, ev.callee)
+                    state.note(ev.loc.line, ev.loc.col, f"{self.policy.kinds[kind].label} returned by {ev.callee}() "
+                                                        f"inside `{ir.expr_text(target)}`", kept)
+                    self._keep_value(state, target, ("r", kept))
             return
         if ev.dest is not None:
             self._store(state, ev.dest, value, ev.loc)

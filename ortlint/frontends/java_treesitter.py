@@ -27,60 +27,28 @@ for the `type` a known call returns (so that `var s = env.createSession(p)` give
 """
 from __future__ import annotations
 
-import bisect
 import contextlib
 import functools
+import os
 import re
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-import tree_sitter_java
-from tree_sitter import Language, Node, Parser, Tree
+from tree_sitter import Node
 
 from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, short
 from .source import read_source
+from .java_syntax import (INDEX_PARSE_SHARE, JAVA_LANGUAGE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan,
+                          _walk, lambda_param_names, parse_budget, parse_tree)
+from .java_syntax import (F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR,
+                          F_DIMENSIONS, F_ELEMENT, F_FIELD, F_INDEX, F_INIT, F_LEFT, F_NAME, F_OBJECT,
+                          F_OPERATOR, F_PARAMETERS, F_RESOURCES, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE)  # noqa: F401
 from .java_types import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
-JAVA_LANGUAGE = Language(tree_sitter_java.language())
-
-
-def _field_id(name: str) -> int:
-    """The grammar's id of a field: `child_by_field_id` skips the name lookup that
-    `child_by_field_name` does on each of the ~million field accesses of a large tree."""
-    fid = JAVA_LANGUAGE.field_id_for_name(name)
-    if fid is None:
-        raise ValueError(f"tree-sitter-java has no field {name!r}")
-    return fid
-
-
-F_ALTERNATIVE = _field_id("alternative")
-F_ARGUMENTS = _field_id("arguments")
-F_ARRAY = _field_id("array")
-F_BODY = _field_id("body")
-F_CONDITION = _field_id("condition")
-F_CONSEQUENCE = _field_id("consequence")
-F_CONSTRUCTOR = _field_id("constructor")
-F_DECLARATOR = _field_id("declarator")
-F_DIMENSIONS = _field_id("dimensions")
-F_ELEMENT = _field_id("element")
-F_FIELD = _field_id("field")
-F_INDEX = _field_id("index")
-F_INIT = _field_id("init")
-F_LEFT = _field_id("left")
-F_NAME = _field_id("name")
-F_OBJECT = _field_id("object")
-F_OPERATOR = _field_id("operator")
-F_PARAMETERS = _field_id("parameters")
-F_RESOURCES = _field_id("resources")
-F_RIGHT = _field_id("right")
-F_TYPE = _field_id("type")
-F_UPDATE = _field_id("update")
-F_VALUE = _field_id("value")
 
 ORT_PACKAGE = "ai.onnxruntime"
 _ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
@@ -112,25 +80,6 @@ _SIMPLE_STATEMENTS = frozenset({"expression_statement", "local_variable_declarat
 
 
 _short = short
-
-
-class CommentedNodes:
-    """Which nodes of one file have comments among their children.
-
-    Comments may appear anywhere in Java syntax trees, so named children must be filtered;
-    filtering every child list in Python cost a tenth of the front end, while `_scan` finds
-    the few nodes that have comment children at all once per file."""
-
-    def __init__(self) -> None:
-        self.ids: set[int] = set()
-
-    def named(self, node: Node | None) -> list[Node]:
-        """Named children without comments."""
-        if node is None:
-            return []
-        if node.id in self.ids:
-            return [c for c in node.named_children if c.type not in _SKIP]
-        return node.named_children
 
 
 def base_type(t: str) -> str:
@@ -1658,146 +1607,6 @@ _EXPR_HANDLERS = _handlers(JavaLowering, "expr_")
 # ----------------------------------------------------------------------------- syntax helpers
 
 
-def lambda_param_names(fn: Node, src: bytes, named: Callable[[Node | None], list[Node]]) -> list[str]:
-    """`x ->`, `(x, y) ->` and `(T x) ->` all give their parameter names."""
-    params = fn.child_by_field_id(F_PARAMETERS)
-    if params is None:
-        return []
-    if params.type == "identifier":
-        return [src[params.start_byte:params.end_byte].decode()]
-    out = []
-    for p in named(params):
-        if p.type == "identifier":
-            out.append(src[p.start_byte:p.end_byte].decode())
-        else:
-            name = p.child_by_field_id(F_NAME)
-            if name is not None:
-                out.append(src[name.start_byte:name.end_byte].decode())
-    return out
-
-
-_COMMENTS = ("line_comment", "block_comment")
-_SCAN_START = re.compile(rb"//|/\*|<")  # where a comment or a type parameter list can start
-
-
-def _scan(root: Node, src: bytes) -> tuple[list[Node], set[int]]:
-    """Every `type_parameter` node, and the ids of the nodes that have comment children.
-
-    A walk over every node from Python took a tenth of the Java front end's time. Every comment
-    starts with `//` or `/*` and every type parameter list with `<`, so one walk with a tree
-    cursor enters only the subtrees that contain such a spot of the source, and steps over the
-    rest. Looking each spot up from the root instead (`descendant_for_byte_range`, `parent`)
-    costs a pass over the siblings every time: 64 000 comments in one block took 16 s. The
-    cursor moves to a child, sibling or parent in constant time, so this is linear, and it
-    holds for trees with errors too (wherever recovery puts a comment, it starts there)."""
-    spots = [m.start() for m in _SCAN_START.finditer(src)]
-    params: list[Node] = []
-    ids: set[int] = set()
-    if not spots:
-        return params, ids
-    cursor = root.walk()
-    parents = [root.id]
-    if not cursor.goto_first_child():
-        return params, ids
-    while True:
-        node = cursor.node
-        kind = node.type
-        if kind in _COMMENTS:
-            ids.add(parents[-1])
-        elif kind == "type_parameters":
-            params.extend(c for c in node.named_children if c.type == "type_parameter")
-        i = bisect.bisect_left(spots, node.start_byte)
-        if (i < len(spots) and spots[i] < node.end_byte and kind not in _COMMENTS
-                and node.child_count and cursor.goto_first_child()):
-            parents.append(node.id)
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent() or len(parents) == 1:
-                return params, ids
-            parents.pop()
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
-
-
-_CLOSURE_NODES = ("lambda_expression", "class_body")  # bodies `capture` asks about
-
-
-class TakeOvers:
-    """Which names each closure body of one file closes (`v.close()`, `try (v)`), returns or
-    stores: a lambda or anonymous class that does so takes a captured local over.
-
-    Asking the question by walking each closure's body made nested closures quadratic (4 000
-    curried lambdas: 19 s), as every closure's walk covers all the closures inside it. One
-    iterative walk answers for the asked body and every closure nested in it, and remembers
-    the answers, so each node is visited once per file."""
-
-    def __init__(self, src: bytes, named: Callable[[Node | None], list[Node]]):
-        self.src = src
-        self.named = named
-        self.memo: dict[int, frozenset[str]] = {}
-
-    def names(self, body: Node, candidates: set[str]) -> set[str]:
-        found = self.memo.get(body.id)
-        if found is None:
-            found = self._collect(body)
-        return set(found) & candidates
-
-    def _collect(self, root: Node) -> frozenset[str]:
-        """Post-order over `root`: a nested closure's set is finished (and remembered) when
-        its subtree is, then merged into the enclosing one."""
-        acc: list[set[str]] = [set()]
-        stack: list[tuple[Node, bool]] = [(root, False)]
-        while stack:
-            node, leaving = stack.pop()
-            if leaving:
-                done = frozenset(acc.pop())
-                self.memo[node.id] = done
-                acc[-1].update(done)
-                continue
-            if node.type in _CLOSURE_NODES:
-                known = self.memo.get(node.id)
-                if known is not None:
-                    acc[-1].update(known)
-                    continue
-                acc.append(set())
-                stack.append((node, True))
-            hit = self._hit(node)
-            if hit:
-                acc[-1].add(hit)
-            stack.extend((c, False) for c in reversed(node.named_children))
-        return self.memo[root.id] if root.type in _CLOSURE_NODES else frozenset(acc[0])
-
-    def _hit(self, n: Node) -> str | None:
-        t = n.type
-        if t == "method_invocation":
-            name = n.child_by_field_id(F_NAME)
-            if name is not None and self.src[name.start_byte:name.end_byte] == b"close":
-                return self._name_of(n.child_by_field_id(F_OBJECT))
-            return None
-        if t == "resource" and n.child_by_field_id(F_NAME) is None:
-            return self._name_of(next(iter(self.named(n)), None))
-        if t == "return_statement":
-            return self._name_of(next(iter(self.named(n)), None))
-        if t == "assignment_expression":
-            return self._name_of(n.child_by_field_id(F_RIGHT))
-        if t == "lambda_expression":
-            body = n.child_by_field_id(F_BODY)
-            if body is not None and body.type != "block":  # `() -> t`: returns t
-                return self._name_of(body)
-        return None
-
-    def _name_of(self, n: Node | None) -> str | None:
-        if n is not None and n.type == "identifier":
-            return self.src[n.start_byte:n.end_byte].decode("utf-8", "replace")
-        return None
-
-
 # ----------------------------------------------------------------------------- the unit
 
 
@@ -1874,7 +1683,7 @@ class JavaFrontEnd:
         top = list(self.class_nodes(root))
         for node in top:
             self.collect_class(node, None)
-        if self.index:
+        if self.index and os.path.isfile(self.path):  # a file on disk has a project around it
             self.project = project_types(self.path, self.types.package, self.declarations)
         self.link_superclasses()
         for node in top:
@@ -1945,7 +1754,7 @@ class JavaFrontEnd:
             return cached  # type: ignore[return-value]
         root = canonical.split(".")[0]
         packages = [self.types.origin.get(root, self.types.package), self.types.package, *self.types.wildcards]
-        found = self.project.find(canonical, packages)
+        found = self.project.find(canonical, packages, unique=root not in self.types.origin)
         if found is not None and found.package.startswith(ORT_PACKAGE) and root in self.types.api_classes:
             found = None
         if found is not None and found.file != self.path:
@@ -1956,12 +1765,12 @@ class JavaFrontEnd:
     def declarations(self, path: str, data: bytes) -> list[ClassInfo]:
         """The classes one file of the project declares (for the project index): its header
         and class signatures, no bodies; nothing when it cannot be read within budget."""
-        if path == self.path or b"\0" in data[:8192]:
+        if path == self.path or b"\0" in data[:8192] or len(data) > MAX_INDEXED_BYTES:
             data = self.src if path == self.path else b""
         if not data:
             return []
         other = JavaFrontEnd(path, data, self.policy, 0, index=False)
-        tree = parse_tree(data)
+        tree = parse_tree(data, parse_budget(len(data)) * INDEX_PARSE_SHARE)
         if tree is None:
             return []
         root = tree.root_node
@@ -2151,35 +1960,6 @@ class JavaFrontEnd:
                     if block is not None:
                         lowering.stmt_block(block)
         return lowering.lower([], body)
-
-
-PARSE_SECONDS = 1.0  # CPU time tree-sitter may spend on a file, plus PARSE_SECONDS_PER_MB per megabyte
-PARSE_SECONDS_PER_MB = 1.0  # tree-sitter-java parses about 18 MB/s: this is 18x that
-
-
-def parse_budget(size: int) -> float:
-    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
-
-
-def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
-    """The syntax tree, or None when tree-sitter needs more than its CPU budget. Its error
-    recovery is superlinear on some malformed input (8 000 stray `case` labels: 21 s), and
-    tree-sitter has no time limit of its own in this binding; its progress callback, which
-    only the read-callback form of `parse` calls, can cancel it."""
-    limit = budget if budget is not None else parse_budget(len(src))
-    deadline = time.process_time() + limit
-    view = memoryview(src)
-
-    def read(offset: int, point: object) -> memoryview:
-        return view[offset:]
-
-    def cancel(state: object, has_error: bool) -> bool:
-        return time.process_time() > deadline
-
-    try:
-        return Parser(JAVA_LANGUAGE).parse(read, progress_callback=cancel)
-    except ValueError:  # "Parsing failed": cancelled
-        return None
 
 
 def parse_java(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:

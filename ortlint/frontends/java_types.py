@@ -6,8 +6,9 @@ when `session` is a field of `model`'s class declared in another file (or inheri
 superclass there), and a call to a method of another file gets the name its summary has.
 
 The project index is what `javac -sourcepath` would see: every `.java` file under the source
-root of the analyzed file (the directory its `package` declaration says is the root). Each
-process builds it once per root, from the files' declarations only (no method bodies).
+root of the analyzed file (the directory its `package` declaration says is the root; for a
+file of the default package, its own folder). Each process builds it once per root, from the
+files' declarations only (no method bodies).
 """
 from __future__ import annotations
 
@@ -101,8 +102,10 @@ class ProjectTypes:
     def add(self, info: ClassInfo) -> None:
         self.by_path.setdefault(info.path, []).append(info)
 
-    def find(self, path: str, packages: list[str]) -> ClassInfo | None:
-        """The class `path` of the first of `packages` that has one; else the only one."""
+    def find(self, path: str, packages: list[str], unique: bool = False) -> ClassInfo | None:
+        """The class `path` of the first of `packages` that has one: the packages whose classes
+        a simple name can mean in Java (imported, its own, wildcard-imported). With `unique`
+        (a name the file does not import by name), else the project's only class of that name."""
         found = self.by_path.get(path)
         if not found:
             return None
@@ -110,7 +113,7 @@ class ProjectTypes:
             for info in found:
                 if info.package == pkg:
                     return info
-        return found[0] if len(found) == 1 else None
+        return found[0] if unique and len(found) == 1 else None
 
     def link(self) -> None:
         """Resolve every indexed class's superclass within the index."""
@@ -140,12 +143,15 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
     root = source_root(path, package)
     if not root:
         return None
-    if root in _PROJECTS:
-        return _PROJECTS[root]
+    key = root if package else root + os.sep + "<default package>"
+    if key in _PROJECTS:
+        return _PROJECTS[key]
     files: list[str] = []
     total = 0
     for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        # a file of the default package sees its own folder only: classes in subfolders belong
+        # to named packages, and its folder may be anything (a home directory, /tmp)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if package else []
         for name in sorted(names):
             if name.endswith(".java"):
                 full = os.path.join(folder, name)
@@ -155,7 +161,7 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
                 except OSError:
                     pass
         if len(files) > MAX_INDEX_FILES or total > MAX_INDEX_BYTES:
-            _PROJECTS[root] = None
+            _PROJECTS[key] = None
             return None
     index = ProjectTypes(root)
     for full in files:
@@ -167,5 +173,5 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
         for info in collect(full, data):
             index.add(info)
     index.link()
-    _PROJECTS[root] = index
+    _PROJECTS[key] = index
     return index
