@@ -1,6 +1,8 @@
-"""Time and peak memory of the C/C++ front ends on the pathological inputs of issue 18.
+"""Time and peak memory of ortlint on the pathological inputs of issue 18 (C, C++, Java, the
+engine and the suppression scan), each at the size that took seconds, raised or crashed.
 
-A script, not a test (tests/test_frontend_limits.py runs the same generators at small sizes):
+A script, not a test (tests/test_frontend_limits.py, tests/test_java_frontend.py,
+tests/test_engine_v2.py and tests/test_suppress_scan.py run the same shapes):
 
     .venv/bin/python bench/frontend_probes.py                 # every probe at its issue size
     .venv/bin/python bench/frontend_probes.py --scale 0.25    # smaller
@@ -56,7 +58,69 @@ def long_struct_name(n: int) -> tuple[str, str]:
     return "long_name.h", "struct " + "A" * n + " x;\nint f(void);\n"
 
 
+def same_name_classes(_n: int) -> tuple[str, str]:
+    """The six-line file: a member whose class has the short name of another class."""
+    return "same_name.cpp", ("namespace impl { struct Session { void* p; }; }\n"
+                             "struct Session { impl::Session s; };\nvoid f() { Session n; }\n")
+
+
+def loop_calls(n: int) -> tuple[str, str]:
+    """One loop body of `n` calls (the engine's loop-release scan)."""
+    body = "".join(f"    g(a[i], {k});\n" for k in range(n))
+    return "loop_calls.c", f"void g(char *p, int k);\nvoid f(char **a, int m) {{\n  for (int i = 0; i < m; i++) {{\n{body}  }}\n}}\n"
+
+
+def suppression_line(n: int) -> tuple[str, str]:
+    """A line of `n` comment openers and `ortlint:` markers (the suppression scan)."""
+    return "suppress.c", "int x; " + "// " * n + "ortlint: nothing " + "ortlint:" * n + "\n"
+
+
+def java_method_chain(n: int) -> tuple[str, str]:
+    return "Chain.java", "class Chain { void f(StringBuilder b) { b" + ".append(1)" * n + "; } }\n"
+
+
+def java_nested_classes(n: int) -> tuple[str, str]:
+    return "Nest.java", "".join(f"class C{i} {{ " for i in range(n)) + "}" * n + "\n"
+
+
+def java_resources(n: int) -> tuple[str, str]:
+    resources = "; ".join(f"java.io.StringReader r{i} = new java.io.StringReader(\"\")" for i in range(n))
+    return "Res.java", f"class Res {{ void f() throws Exception {{ try ({resources}) {{ }} }} }}\n"
+
+
+def java_curried_lambdas(n: int) -> tuple[str, str]:
+    arrows = " -> ".join(f"a{i}" for i in range(n))
+    return "Curry.java", f"class Curry {{ Object f() {{ return (java.util.function.Function) {arrows} -> 0; }} }}\n"
+
+
+def java_comments(n: int) -> tuple[str, str]:
+    return "Comments.java", "class Comments {\n" + "  // a comment\n" * n + "  void f() { }\n}\n"
+
+
+def java_case_labels(n: int) -> tuple[str, str]:
+    return "Cases.java", "class Cases { void f(int x) {\n" + "case 1:\n" * n + "} }\n"
+
+
+def java_finally_deep(n: int) -> tuple[str, str]:
+    deep = "(" * n + "1" + ")" * n
+    return "Fin.java", ("class Fin {\n int f() { try { return 1; } finally { int x = " + deep + "; } }\n"
+                        " void g(ai.onnxruntime.OrtEnvironment env) throws Exception {"
+                        " var o = new ai.onnxruntime.OrtSession.SessionOptions(); }\n}\n")
+
+
 PROBES: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {
+    "same_name_classes": (same_name_classes, 1),
+    "loop_calls": (loop_calls, 8_000),
+    "suppression_line": (suppression_line, 20_000),
+    "java_and_chain": (lambda n: ("And.java", "class And { void f(boolean a) { if (" + " && ".join(["a"] * n)
+                                  + ") { } } }\n"), 30_000),
+    "java_method_chain": (java_method_chain, 15_000),
+    "java_nested_classes": (java_nested_classes, 30_000),
+    "java_resources": (java_resources, 30_000),
+    "java_curried_lambdas": (java_curried_lambdas, 4_000),
+    "java_comments": (java_comments, 64_000),
+    "java_case_labels": (java_case_labels, 8_000),
+    "java_finally_deep": (java_finally_deep, 5_000),
     "and_chain": (and_chain, 30_000),
     "shift_chain": (shift_chain, 30_000),
     "nested_iife": (nested_iife, 16_000),

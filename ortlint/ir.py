@@ -158,6 +158,9 @@ class Call:
     # Arguments a visible prototype declares `const T *` / `const T &` (indexes): an unknown
     # callee only reads them, so they do not escape into it (front ends: header_index).
     borrows: tuple[int, ...] = ()
+    # The macro whose expansion holds this call, as its invocation's trace step names it:
+    # "CHECK_ORT (utils.h:12)" (front ends: the outermost expansion; "" outside macros).
+    macro: str = ""
 
 
 @pickle_by_fields

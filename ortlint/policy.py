@@ -146,6 +146,7 @@ class Policy:
     blank_words: set[str] = field(default_factory=set)
     blank_calls: set[str] = field(default_factory=set)
     blank_patterns: list[str] = field(default_factory=list)
+    rename_words: dict[str, str] = field(default_factory=dict)  # [preprocess] rename: macro -> same-length code
     files: list[str] = field(default_factory=list)
     # function-pointer fields (`[[call]] field_of`) also matched when the receiver's type is
     # unknown: field name -> spec; consulted only after the exact (style, name) tables missed
@@ -410,11 +411,26 @@ class _Loader:
                 self.fail(f"constants.{name}", "must be an integer")
             self.policy.constants[name] = value
 
+    def _load_renames(self, renames: object) -> None:
+        """`rename = { ORT_TRY = "try" }`: an object-like macro whose definition is not visible
+        written as the code it stands for, padded to the same length (offsets stay put)."""
+        if not isinstance(renames, dict):
+            self.fail("preprocess.rename", 'must be a table such as { ORT_TRY = "try" }')
+        for name, code in renames.items():
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                self.fail("preprocess.rename", f"{name!r} is not a macro name")
+            if not isinstance(code, str) or not code.strip() or "\n" in code:
+                self.fail("preprocess.rename", f"{name}: must be one line of code")
+            if len(code) > len(name):
+                self.fail("preprocess.rename", f"{name}: {code!r} is longer than the macro name: offsets would move")
+            self.policy.rename_words[name] = code
+
     def _load_preprocess(self) -> None:
         pre = self.doc.get("preprocess", {})
         if not isinstance(pre, dict):
             self.fail("preprocess", "must be a table")
-        self.check_keys(pre, {"blank", "blank_calls", "blank_patterns"}, "preprocess", None, None)
+        self.check_keys(pre, {"blank", "blank_calls", "blank_patterns", "rename"}, "preprocess", None, None)
+        self._load_renames(pre.get("rename", {}))
         self.policy.blank_words.update(self._str_list(pre, "blank", "preprocess"))
         self.policy.blank_calls.update(self._str_list(pre, "blank_calls", "preprocess"))
         for pattern in self._str_list(pre, "blank_patterns", "preprocess"):

@@ -193,3 +193,15 @@ def test_semicolon_before_a_directive_at_column_zero_moves_the_invocation_left()
     out = terminate_statement_macros(code, {"CASE"})
     assert len(out) == len(code)
     assert out.split(b"\n")[2] == b"   CASE(a, 1);" and out.split(b"\n")[4] == b"   CASE(b, 2);"
+
+
+def test_a_finding_inside_a_macro_expansion_names_the_macro_in_its_trace() -> None:
+    """Reported at the invocation, with a step naming the macro and where it is defined."""
+    from ortlint.api import lint
+    folder = Path(__file__).resolve().parent.parent / "fixtures" / "multi" / "header_index"
+    report = lint([str(folder)])
+    by_line = {(Path(f.path).name, f.line): f for f in report.findings}
+    logged = by_line[("app.c", 55)]
+    assert logged.trace[0].message == "in the expansion of LOG_IF_ERROR (status_check.h:27)"
+    plain = by_line[("app.c", 49)]  # strdup written in the function itself: no such step
+    assert not any("expansion" in s.message for s in plain.trace)

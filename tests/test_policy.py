@@ -36,6 +36,9 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[[kind]]\nlabel = "x"\n', "kind[0].id: missing"),
     ('[[call]]\nname = "f"\nacquire = { kind = "libc.heap", into = "sideways" }\n', "into"),
     ("this is = = not toml\n", "invalid TOML"),
+    ('[preprocess]\nrename = { TRY = "try_block" }\n', "TRY: 'try_block' is longer than the macro name"),
+    ('[preprocess]\nrename = { "not a name" = "x" }\n', "is not a macro name"),
+    ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
 ])
 def test_malformed_policy_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
     p = write(tmp_path, "# a comment line\n" + text)
@@ -87,3 +90,11 @@ def test_borrowed_results_are_not_owned() -> None:
     for name in ("CastTypeInfoToTensorInfo", "GetTensorMutableData", "GetAllocatorWithDefaultOptions", "GetErrorMessage"):
         kinds = [policy.kinds[a.kind] for a in policy.lookup("table", name).acquires]
         assert kinds and not any(k.owned for k in kinds), name
+
+
+def test_renamed_macros_keep_every_offset(tmp_path: Path) -> None:
+    from ortlint.frontends.source import blank_decorations
+    p = write(tmp_path, '[preprocess]\nrename = { MY_TRY = "try", MY_CATCH = "catch" }\n')
+    code = b"MY_TRY { f(); } MY_CATCH(...) { g(); } MY_TRYING();\n"
+    out = blank_decorations(code, load_policy([p]))
+    assert out == b"try    { f(); } catch   (...) { g(); } MY_TRYING();\n" and len(out) == len(code)

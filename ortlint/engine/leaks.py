@@ -29,6 +29,7 @@ class Site:
     target: str
     kind: str | None
     via_helper: bool = False
+    macro: str = ""  # the macro whose expansion made the call (ir.Call.macro)
 
 
 @dataclass
@@ -99,6 +100,8 @@ class LeakCollection:
                 continue
             exits = sorted(record.exits)
             trace = record.trace[0] if record.trace else ()
+            if site.macro:
+                trace = (Step(self.fn.path, site.line, site.col, f"in the expansion of {site.macro}"),) + tuple(trace)
             first = next((e for e in exits if e[3] != "throw"), exits[0])
             where = exit_phrase(first)
             more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
@@ -139,13 +142,16 @@ class LeakCollection:
                 self.findings[key] = finding
 
 
-    def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str) -> None:
+    def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
+                macro: str = "") -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
         if self.fn.language == "go":
             return  # Go code: only ORT020 (Destroy() twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
+        if macro:
+            trace = (Step(self.fn.path, loc.line, loc.col, f"in the expansion of {macro}"),) + tuple(trace)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor)
 

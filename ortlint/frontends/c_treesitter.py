@@ -5,6 +5,7 @@ C++ front end subclasses `FunctionLowering` and only adds what C++ has on top.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from collections.abc import Callable, Iterable
@@ -77,6 +78,7 @@ class FunctionLowering(CfgBuilder):
         self.break_stack: list[int] = []
         self.loc_override: Loc | None = None
         self.macro_depth = 0
+        self.macro_origin = ""  # the outermost macro being expanded, for trace steps
         self.F = unit.F
         self.name_values = unit.name_values
 
@@ -679,7 +681,7 @@ class FunctionLowering(CfgBuilder):
         self.call_counter += 1
         borrows = self.unit.borrowed_args(callee, len(args)) if style == "plain" and self.unit.prototypes else ()
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          self.short_text(node), may_throw, borrows))
+                          self.short_text(node), may_throw, borrows, self.macro_origin))
         return target if target is not None else _VOID
 
     def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
@@ -745,8 +747,10 @@ class FunctionLowering(CfgBuilder):
         body = _first_function_body(tree.root_node)
         if body is None or body.has_error:
             return None
-        saved = (self.src, self.loc_override)
+        saved = (self.src, self.loc_override, self.macro_origin)
         self.loc_override = self.loc(node)
+        if not self.macro_origin:
+            self.macro_origin = macro_label(macro)
         self.src = wrapper.encode()
         self.macro_depth += 1
         try:
@@ -759,11 +763,21 @@ class FunctionLowering(CfgBuilder):
             value = assign.child_by_field_id(self.F.right) if assign is not None else None
             return self.lower_expr(value, dest=dest) if value is not None else None
         finally:
-            self.src, self.loc_override = saved
+            self.src, self.loc_override, self.macro_origin = saved
             self.macro_depth -= 1
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def macro_label(macro: Macro) -> str:
+    """`CHECK_ORT (utils.h:12)`: a macro as a trace step names it."""
+    if macro.origin == "policy":
+        return f"{macro.name} (its shape in the policy)"
+    if macro.origin:
+        path, _, line = macro.origin.rpartition(":")
+        return f"{macro.name} ({os.path.basename(path)}:{line})"
+    return macro.name
 
 
 def parse_int(text: str) -> int | None:

@@ -59,7 +59,17 @@ def blank_decorations(data: bytes, policy: Policy) -> bytes:
     def spaces(m: re.Match[bytes]) -> bytes:
         return m.group(0).translate(_SPACES)
 
-    return pattern.sub(spaces, data)
+    return _rename(pattern.sub(spaces, data), policy)
+
+
+def _rename(data: bytes, policy: Policy) -> bytes:
+    """`[preprocess] rename`: `ORT_TRY` -> `try    `, same length (see policy.py)."""
+    renames = getattr(policy, "rename_words", None)
+    if not renames or not any(name.encode() in data for name in renames):
+        return data
+    table = {name.encode(): code.encode().ljust(len(name)) for name, code in renames.items()}
+    words = re.compile(rb"\b(?:" + b"|".join(re.escape(n) for n in sorted(table, key=len, reverse=True)) + rb")\b")
+    return words.sub(lambda m: table[m.group(0)], data)
 
 
 def _bytes_pattern(policy: Policy) -> re.Pattern[bytes] | None:
