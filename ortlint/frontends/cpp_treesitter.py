@@ -1424,10 +1424,13 @@ class CppLowering(FunctionLowering):
     def lower_maker(self, node: Node, fn: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`std::make_unique<T>(args)` initializing a declared smart pointer is `new T(args)`
         (released by that pointer's destructor). Anywhere else the temporary smart pointer
-        owns the object and hands it on: nothing for this function to release."""
+        owns the object and hands it on: nothing for this function to release; what the
+        arguments give the object's constructor (`std::move(impl)`) is the object's."""
         if dest is None or dest != self.guard_init:
-            for a in arg_nodes:
-                self.lower_expr(a, discard=True)
+            args = tuple([self.lower_expr(a) for a in arg_nodes])
+            if args:
+                # "indirect": a constructor never resolved by name; an unknown callee takes its arguments
+                self.emit_call(node, f"{self.template_arg_text(fn) or 'T'}::<constructor>", "indirect", None, args, True, None)
             return Opaque(self.short_text(node))
         array = self.template_arg_text(fn).rstrip().endswith("]")
         if array:
