@@ -18,7 +18,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
-from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, parse_limited, read_source, scan_function_macros,
+from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
                      statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -1016,7 +1016,7 @@ class CFrontEnd:
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
-        self.src = blank_conditionals_in_parens(self.src)
+        self.src = blank_unbalanced_alternatives(blank_conditionals_in_parens(self.src))
         self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:
