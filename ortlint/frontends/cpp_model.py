@@ -280,15 +280,13 @@ class FileModel:
 
     # -- collection ---------------------------------------------------------------------
 
-    def collect(self, root: Node, keep: bool = False) -> None:
+    def collect(self, root: Node) -> None:
         """Two passes: classes and declarations first, then out-of-class member definitions.
-        The walk is made once; its list serves both passes and the front end's function list.
-        `keep`: add to the declarations already collected (a region parsed again on its own)."""
-        found = list(walk(root, self.src))
-        self.declarations = self.declarations + found if keep else found
-        for node, ns, cls, internal in found:
+        The walk is made once; its list serves both passes and the front end's function list."""
+        self.declarations = list(walk(root, self.src))
+        for node, ns, cls, internal in self.declarations:
             self._collect_one(node, ns, cls, internal)
-        for node, ns, cls_name, _internal in found:
+        for node, ns, cls_name, _internal in self.declarations:
             if cls_name is None and node.type == "function_definition":
                 self._attach_out_of_class(node, ns)
 

@@ -36,7 +36,7 @@ from tree_sitter import Language, Node, Parser, Range
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..policy import Policy
-from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, _uncovered, declarator_name,
+from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, inner_declarator, is_array_declarator)
 from .lowering import has_side_effects
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
@@ -46,7 +46,6 @@ from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_li
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
 MAX_INLINE_DEPTH = 4
-MAX_RECOVERED_REGIONS = 16  # error regions of one file parsed again on their own
 _CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "std::static_pointer_cast",
           "std::dynamic_pointer_cast", "std::const_pointer_cast", "std::reinterpret_pointer_cast",
           "gsl::narrow_cast", "gsl::narrow", "narrow_cast", "std::launder", "std::as_const"}
@@ -1722,7 +1721,6 @@ class CppFrontEnd(CFrontEnd):
         while self._lambdas:
             node, name, cls, ns = self._lambdas.popleft()
             functions.extend(self.lower_cpp(node, name, cls, ns))
-        functions.extend(self.recover_unparsed(root, functions))
         self.note_unparsed(root, functions)
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
                              dependencies=list(self.visible.headers))
@@ -1730,53 +1728,9 @@ class CppFrontEnd(CFrontEnd):
     def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
         return self.lower_with(CppLowering(self, node, name, cls, ns), node, name)
 
-    def recover_unparsed(self, root: Node, functions: list[ir.Function]) -> list[ir.Function]:
-        """Tree-sitter's error recovery sometimes gives up on the rest of a file at one construct
-        it cannot parse (a macro pasting string literals in a namespace, a declaration it
-        misreads): everything after is one error region, and no function in it is found. Each
-        region no function covers is parsed again on its own (positions as in the file); the
-        functions found there are lowered like the others (their enclosing namespace, outside
-        the region, is not known: their names keep only what they are written with)."""
-        if not root.has_error:
-            return []
-        covered = sorted((f.loc.line, f.loc.end_line) for f in functions)
-        line_starts = [0] + [i + 1 for i, c in enumerate(self.src) if c == 10]
-        regions: list[tuple[int, int]] = []
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            if node.type == "ERROR":
-                regions.extend(_uncovered(node.start_point[0] + 1, node.end_point[0] + 1, covered))
-            elif node.type in self.CONTAINERS:
-                stack.extend(node.named_children)
-        out: list[ir.Function] = []
-        for first, last in sorted(r for r in regions if r[1] - r[0] >= 2)[:MAX_RECOVERED_REGIONS]:
-            start = line_starts[first - 1]
-            end = line_starts[last] if last < len(line_starts) else len(self.src)
-            try:
-                tree = self.parse_byte_range(start, end, first - 1)
-            except ParseTimeout:
-                continue
-            known = len(self.model.declarations)
-            self.model.collect(tree.root_node, keep=True)
-            for node, name, cls, ns in self.cpp_function_nodes(tree.root_node, self.model.declarations[known:]):
-                out.extend(self.lower_cpp(node, name, cls, ns))
-            while self._lambdas:
-                node, name, cls, ns = self._lambdas.popleft()
-                out.extend(self.lower_cpp(node, name, cls, ns))
-        return out
-
-    def parse_byte_range(self, start: int, end: int, row: int):
-        """Parse bytes [start, end) of the file alone (positions as in the whole file)."""
-        if self._range_parser is None:
-            self._range_parser = Parser(self.ts_language)
-        self._range_parser.included_ranges = [Range((row, 0), (row + self.src.count(b"\n", start, end), 0), start, end)]
-        return parse_limited(self._range_parser, self.src)
-
-    def cpp_function_nodes(self, root: Node, declarations: list | None = None
-                           ) -> Iterator[tuple[Node, str, ClassInfo | None, tuple[str, ...]]]:
+    def cpp_function_nodes(self, root: Node) -> Iterator[tuple[Node, str, ClassInfo | None, tuple[str, ...]]]:
         """Every function definition with a body, named with its namespaces and class."""
-        for node, ns, cls_name, _internal in (self.model.declarations if declarations is None else declarations):
+        for node, ns, cls_name, _internal in self.model.declarations:
             if node.type != "function_definition" or node.child_by_field_id(self.F.body) is None:
                 continue
             name = declarator_name(node.child_by_field_id(self.F.declarator), self.src)
