@@ -17,6 +17,7 @@ import pickle
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .engine.summaries import Summary
@@ -47,6 +48,7 @@ class FileRecord:
     functions: list[FunctionRecord] = field(default_factory=list)
     constants: dict[str, int] = field(default_factory=dict)
     dependencies: list[tuple[str, int, int]] = field(default_factory=list)  # (header, size, mtime_ns)
+    slots: Any = None  # engine/slots.SlotFacts of the file (the whole-program view of members and globals)
 
 
 def content_hash(data: bytes) -> str:

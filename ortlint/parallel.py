@@ -34,6 +34,7 @@ from . import ir
 from .discover import SourceFile
 from .engine.analyze import FunctionResult, Options
 from .engine.summaries import Summary
+from .engine.slots import unit_slot_facts
 from .policy import Policy, load_policy
 
 FunctionKey = tuple[str, str, int]
@@ -70,13 +71,15 @@ class UnitMeta:
     lines: int
     constants: dict[str, int]
     dependencies: list[str]
+    slots: Any = None  # engine/slots.SlotFacts: members and globals this file stores into and releases
 
 
-def unit_meta(unit: ir.SourceUnit) -> UnitMeta:
+def unit_meta(unit: ir.SourceUnit, policy: Policy | None = None) -> UnitMeta:
     functions = [(fn.name, fn.loc.line, fn.is_static, tuple(sorted(fn.callees())), [(l.line, m) for l, m in fn.notes])
                  for fn in unit.functions]
+    slots = unit_slot_facts(unit, policy) if policy is not None else None
     return UnitMeta(unit.path, unit.language, functions, [(l.line, m) for l, m in unit.notes], unit.lines,
-                    dict(unit.constants), list(unit.dependencies))
+                    dict(unit.constants), list(unit.dependencies), slots)
 
 
 # ----------------------------------------------------------------------------- worker side
@@ -137,7 +140,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                         unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
                         for fn in unit.functions:
                             functions[(fn.path, fn.name, fn.loc.line)] = fn
-                        metas.append(unit_meta(unit))
+                        metas.append(unit_meta(unit, policy))
                 reply: tuple = ("ok", metas)
             elif kind == "analyze":
                 _, jobs, new_constants = message

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .paths import PACKAGE_DIR
+from .policy_callbacks import CallbackSpec, load_callbacks
+from .policy_guards import GuardSpec, load_guards
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
@@ -107,7 +109,6 @@ class CallSpec:
     field_of: tuple[str, ...] = ()  # a function-pointer field of these C struct types (`ep->CreateAllocator(ep, ...)`)
     untyped: bool = False  # field_of: also matched on a receiver whose type is unknown
     status_kind: str = "ort.Status"  # returns = "status": the kind of the non-NULL result (OgaResult: "oga.Result")
-    null_test: bool = False  # a method telling whether the receiver holds no handle (`Ort::Status::IsOK()`)
 
 
 # What a macro whose definition is not visible does, as the statement the front ends expand it
@@ -157,6 +158,8 @@ class Policy:
     # Java APIs, from [[java_api]]: class -> `member/arity` -> the checked exceptions it declares
     # (empty: none). Generated from the binding's sources by tools/gen_java_policy.py.
     java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+    guards: dict[str, GuardSpec] = field(default_factory=dict)  # [[guard]]: status-holding classes (policy_guards.py)
+    callbacks: dict[str, list[CallbackSpec]] = field(default_factory=dict)  # [[callback]]: field -> contracts (policy_callbacks.py)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -270,11 +273,11 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "__text__"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements"}
-_CALL_KEYS = {"type", "stores", "view", "element", "null_test",
+_CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
@@ -378,6 +381,8 @@ class _Loader:
         self._load_neutral()
         self._load_macros()
         self._load_java_api()
+        load_guards(self.policy, self.doc.get("guard"), self.fail)
+        load_callbacks(self.policy, self.doc.get("callback"), self.fail)
         calls = self.doc.get("call", [])
         if not isinstance(calls, list):
             self.fail("call", "must be an array of tables: [[call]]")
@@ -552,9 +557,6 @@ class _Loader:
         origin = f"{self.path}:{self._line_of('call', i, 'name') or 0}"
         field_of, untyped = self._field_of(raw, key, i, styles)
         status_kind = self._status_kind(raw, key, i, returns)
-        null_test = raw.get("null_test", False)
-        if not isinstance(null_test, bool):
-            self.fail(f"{key}.null_test", "must be true or false", "call", i)
         specs = []
         for name, style in ((n, st) for n in names for st in styles):
             specs.append(CallSpec(
@@ -566,7 +568,7 @@ class _Loader:
                 status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
                 origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
                 view=bool(raw.get("view", False)), element=bool(raw.get("element", False)),
-                field_of=field_of, untyped=untyped, status_kind=status_kind, null_test=null_test,
+                field_of=field_of, untyped=untyped, status_kind=status_kind,
             ))
         return specs
 

@@ -23,6 +23,8 @@ from .frontends.source import MAX_BYTES
 if TYPE_CHECKING:
     from .parallel import UnitMeta, WorkerPool
 from .engine.analyze import FunctionAnalyzer, FunctionResult, Options
+from .engine.callbacks import callback_findings
+from .engine.slots import slot_findings, unit_slot_facts
 from .engine.summaries import Summary
 from .findings import Notice, Report
 from .parallel import LOST, Limits
@@ -685,16 +687,22 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
     """Findings, notices and summaries into the report, in a stable order; new records into the
     cache. Returns the headers the results depend on (precise mode)."""
     dependencies: set[tuple[str, int, int]] = set()
+    slot_facts: list | None = []
     for source in found.files:
         record = _file_record(source.path, hashes[source.path], program, analysis, parser, records.get(source.path))
         dependencies.update(getattr(record, "dependencies", None) or ())
         _collect(report, record)
+        facts = getattr(record, "slots", None)
+        slot_facts = slot_facts + [facts] if slot_facts is not None and facts is not None else None
         report.files.append(source.path)
         if cache is not None and not lost(record) and (source.path in parser.units or source.path in parser.metas
                                                        or record is not records.get(source.path)):
             cache.store(record)
     if cache is not None:
         cache.flush()
+    if slot_facts:  # members and globals over the whole tree (engine/slots.py); only with every file's facts
+        report.findings.extend(slot_findings(slot_facts, parser.config.policy))
+        report.findings.extend(callback_findings(slot_facts, parser.config.policy))
     report.keep_one_per_cause()
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
@@ -895,7 +903,9 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
     deps = unit.dependencies if unit is not None else meta.dependencies if meta is not None else None
     record = FileRecord(path, digest, lines, notes, constants=dict(program.file_constants.get(path, {})),
                         dependencies=file_stamps(deps) if deps is not None else list(previous.dependencies)
-                        if previous is not None else [])
+                        if previous is not None else [],
+                        slots=unit_slot_facts(unit, parser.config.policy) if unit is not None
+                        else meta.slots if meta is not None else previous.slots if previous is not None else None)
     for key in keys:
         info = program.functions.get(key)
         result = analysis.results.get(key)

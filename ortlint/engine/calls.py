@@ -111,23 +111,6 @@ class CallTransfer:
         return [state]
 
 
-    def _holds_nothing(self, state: State, obj: Expr | None) -> Val | None:
-        """`status.IsOK()` (a `null_test` method): true when the object holds NULL, false when it
-        holds a resource the state knows to exist, unknown otherwise. An `Ort::Status` built
-        from a call's result holds what the call returned, so the test follows the call."""
-        v = self._eval(state, obj)
-        if v is None:
-            return None
-        if v[0] == "k":
-            return ("k", 1 if v[1] == 0 else 0)
-        if v[0] == "x":
-            return ("k", 0) if 0 in v[1] else None
-        res = state.r.get(v[1])
-        if res is None or res.maybe_null or res.st == OPAQUE:
-            return None
-        return ("k", 0)
-
-
     def _contents_held(self, state: State, arg: Expr) -> bool:
         v = self._eval(state, arg)
         if v is not None and v[0] == "r" and state.r.get(v[1], Res(None, OPAQUE)).st == HELD:
@@ -141,10 +124,6 @@ class CallTransfer:
 
 
     def _apply_spec(self, block: ir.Block, state: State, ev: Call, spec: CallSpec) -> list[State]:
-        if spec.null_test:
-            if ev.dest is not None:
-                self._store(state, ev.dest, self._holds_nothing(state, ev.receiver), ev.loc)
-            return [state]
         if spec.noreturn:
             if spec.noreturn == "throw":
                 self._exit(state, ev.loc, "throw", None, f"{ev.callee}() throws")

@@ -14,7 +14,8 @@ from .. import ir
 from ..findings import Finding, Step
 from ..ir import Call
 from .messages import exit_phrase
-from .state import HELD, PREV, State, Val
+from .slots import CONSTRUCTOR_THROW_NOTE, leaks_on_throw
+from .state import ESCAPED, HELD, PREV, State, Val
 
 
 @dataclass
@@ -64,12 +65,16 @@ class LeakCollection:
     def _exit(self, state: State, loc: ir.Loc, how: str, value: Val | None, text: str) -> None:
         self.exits.append((state, how, value))
         for rid, res in state.r.items():
+            member = res.st == ESCAPED and how == "throw" and res.kind is not None and \
+                leaks_on_throw(self.fn, res.esc, self.sites.get(rid.split("#")[0]))
+            if member:  # acquired straight into a raw member of the object a constructor builds (slots.py)
+                res = res.with_st(HELD)
             if res.st != HELD or res.kind is None:
                 continue
             kind = self.policy.kinds.get(res.kind)
             if kind is None or not kind.owned or not kind.must_release:
                 continue
-            self._leak(state, rid, loc, how, text)
+            self._leak(state, rid, loc, how, text + (CONSTRUCTOR_THROW_NOTE if member else ""))
 
 
     def _leak(self, state: State, rid: str, loc: ir.Loc, how: str, text: str) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..policy import CallSpec
+from .slots import CONSTRUCTOR_THROW_NOTE
 
 
 def branch_note(term: ir.Branch, truth: bool) -> str:
@@ -36,5 +37,6 @@ def exit_phrase(exit_entry: tuple) -> str:
     if how == "overwritten":
         return f"when it is overwritten at line {line}"
     if how == "throw":
-        return f"when an exception leaves the function at line {line}"
+        note = CONSTRUCTOR_THROW_NOTE if text.endswith(CONSTRUCTOR_THROW_NOTE) else ""  # slots.py
+        return f"when an exception leaves the function at line {line}{note}"
     return f"when returning at line {line}"

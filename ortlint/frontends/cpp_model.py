@@ -259,6 +259,15 @@ def innermost_name(src: bytes, node: Node | None) -> tuple[str, Node] | None:
     return None
 
 
+def operator_cast_name(src: bytes, declarator: Node) -> str | None:
+    """`operator bool` for the declarator of `explicit operator bool() const {...}` (a guard's
+    test, lowered in place by cpp_guards when the object is used as a condition)."""
+    if declarator.type != "operator_cast":
+        return None
+    type_node = declarator.child_by_field_name("type")
+    return "operator " + node_text(src, type_node).strip() if type_node is not None else None
+
+
 class FileModel:
     """Classes, aliases, global types and function return types of one C++ file."""
 
@@ -417,6 +426,9 @@ class FileModel:
         """A function definition: return type, reference parameters, and the class it belongs to."""
         declarator = node.child_by_field_id(self.F.declarator)
         found = innermost_name(self.src, declarator)
+        cast = operator_cast_name(self.src, declarator) if found is None and cls is not None and declarator else None
+        if cast is not None and cls is not None:  # `explicit operator bool() const {...}` (cpp_guards)
+            self._add_method(cls, cast, node)
         if found is None:
             return
         name = found[0]

@@ -39,6 +39,9 @@ from ..policy import Policy
 from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, inner_declarator, is_array_declarator)
 from .lowering import has_side_effects
+from .cpp_containers import owning_map_store
+from .cpp_guards import (construction_args, guard_condition, guard_method, guard_spec, guard_type_of,
+                         hold_constructed_status, hold_status)
 from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
 from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_limited, read_source
@@ -338,7 +341,7 @@ class CppLowering(FunctionLowering):
         m = _ORT_CREATE.match(self.model.qualify_ort(name))
         if m:
             return m.group(1)
-        if self.is_type_name(name):
+        if self.is_type_name(name) or guard_spec(self, name) is not None:
             return name
         return None
 
@@ -647,6 +650,15 @@ class CppLowering(FunctionLowering):
 
     # ================================================================== declarations
 
+    def lower_cond_special(self, node: Node, t: ir.Block, f: ir.Block, kind: str) -> bool:
+        if super().lower_cond_special(node, t, f, kind):
+            return True
+        cond = guard_condition(self, node)  # cpp_guards: `if (g)` on a guard object
+        if cond is None:
+            return False
+        self.terminate(ir.Branch(cond, t.id, f.id, self.loc(node), self.short_text(node), kind))
+        return True
+
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []
         type_node = node.child_by_field_id(self.F.type)
@@ -793,18 +805,17 @@ class CppLowering(FunctionLowering):
         guards = self.scope_guard_args(args, value) if is_object else []
         if guards:
             self.guard_lambdas.update(g.start_byte for g in guards)
+        if args is None and own.what == "ort":
+            args = construction_args(self, type_text, value)  # cpp_guards: `Ort::Status st = Ort::Status{call};`
         if own.what == "smart":
             self.init_smart_pointer(var, name, own, args, value, loc)
         elif own.what == "class" and own.cls is not None:
             self.init_class_object(var, name, own.cls, args, value, loc)
         elif own.what == "ort" and args:
             lowered = tuple([self.lower_expr(a) for a in args])
+            hold_status(self, var, type_text, lowered, loc)  # cpp_guards: `Ort::Status st{call}`
             self.emit_call_node(decl, strip_template_args(self.model.qualify_ort(parse_type(type_text).name)),
                                 "plain", None, lowered, True, None, loc)
-            if len(lowered) == 1:
-                # `Ort::Status st{api->F(...)}` adopts the handle and is, as a value, that handle:
-                # `st.IsOK()` tests what F returned
-                self.emit(ir.Assign(loc, var, lowered[0]))
         elif own.what == "container" and args is not None:
             for a in args:
                 self.lower_expr(a, discard=True)
@@ -1375,6 +1386,7 @@ class CppLowering(FunctionLowering):
         args = tuple(self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
                      for i, a in enumerate(arg_nodes))
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
+        hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
         for lam_node in lambdas:
             lam = self.lambda_var(lam_node) or self.strip_casts(lam_node)
             if lam.start_byte in self.guard_lambdas:
@@ -1476,6 +1488,14 @@ class CppLowering(FunctionLowering):
             handled = self.container_op(node, base, name, arg_nodes, discard, dest)
             if handled is not None:
                 return handled
+        if op == ".":
+            stored = owning_map_store(self, node, base, name, arg_nodes)  # cpp_containers: `cache.emplace(k, std::move(p))`
+            if stored is not None:
+                return stored
+        tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
+                              name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+        if tested is not None:
+            return tested
         if rtype is not None and rtype.name:
             return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
         if op == "->":

@@ -113,6 +113,7 @@ class GoLowering(CfgBuilder):
         self.pending_label: tuple[str, ...] = ()
         self.labels: dict[str, Block] = {}
         self.defers: list[Deferred] = []
+        self.deferred_runs = 0  # deferred calls lowered at exits so far (see exit_function)
         self.defer_by_node: dict[int, Deferred] = {}
         self.overrides: dict[int, ir.Expr] = {}
         self.inline_returns: list[Block] = []
@@ -930,7 +931,12 @@ class GoLowering(CfgBuilder):
 
     def exit_function(self, ret: ir.Expr | None, loc: Loc, named: bool = False) -> None:
         """Run the deferred calls registered so far, last first, then return (named results
-        are read after the deferred calls, which may change them)."""
+        are read after the deferred calls, which may change them). Each exit lowers them
+        again: a bound on that work keeps a function of thousands of defers and returns linear
+        (it is skipped with a note; real functions stay far below it)."""
+        self.deferred_runs += len(self.defers)
+        if self.deferred_runs > MAX_DEFERRED_RUNS:
+            raise TooManyDeferred(self.deferred_runs)
         for d in reversed(list(self.defers)):
             if self.cur is None:
                 break
@@ -1675,10 +1681,22 @@ class GoFrontEnd:
     def lower(self, node: Node, name: str, drop_returns: bool = False) -> ir.Function | None:
         try:
             return GoLowering(self, node, name, drop_returns).lower()
+        except TooManyDeferred:
+            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{name}() has too many deferred calls times exits to analyze (more than "
+                                    f"{MAX_DEFERRED_RUNS} deferred calls to run at its returns); skipped"))
+            return None
         except (TooDeep, RecursionError):
             loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
             self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
             return None
+
+
+MAX_DEFERRED_RUNS = 20_000  # deferred calls lowered at the exits of one function
+
+
+class TooManyDeferred(Exception):
+    """A function whose exits would lower more than MAX_DEFERRED_RUNS deferred calls."""
 
 
 _COMMENT_START = re.compile(rb"//|/\*")
