@@ -7,6 +7,7 @@ of each rule is the Markdown page docs/rules/<ID>.md.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 
 from .pickling import pickle_by_fields
@@ -58,6 +59,9 @@ class Step:
     line: int
     col: int
     message: str
+
+
+_RENAMED = re.compile(r"(?<=[A-Za-z0-9_\]])@\d+(?!\d)")  # a local renamed where a body was lowered in place
 
 
 @pickle_by_fields
@@ -114,6 +118,21 @@ class Report:
     unknown_callees: dict[str, int] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
     summaries: dict[tuple[str, str, int], object] = field(default_factory=dict)  # (path, name, line) -> Summary
+
+    def keep_one_per_cause(self) -> None:
+        """A finding once per cause. Code lowered in place into its caller (a lambda called where
+        it is written) is analyzed twice: as its own function and inside the caller, where its
+        locals may be renamed (`status@2`). A finding at the same position, of the same rule and
+        about the same thing is one cause: the nested function's own finding is kept (its
+        message names the variables as written); otherwise the last one, as before."""
+        kept: dict[tuple, Finding] = {}
+        for f in self.findings:
+            key = (f.rule, f.path, f.line, f.col, _RENAMED.sub("", f.anchor))
+            old = kept.get(key)
+            if old is not None and old.function.startswith(f.function + "::"):
+                continue
+            kept[key] = f
+        self.findings = list(kept.values())
 
     def sort(self) -> None:
         self.findings.sort(key=Finding.sort_key)

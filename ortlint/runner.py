@@ -715,7 +715,7 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
     if slot_facts:  # members and globals over the whole tree (engine/slots.py); only with every file's facts
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
-    report.findings = list({(f.rule, f.path, f.line, f.col, f.anchor): f for f in report.findings}.values())
+    report.keep_one_per_cause()
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()

@@ -27,7 +27,10 @@ def multi_fixtures() -> list[Path]:
 
 def found(paths: list[Path]) -> set[tuple[str, int, str]]:
     report = lint([str(p) for p in paths])
-    return {(Path(f.path).name, f.line, f.rule) for f in report.findings}
+    got = [(Path(f.path).name, f.line, f.rule) for f in report.findings]
+    twice = sorted({k for k in got if got.count(k) > 1})
+    assert not twice, f"reported more than once (one finding per cause): {twice}"
+    return set(got)
 
 
 def check(paths: list[Path], files: list[Path]) -> None:

@@ -14,7 +14,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, is_temp, owner_shown, same_owner, short_path, strip_value)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg
-from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val
+from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, Res, State, Val
 from .summaries import Summary, summary_from_status_check
 
 
@@ -233,6 +233,7 @@ class CallTransfer:
         if spec.returns == "status":
             if ev.dest is not None:
                 rid = f"{ev.id}:status"
+                self._retire(bad, rid)
                 bad.r[rid] = Res(spec.status_kind, HELD)
                 self._site(rid, ev, ev.dest, spec.status_kind)
                 bad.note(ev.loc.line, ev.loc.col,
@@ -324,6 +325,11 @@ class CallTransfer:
             dest_loc = self._resolve(state, target, create=False)
             if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
                 self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
+        if old is not None:
+            self._retire(state, rid, self._resolve(state, target, create=False))
+            old = state.r.get(rid)
+            if parent == rid:
+                parent = rid + PREV
         lazy_null = acq.nullable and acq.into == "return" and kind.owned and not kind.must_release
         if kind.loop_leak and parent is None:
             parent = self._open_frame(state)

@@ -15,7 +15,7 @@ from ..findings import Finding, Step
 from ..ir import Call
 from .messages import exit_phrase
 from .slots import CONSTRUCTOR_THROW_NOTE, leaks_on_throw
-from .state import ESCAPED, HELD, State, Val
+from .state import ESCAPED, HELD, PREV, State, Val
 
 
 @dataclass
@@ -164,11 +164,19 @@ class LeakCollection:
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:
         steps: list[tuple[int, int, str]] = []
         node = state.trace
+        # an earlier run's resource (`rid#prev`) was acquired under the call site's own
+        # identity, before the run that made the current one
+        made_as = rid[:-len(PREV)] if rid is not None and rid.endswith(PREV) else rid
+        newer = 1 if made_as != rid else 0
         while node is not None:
-            if node.rid is None or node.rid == rid:
-                steps.append((node.line, node.col, node.text))
-            if node.rid == rid and ("acquired by" in node.text or "returned by" in node.text or "returns an" in node.text):
-                break
+            made = node.rid == made_as and ("acquired by" in node.text or "returned by" in node.text or "returns an" in node.text)
+            if made and newer:
+                newer -= 1
+            else:
+                if node.rid is None or node.rid == rid or made:
+                    steps.append((node.line, node.col, node.text))
+                if made:
+                    break
             node = node.prev
         steps.reverse()
         if len(steps) > 24:

@@ -25,6 +25,8 @@ BORROWED = "borrowed"
 DANGLING = "dangling"  # borrowed from an owner that has been released
 OPAQUE = "opaque"
 
+PREV = "#prev"  # suffix of the identity of a call site's resources made by earlier runs (loops)
+
 _tuple_new = tuple.__new__
 
 Val = tuple  # ("r", rid) | ("k", int) | ("x", frozenset[int])

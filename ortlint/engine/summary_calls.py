@@ -140,6 +140,7 @@ class SummaryTransfer:
 
     def _acquire_into(self, state: State, ev: Call, target: Expr, kind: str, helper: str | None) -> None:
         rid = f"{ev.id}:{ir.expr_text(target)}"
+        self._retire(state, rid)
         kinfo = self.policy.kinds[kind]
         state.r[rid] = Res(kind, HELD if kinfo.owned else BORROWED)
         self._site(rid, ev, target, kind, helper)
@@ -162,6 +163,7 @@ class SummaryTransfer:
         elif ret[0] == "fresh" and ret[1] in self.policy.kinds:
             target = ev.dest if ev.dest is not None else Var(f"$drop{ev.id}")
             rid = f"{ev.id}:return"
+            self._retire(state, rid)
             kinfo = self.policy.kinds[ret[1]]
             old = state.r.get(rid)
             if old is not None and old.st == HELD and not old.coll and kinfo.loop_leak and not kinfo.must_release:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
-from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, RELEASED, Res, State, Val, is_nonnull_fact, is_null_fact, replaced)
+from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, Res, State, Val, is_nonnull_fact, is_null_fact, replaced)
 
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)
@@ -174,6 +174,49 @@ class ValueTransfer:
         state.r[rid] = Res(None, OPAQUE, coll="[]" in loc)
         state.b[loc] = ("r", rid)
         return rid
+
+
+    def _retire(self, state: State, rid: str, dest: LocKey | None = None) -> None:
+        """The call that made `rid` is about to make a new one (it runs again in a loop).
+
+        Identities are per call site, so without this every place that still holds the previous
+        run's resource (an out array it escaped into, a slot whose element was released, `prev`
+        in a loop that keeps the last one) would suddenly hold the new one: iterations would
+        alias, and releasing the previous one would look like releasing this one. The previous
+        one is renamed `rid#prev` (one identity for all earlier runs: if they differ in stage,
+        the merged one is CONSUMED and nothing more is claimed about it). Left alone: a held one
+        whose only reference is `dest` (the caller reports it overwritten), array elements (one
+        abstract resource for many: an array's elements, a collection's slot for this call) and JNI
+        local references (made again: ORT007)."""
+        old = state.r.get(rid)
+        if old is None:
+            return
+        target = ("r", rid)
+        holders = [k for k, v in state.b.items() if v == target]
+        if old.st == HELD:
+            kind = self.policy.kinds.get(old.kind or "")
+            if old.coll or kind is None or not kind.must_release or not [k for k in holders if k != dest] \
+                    or any(k[-1].startswith("#") for k in holders):  # kept in a collection's slot for this call
+                return
+        memory = [k for k in state.b if k[0] == "@" + rid]
+        children = [o for o, res in state.r.items() if res.parent == rid]
+        if not holders and not memory and not children:
+            return
+        prev = rid + PREV
+        earlier = state.r.get(prev)
+        if earlier is not None and earlier != old:
+            old = old if earlier.st == old.st else old.with_st(CONSUMED)
+            old = replaced(old, coll=old.coll or earlier.coll, bound=old.bound or earlier.bound)
+        state.r[prev] = old
+        del state.r[rid]
+        for k in holders:
+            state.b[k] = ("r", prev)
+        for k in memory:
+            state.b[("@" + prev,) + k[1:]] = state.b.pop(k)
+        for o in children:
+            state.r[o] = replaced(state.r[o], parent=prev)
+        if rid in self.sites and prev not in self.sites:
+            self.sites[prev] = self.sites[rid]
 
 
     def _owner_key(self, state: State, e: Expr) -> str:

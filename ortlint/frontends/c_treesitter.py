@@ -18,7 +18,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
-from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, parse_limited, read_source, scan_function_macros,
+from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
                      statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -34,6 +34,13 @@ _short = short
 _WHITESPACE = re.compile(r"\s+")
 _VOID = Opaque("void")  # IR values are never changed: one object for every call whose result is not used
 _UNINITIALIZED = Opaque("uninitialized")  # (the same for declarations without a value)
+
+# Type names a C file uses without declaring them (jni.h is a system header, not indexed).
+C_TYPE_NAMES = frozenset({
+    "jobject", "jclass", "jstring", "jthrowable", "jweak", "jarray", "jobjectArray", "jbooleanArray",
+    "jbyteArray", "jcharArray", "jshortArray", "jintArray", "jlongArray", "jfloatArray", "jdoubleArray",
+    "jboolean", "jbyte", "jchar", "jshort", "jint", "jlong", "jfloat", "jdouble", "jsize",
+})
 
 
 @dataclass
@@ -657,6 +664,10 @@ class FunctionLowering(CfgBuilder):
                 expanded = self.expand_macro(macro, node, arguments, discard, dest)
                 if expanded is not None:
                     return expanded
+        if function is not None and function.type == "parenthesized_expression" and len(arg_nodes) == 1 \
+                and fn is not None and fn.type == "identifier" and self.unit.is_type_name(self.text(fn)):
+            # `(jstring)(expr)`: a cast that reads like a call of `(f)(x)`
+            return self.lower_expr(arg_nodes[0], discard, dest)
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
         if drop_first:
             arg_nodes = arg_nodes[1:]
@@ -1005,7 +1016,7 @@ class CFrontEnd:
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
-        self.src = blank_conditionals_in_parens(self.src)
+        self.src = blank_unbalanced_alternatives(blank_conditionals_in_parens(self.src))
         self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:
@@ -1022,6 +1033,12 @@ class CFrontEnd:
         self.own_facts = header_index.collect_facts(self.src, root, self.path)
         own = self.own_facts.prototypes
         self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
+
+    def is_type_name(self, name: str) -> bool:
+        """A name that denotes a type: a typedef of the file or its headers, a JNI type, or a
+        `*_t` name (the C library's convention)."""
+        return name in C_TYPE_NAMES or name.endswith("_t") or name in self.visible.aliases \
+            or name in getattr(self, "own_facts", header_index.EMPTY).aliases
 
     def _policy_describes(self, name: str) -> bool:
         spec = self.policy.lookup("plain", name)

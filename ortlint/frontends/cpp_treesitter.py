@@ -688,8 +688,20 @@ class CppLowering(FunctionLowering):
         type_text = self.declared_type(type_node, target)
         if _AUTO.search(type_text) and value is not None and args is None:
             type_text = self.infer_auto(type_text, value)
-        var = self.declare_local(name, type_text, target, static)
+        var = self.declare_local(name, type_text, target, static or self.refers_elsewhere(target, value))
         self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl))
+
+    def refers_elsewhere(self, target: Node | None, value: Node | None) -> bool:
+        """`T& ep = info->ep;`, `auto& cache = Cache();`: a reference to an object this function
+        does not hold (reached through a pointer, a member, a call's result). What is stored
+        into it is stored there, not in a local (like a static local)."""
+        if target is None or target.type != "reference_declarator" or value is None:
+            return False
+        inner = self.strip_casts(value)
+        if inner.type == "identifier":
+            name = self.text(inner)
+            return name not in self.locals and name not in self.rename
+        return inner.type in ("field_expression", "call_expression", "pointer_expression", "subscript_expression")
 
     def reparse_as_construction(self, decl: Node, target: Node) -> Node | None:
         """`OptionsPtr opts(raw);` and `Ptr p(static_cast<T *>(malloc(n)));` parse as function
@@ -1436,10 +1448,13 @@ class CppLowering(FunctionLowering):
     def lower_maker(self, node: Node, fn: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`std::make_unique<T>(args)` initializing a declared smart pointer is `new T(args)`
         (released by that pointer's destructor). Anywhere else the temporary smart pointer
-        owns the object and hands it on: nothing for this function to release."""
+        owns the object and hands it on: nothing for this function to release; what the
+        arguments give the object's constructor (`std::move(impl)`) is the object's."""
         if dest is None or dest != self.guard_init:
-            for a in arg_nodes:
-                self.lower_expr(a, discard=True)
+            args = tuple([self.lower_expr(a) for a in arg_nodes])
+            if args:
+                # "indirect": a constructor never resolved by name; an unknown callee takes its arguments
+                self.emit_call(node, f"{self.template_arg_text(fn) or 'T'}::<constructor>", "indirect", None, args, True, None)
             return Opaque(self.short_text(node))
         array = self.template_arg_text(fn).rstrip().endswith("]")
         if array:

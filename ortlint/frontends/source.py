@@ -333,3 +333,57 @@ def blank_conditionals_in_parens(data: bytes) -> bytes:
                 for a, b in top["cuts"]:
                     out[a:b] = data[a:b].translate(_SPACES)
     return bytes(out) if out is not None else data
+
+
+_BRACE_TOKENS = re.compile(
+    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?(?:\*/|\Z)|//[^\n]*|[{}]'
+    rb'|^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n\\]|\\\r?\n|\\)*', re.M | re.S)
+
+
+def blank_unbalanced_alternatives(data: bytes) -> bytes:
+    """`#if V\n if (a) {\n#else\n if (b) {\n#endif\n ... }`: each branch opens a brace that one
+    `}` after `#endif` closes. A compiler sees one branch; tree-sitter sees both, and the extra
+    `{` swallows the rest of the file (the functions after it are silently lost). When the
+    branches of a conditional each leave the braces unbalanced, the same way, the directives and
+    every branch but the one compiled with nothing defined become blanks (same length: offsets,
+    lines and columns stay)."""
+    if not _HAS_CONDITIONAL.search(data):
+        return data
+    out: bytearray | None = None
+    stack: list[dict] = []  # open conditionals: brace balance per branch, spans of branches
+
+    for m in _BRACE_TOKENS.finditer(data):
+        tok = m.group(0)
+        directive = m.group(1)
+        if directive is None:
+            if tok in (b"{", b"}") and stack:
+                stack[-1]["balance"][-1] += 1 if tok == b"{" else -1
+            continue
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
+            stack.append({"balance": [0], "directives": [(m.start(), m.end())], "branches": [],
+                          "branch_start": m.end(), "ifdef": directive == b"ifdef",
+                          "zero": directive == b"if" and cond in (b"0", b"(0)")})
+        elif stack and directive in (b"elif", b"else"):
+            top = stack[-1]
+            top["branches"].append((top["branch_start"], m.start()))
+            top["directives"].append((m.start(), m.end()))
+            top["balance"].append(0)
+            top["branch_start"] = m.end()
+        elif stack and directive == b"endif":
+            top = stack.pop()
+            top["branches"].append((top["branch_start"], m.start()))
+            top["directives"].append((m.start(), m.end()))
+            balances = top["balance"]
+            if len(balances) > 1 and balances[0] != 0 and all(b == balances[0] for b in balances):
+                # the branch a compiler sees with nothing defined: `#ifdef X` its last
+                # (`#else`), `#if 0` its second, any other its first
+                keep = len(balances) - 1 if top["ifdef"] else (1 if top["zero"] else 0)
+                if out is None:
+                    out = bytearray(data)
+                cuts = top["directives"] + [span for i, span in enumerate(top["branches"]) if i != keep]
+                for a, b in cuts:
+                    out[a:b] = data[a:b].translate(_SPACES)
+            if stack:  # the conditional as a whole counts once in the one around it
+                stack[-1]["balance"][-1] += balances[0]
+    return bytes(out) if out is not None else data
