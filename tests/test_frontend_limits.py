@@ -13,6 +13,7 @@ from ortlint.api import default_policy, lint
 from ortlint.frontends import source as source_mod
 from ortlint.frontends.c_treesitter import parse_c
 from ortlint.frontends.cpp_treesitter import is_cpp_header, parse_cpp
+from ortlint.frontends.go_treesitter import parse_go
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import frontend_probes as probes  # noqa: E402
@@ -94,9 +95,13 @@ def test_cpp_header_detector_still_recognizes_inheritance(text: bytes, expected:
     assert is_cpp_header("x.h", text) is expected
 
 
-@pytest.mark.parametrize("parse,name", [(parse_c, "t.c"), (parse_cpp, "t.cpp")])
+GO_TEXT = b"package p\n" + b"func f(p int) int { return g(p) }\n" * 2000
+
+
+@pytest.mark.parametrize("parse,name", [(parse_c, "t.c"), (parse_cpp, "t.cpp"), (parse_go, "t.go")])
 def test_parse_time_limit_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, parse, name: str) -> None:
     monkeypatch.setattr(source_mod, "PARSE_SECONDS", -1.0)
-    unit = parse(name, default_policy(), b"int f(int *p) { return g(p); }\n" * 2000)
+    text = GO_TEXT if name.endswith(".go") else b"int f(int *p) { return g(p); }\n" * 2000
+    unit = parse(name, default_policy(), text)
     assert unit.functions == []
     assert any("could not parse" in m for _l, m in unit.notes)

@@ -39,7 +39,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .go_scan import BUILTIN_TYPES, GO_LANGUAGE, ORT, FileScan, package_variadics, walk
 from .lowering import CfgBuilder, TooDeep, field_ids
-from .source import read_source
+from .source import ParseTimeout, parse_limited, read_source
 
 F = field_ids(GO_LANGUAGE)
 NIL, TRUE, FALSE = Const(0, "nil"), Const(1, "true"), Const(0, "false")
@@ -1630,7 +1630,7 @@ class GoFrontEnd:
             self.pending.append(item)
 
     def run(self) -> ir.SourceUnit:
-        tree = Parser(GO_LANGUAGE).parse(self.src)
+        tree = parse_limited(Parser(GO_LANGUAGE), self.src)
         root = tree.root_node
         self.commented = comment_parents(root, self.src)
         decls = self.scan.read(root)
@@ -1729,6 +1729,9 @@ def parse_go(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceU
     source = read_source(path, policy, data, blank=False)
     if source.problem:
         return ir.SourceUnit(path, "go", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
-    unit = GoFrontEnd(path, source.original, policy, source.lines).run()
+    try:
+        unit = GoFrontEnd(path, source.original, policy, source.lines).run()
+    except ParseTimeout as exc:
+        return ir.SourceUnit(path, "go", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)
     from .go_cgo import add_cgo_preamble
     return add_cgo_preamble(unit, source.original, policy)
