@@ -121,7 +121,7 @@ Documentation: docs/cli.md"""
 @click.option("--no-default-excludes", is_flag=True, default=None,
               help="Also walk .git, build, vendor, third_party and similar folders.")
 @click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
-              help="Analyze SUFFIX as c, cpp or java, e.g. .cu=cpp (repeatable).")
+              help="Analyze SUFFIX as c, cpp, java or go, e.g. .cu=cpp (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.  [default: 0]")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Stop parsing a file or analyzing a function after this long and report it as lost.  [default: 20]")
@@ -163,7 +163,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, no_cache: bool | None, diff_rev: str | None) -> None:
-    """Check C, C++, JNI and Java files and folders (default: the current folder)."""
+    """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
@@ -228,7 +228,7 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
         _keep_changed(report, changed, diff_rev or "")
     _apply_baseline(report, settings, view)
     if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
-        click.echo(f"ortlint: warning: no C, C++ or Java source files found in {', '.join(config.paths)}", err=True)
+        click.echo(f"ortlint: warning: no C, C++, Java or Go source files found in {', '.join(config.paths)}", err=True)
     if view.write_summaries:
         _write_summaries(report, config, view.write_summaries)
     if view.list_unknown_calls:

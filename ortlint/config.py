@@ -29,7 +29,7 @@ from .tomlfile import read_toml
 
 FORMATS = ("text", "sarif", "json", "github")
 UNKNOWN_CALLS = ("escape", "keep")
-LANGUAGES = ("c", "cpp", "java")
+LANGUAGES = ("c", "cpp", "java", "go")
 CONFIG_NAMES = (".ortlint.toml", "pyproject.toml")
 
 

@@ -52,7 +52,7 @@ def discover(paths: list[str], excludes: tuple[str, ...] = (), use_default_exclu
         else:
             lang = language_of(raw, extensions)
             if lang is None:
-                problems.append((raw, "not a C, C++ or Java source file (by extension); skipped"))
+                problems.append((raw, "not a C, C++, Java or Go source file (by extension); skipped"))
                 continue
             if not os.path.isfile(raw):
                 problems.append((raw, "not a regular file (broken symlink?); skipped"))

@@ -567,7 +567,7 @@ def test_no_source_files_is_a_warning_not_an_error(tmp_path: Path) -> None:
     r = ortlint()
     assert r.code == 0
     assert r.stdout == "No problems found in 0 files.\n"
-    assert "warning: no C, C++ or Java source files found in ." in r.stderr
+    assert "warning: no C, C++, Java or Go source files found in ." in r.stderr
 
 
 def test_force_exclude_applies_excludes_to_named_files(tmp_path: Path) -> None:
