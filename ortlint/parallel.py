@@ -11,9 +11,9 @@ memory which item (a file to parse, a function to analyze) it is working on and 
 main process watches them. A worker that dies (a native crash, an abort), runs one item past the
 time limit, or raises outside an item is replaced; the item it was on is reported as lost (a
 notice for that file or function), every other item of its request is sent again, and the files
-it owned are parsed again by its replacement. Memory is bounded inside the worker: each request
-may grow the worker's address space by at most the limit (`RLIMIT_AS`), so a blow-up ends as a
-`MemoryError` for that item.
+it owned are parsed again by its replacement. Memory is bounded inside the worker: parsing one
+file, or one request of analyses, may grow the worker's address space by at most the limit
+(`RLIMIT_AS`), so a blow-up ends as a `MemoryError` for that item, not for the file after it.
 """
 from __future__ import annotations
 
@@ -143,6 +143,8 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 with cycle_collection_paused():
                     for index, (path, language, data) in enumerate(message[1]):
                         mark(index)
+                        if index:  # each file may grow the worker by the limit, not the chunk
+                            _limit_memory(limits.memory_mb)
                         unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
                         for fn in unit.functions:
                             functions[(fn.path, fn.name, fn.loc.line)] = fn
