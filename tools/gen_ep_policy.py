@@ -26,10 +26,12 @@ What the table cannot decide is written down here with its reason:
 """
 from __future__ import annotations
 
-import csv
 import re
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gen_ort_policy import out_params, pointee, read  # noqa: E402  (one reader of the reference tables)
 
 # Field names that say too little to be matched on a receiver of unknown type: C++ classes
 # everywhere have methods called so.
@@ -58,26 +60,6 @@ FIELD_KINDS = {
 }
 # Kinds other policy files declare (rules/onnxruntime.toml); not declared again here.
 DECLARED_ELSEWHERE = {"ort.Allocator", "ort.KeyValuePairs", "ort.Status"}
-
-
-def read(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
-
-
-def out_params(row: dict[str, str]) -> list[tuple[int, str, str]]:
-    outs = []
-    for part in filter(None, row["out_params"].split(";")):
-        idx, decl, ann = part.split(":", 2)
-        outs.append((int(idx), decl.strip(), ann))
-    return outs
-
-
-def pointee(decl: str) -> tuple[str, int, bool]:
-    m = re.match(r"(const\s+)?(?:struct\s+)?([A-Za-z_]\w*)\s*((?:\*\s*(?:const\s*)?)+)", decl)
-    if not m:
-        return "", 0, False
-    return m.group(2), m.group(3).count("*"), bool(m.group(1))
 
 
 def params(row: dict[str, str]) -> list[str]:
