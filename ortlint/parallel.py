@@ -122,6 +122,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
     faulthandler.disable()  # a crash is reported by the main process, as a notice for the item
     from .frontends import source  # tree-sitter gives up first: "could not parse" beats a lost file
     source.PARSE_SECONDS = min(source.PARSE_SECONDS, limits.seconds / 2)
+    source.PARSE_MEMORY_MB = limits.memory_mb // 2
     if not isinstance(policy, Policy):  # policy files: load them here
         policy = load_policy(policy, include_defaults=False)
     progress = _Progress(slots, slot) if slots is not None else None

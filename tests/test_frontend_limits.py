@@ -105,3 +105,13 @@ def test_parse_time_limit_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, 
     unit = parse(name, default_policy(), text)
     assert unit.functions == []
     assert any("could not parse" in m for _l, m in unit.notes)
+
+
+def test_parse_memory_cap_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Error recovery on a 4 MB fuzzed file grew tree-sitter past the worker's memory limit and
+    the native parser crashed; a cap below the limit cancels the parse first."""
+    monkeypatch.setattr(source_mod, "PARSE_MEMORY_MB", 1)
+    monkeypatch.setattr(source_mod, "_resident_bytes", iter(range(0, 1 << 40, 1 << 20)).__next__)
+    unit = parse_c("t.c", default_policy(), b"int f(int *p) { return g(p); }\n" * 20000)
+    assert unit.functions == []
+    assert any("needed more than 1 MB" in m for _l, m in unit.notes)

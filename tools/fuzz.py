@@ -173,15 +173,18 @@ def analyze(files: dict[str, bytes], limits: Limits, jobs: int = 1) -> dict[str,
         return failures
 
 
-def minimize(suffix: str, data: bytes, fails: Callable[[bytes], bool], max_trials: int = 300) -> bytes:
-    """Delta debugging: drop chunks of lines, then of bytes, while `fails` still holds."""
+def minimize(suffix: str, data: bytes, fails: Callable[[bytes], bool], max_trials: int = 300,
+             max_seconds: float = 120.0) -> bytes:
+    """Delta debugging: drop chunks of lines, then of bytes, while `fails` still holds (within
+    a trial and a time budget: a slow input must not stall the campaign)."""
     trials = 0
+    stop = time.monotonic() + max_seconds
     for unit in ("lines", "bytes"):
         parts = _lines(data) if unit == "lines" else [bytes([b]) for b in data]
         chunk = max(1, len(parts) // 2)
-        while chunk >= 1 and trials < max_trials:
+        while chunk >= 1 and trials < max_trials and time.monotonic() < stop:
             i, changed = 0, False
-            while i < len(parts) and trials < max_trials:
+            while i < len(parts) and trials < max_trials and time.monotonic() < stop:
                 candidate = parts[:i] + parts[i + chunk:]
                 trials += 1
                 if candidate and fails(b"".join(candidate)):

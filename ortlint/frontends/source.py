@@ -13,7 +13,11 @@ MAX_BYTES = 16 * 1024 * 1024
 # recovery can be superlinear on broken input; past the limit the file gets a "could not parse"
 # notice instead of stalling the run.
 PARSE_SECONDS = float(os.environ.get("ORTLINT_PARSE_SECONDS", "20"))
-_CHUNK = 1 << 16
+# What tree-sitter may grow the process by while parsing one file (MB; 0: no cap). The workers set
+# it below their memory limit, so that error recovery that allocates without end is cancelled
+# (a "could not parse" notice) before an allocation fails inside the native parser.
+PARSE_MEMORY_MB = 0
+_CHUNK = 1 << 12  # tree-sitter re-reads from arbitrary offsets while it recovers from errors
 
 
 class ParseTimeout(Exception):
@@ -87,20 +91,42 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
     callback, so the bytes are handed over in chunks (same tree, same offsets)."""
     limit = PARSE_SECONDS if seconds is None else seconds
     deadline = time.monotonic() + limit
+    memory_cap = _resident_bytes() + (PARSE_MEMORY_MB << 20) if PARSE_MEMORY_MB else 0
+    calls = [0]
+    over = [False]
 
     def read(offset: int, _point: object) -> bytes:
         return data[offset:offset + _CHUNK]
 
     def cancel(*_state: object) -> bool:
+        calls[0] += 1
+        if memory_cap and calls[0] % 64 == 0 and _resident_bytes() > memory_cap:
+            over[0] = True
+            return True
         return time.monotonic() > deadline
 
     try:
         return parser.parse(read, progress_callback=cancel)  # type: ignore[attr-defined]
     except ValueError as exc:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
+        if over[0]:
+            raise ParseTimeout(f"tree-sitter needed more than {PARSE_MEMORY_MB} MB to parse this file; could not "
+                               "parse this file, it is not analyzed") from exc
         if time.monotonic() > deadline:
             raise ParseTimeout(f"tree-sitter did not finish parsing within {limit:g} s; "
                                "could not parse this file, it is not analyzed") from exc
         raise
+    except (MemoryError, SystemError) as exc:  # the worker's memory limit, hit inside the parse or its callbacks
+        raise ParseTimeout("tree-sitter ran out of memory parsing this file (the memory limit); could not parse "
+                           "this file, it is not analyzed") from exc
+
+
+def _resident_bytes() -> int:
+    """This process's resident memory (Linux; 0 elsewhere, which turns the memory cap off)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 # ----------------------------------------------------------------------------- statement macros
