@@ -148,6 +148,7 @@ class Policy:
     blank_calls: set[str] = field(default_factory=set)
     blank_patterns: list[str] = field(default_factory=list)
     rename_words: dict[str, str] = field(default_factory=dict)  # [preprocess] rename: macro -> same-length code
+    table_arity: dict[str, int] = field(default_factory=dict)  # [table_arity]: entry -> its argument count
     files: list[str] = field(default_factory=list)
     # function-pointer fields (`[[call]] field_of`) also matched when the receiver's type is
     # unknown: field name -> spec; consulted only after the exact (style, name) tables missed
@@ -273,7 +274,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__", "table_arity"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements"}
@@ -375,6 +376,7 @@ class _Loader:
             )
             self.policy.kinds[kid] = kind
         self._load_constants()
+        self._load_table_arity()
 
     def load_rest(self) -> None:
         self._load_preprocess()
@@ -406,6 +408,17 @@ class _Loader:
             bare = dataclasses.replace(spec, acquires=(), release=None, escapes=frozenset(), escapes_all=keeps,
                                        moves=None, status_check=None, style="table")
             self.policy.untyped_fields.setdefault(spec.name, bare)
+
+    def _load_table_arity(self) -> None:
+        """`[table_arity] Run = 8`: a function-table entry's argument count (generated from the
+        API reference). A `table` call with another count is some other object's method."""
+        table = self.doc.get("table_arity", {})
+        if not isinstance(table, dict):
+            self.fail("table_arity", "must be a table of Name = argument count")
+        for name, count in table.items():
+            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 64:
+                self.fail(f"table_arity.{name}", "must be an argument count from 0 to 64")
+            self.policy.table_arity[name] = count
 
     def _load_constants(self) -> None:
         consts = self.doc.get("constants", {})

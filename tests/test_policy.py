@@ -39,6 +39,7 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[preprocess]\nrename = { TRY = "try_block" }\n', "TRY: 'try_block' is longer than the macro name"),
     ('[preprocess]\nrename = { "not a name" = "x" }\n', "is not a macro name"),
     ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
+    ('[table_arity]\nRun = "eight"\n', "table_arity.Run: must be an argument count"),
 ])
 def test_malformed_policy_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
     p = write(tmp_path, "# a comment line\n" + text)

@@ -109,6 +109,13 @@ def main() -> None:
     w("[constants]")
     w("ORT_OK = 0")
     w("")
+    w("[table_arity]")
+    w("# How many arguments each entry takes: a `table` call of the same name with another count")
+    w("# (`engine->Run(x, n)` of an unrelated class) is not that entry.")
+    for row in sorted(rows, key=lambda r: r["name"]):
+        if row["params"]:
+            w(f"{row['name']} = {len(row['params'].split('|'))}")
+    w("")
     w("[preprocess]")
     w("# Decorations blanked out (same length, so offsets stay) before parsing.")
     w("blank = [\"JNIEXPORT\", \"JNICALL\", \"ORT_API_CALL\", \"ORT_MUST_USE_RESULT\", \"NO_EXCEPTION\",")

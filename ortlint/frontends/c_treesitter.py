@@ -678,6 +678,8 @@ class FunctionLowering(CfgBuilder):
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
                   args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, may_throw: bool = False) -> ir.Expr:
         target = dest if dest is not None else (None if discard else self.temp())
+        if style == "table" and self.unit.policy.table_arity.get(callee, len(args)) != len(args):
+            style = "method"  # `engine->Run(x, n)`: not the OrtApi entry of that name (its count differs)
         self.call_counter += 1
         borrows = self.unit.borrowed_args(callee, len(args)) if style == "plain" and self.unit.prototypes else ()
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
