@@ -1699,28 +1699,22 @@ class TooManyDeferred(Exception):
     """A function whose exits would lower more than MAX_DEFERRED_RUNS deferred calls."""
 
 
-_COMMENT_START = re.compile(rb"//|/\*")
 
 
 def comment_parents(root: Node, src: bytes) -> set[int]:
-    """Ids of the nodes that have a comment among their children. Every comment starts with
-    `//` or `/*`; looking the node up at each such spot finds them without walking the tree (a
-    tree with errors is walked, since error recovery may put comments anywhere)."""
+    """Ids of the nodes that have a comment among their children, in one walk of the tree
+    (`Node.parent` searches down from the root: asking it per comment was quadratic on a file
+    of many comments, 27 s for a fuzzed 360 KB file)."""
     ids: set[int] = set()
-    if root.has_error:
-        for n in walk(root):
-            if n.type == "comment" and n.parent is not None:
-                ids.add(n.parent.id)
+    if b"//" not in src and b"/*" not in src:
         return ids
-    m = _COMMENT_START.search(src)
-    while m is not None:
-        node = root.descendant_for_byte_range(m.start(), m.start() + 2)
-        pos = m.start() + 1
-        if node is not None and node.type == "comment":
-            if node.parent is not None:
-                ids.add(node.parent.id)
-            pos = node.end_byte
-        m = _COMMENT_START.search(src, pos)
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        children = n.named_children
+        if any(c.type == "comment" for c in children):
+            ids.add(n.id)
+        stack.extend(reversed(children))
     return ids
 
 
