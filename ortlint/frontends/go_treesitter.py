@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tree_sitter import Node, Parser
@@ -239,13 +240,12 @@ class GoLowering(CfgBuilder):
         candidates = {k: v for k, v in candidates.items() if declared.get(k) == 1 and 0 < v <= 16}
         if not candidates:
             return
-        for n in walk(body):
+        for n, parent, grand in walk_with_parents(body):  # `Node.parent` searches from the root
             if n.type != "identifier":
                 continue
             name = self.text(n)
             if name not in candidates:
                 continue
-            parent = n.parent
             if parent is None:
                 continue
             pt = parent.type
@@ -254,13 +254,13 @@ class GoLowering(CfgBuilder):
                 if index is not None and index.type == "int_literal" and int(self.text(index), 0) < candidates[name]:
                     continue
                 candidates.pop(name)
-            elif pt == "expression_list" and parent.parent is not None and parent.parent.type == "short_var_declaration" \
-                    and parent == parent.parent.child_by_field_id(F.left):
+            elif pt == "expression_list" and grand is not None and grand.type == "short_var_declaration" \
+                    and parent == grand.child_by_field_id(F.left):
                 continue
             elif pt in ("range_clause", "argument_list"):
                 continue
-            elif pt == "var_spec" or (pt == "slice_expression" and parent.parent is not None
-                                      and parent.parent.type == "argument_list" and len(self.named(parent)) == 1):
+            elif pt == "var_spec" or (pt == "slice_expression" and grand is not None
+                                      and grand.type == "argument_list" and len(self.named(parent)) == 1):
                 continue  # its declaration; `outs[:]` given whole to a call
             else:
                 candidates.pop(name)
@@ -1699,6 +1699,15 @@ class TooManyDeferred(Exception):
     """A function whose exits would lower more than MAX_DEFERRED_RUNS deferred calls."""
 
 
+
+
+def walk_with_parents(node: Node) -> Iterator[tuple[Node, Node | None, Node | None]]:
+    """Every named node under `node` (itself included) with its parent and grandparent."""
+    stack: list[tuple[Node, Node | None, Node | None]] = [(node, None, None)]
+    while stack:
+        n, parent, grand = stack.pop()
+        yield n, parent, grand
+        stack.extend((c, n, parent) for c in reversed(n.named_children))
 
 
 def comment_parents(root: Node, src: bytes) -> set[int]:
