@@ -115,3 +115,14 @@ def test_parse_memory_cap_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch) 
     unit = parse_c("t.c", default_policy(), b"int f(int *p) { return g(p); }\n" * 20000)
     assert unit.functions == []
     assert any("needed more than 1 MB" in m for _l, m in unit.notes)
+
+
+def test_methods_inlined_at_every_call_are_bounded() -> None:
+    """Each method calls the next one 20 times: inlining every call multiplies per level (a
+    fuzzed file needed more than 1 GB). Past a budget of inlined source the calls stay calls, with a note."""
+    methods = "".join(f"  void m{i}(int *p) {{ {f'm{i + 1}(p); ' * 20}x++; }}\n" for i in range(12))
+    code = f"struct W {{\n  int x;\n  ~W() {{ }}\n{methods}  void m12(int *p) {{ }}\n}};\nvoid f(int *p) {{ W v; v.m0(p); }}\n"
+    unit = parse_cpp("t.cpp", default_policy(), code.encode())
+    f = next(fn for fn in unit.functions if fn.name == "f")
+    assert any("inlines more than" in m for _l, m in f.notes)
+    assert sum(len(b.events) for b in f.blocks) < 200_000

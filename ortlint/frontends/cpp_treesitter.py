@@ -49,6 +49,10 @@ from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_li
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
 MAX_INLINE_DEPTH = 4
+# Source bytes of method, constructor, destructor and lambda bodies one function may lower in
+# place: methods that call methods that call methods, each inlined at every call, grow
+# exponentially (a fuzzed 120 KB file needed more than 1 GB). Real functions stay far below.
+MAX_INLINED_BYTES = 128 * 1024
 _CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "std::static_pointer_cast",
           "std::dynamic_pointer_cast", "std::const_pointer_cast", "std::reinterpret_pointer_cast",
           "gsl::narrow_cast", "gsl::narrow", "narrow_cast", "std::launder", "std::as_const"}
@@ -146,6 +150,7 @@ class CppLowering(FunctionLowering):
         self.continue_depths: list[int] = []
         self.inline_target: InlineTarget | None = None
         self.inline_depth = 0
+        self.inlined_bytes = 0  # see MAX_INLINED_BYTES
         self.fresh = 0
         self.guard_lambdas: set[int] = set()  # lambdas that are scope guards (run at scope exit)
         self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
@@ -1137,11 +1142,25 @@ class CppLowering(FunctionLowering):
                 out[name] = declared_type_text(self.src, p.child_by_field_id(self.F.type), decl)
         return out
 
+    def inline_room(self) -> bool:
+        return self.inline_depth < MAX_INLINE_DEPTH and self.inlined_bytes < MAX_INLINED_BYTES
+
+    def take_inline_room(self, body: Node) -> bool:
+        """Whether `body` may be lowered in place; counts it against MAX_INLINED_BYTES (a note
+        the first time the budget runs out: later calls are left as calls)."""
+        if not self.inline_room():
+            return False
+        self.inlined_bytes += body.end_byte - body.start_byte
+        if self.inlined_bytes >= MAX_INLINED_BYTES:
+            self.note(body, f"{self.name}() inlines more than {MAX_INLINED_BYTES // 1024} KB of method and lambda "
+                            "bodies; further calls to them are left as calls")
+        return True
+
     def inline_method(self, fn_node: Node, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc,
                       result: ir.Expr | None = None) -> bool:
         """Lower a method, constructor or destructor body in place with `obj` as `*this`; False when it cannot be."""
         body = fn_node.child_by_field_id(self.F.body)
-        if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
+        if body is None or not self.take_inline_room(body):
             return False
         saved_src = self.src
         self.src = self.unit.src
@@ -1157,7 +1176,7 @@ class CppLowering(FunctionLowering):
     def inline_lambda(self, lam: Node, args: list[ir.Expr], loc: Loc, result: ir.Expr | None = None) -> bool:
         """Lower a lambda body in place (captures are the enclosing variables); False when it cannot be."""
         body = lam.child_by_field_id(self.F.body)
-        if body is None or self.inline_depth >= MAX_INLINE_DEPTH:
+        if body is None or not self.take_inline_room(body):
             return False
         src = self.node_src.get(lam.id, self.src)
         saved_src = self.src
@@ -1425,7 +1444,7 @@ class CppLowering(FunctionLowering):
         defs = self.cls.methods.get(name, [])
         if self.this_obj is not None:
             chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
-            if chosen is not None and self.inline_depth < MAX_INLINE_DEPTH:
+            if chosen is not None and self.inline_room():
                 args = [self.lower_expr(a) for a in arg_nodes]
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_method(chosen, self.cls, self.this_obj, args, self.loc(node), result)
@@ -1548,7 +1567,7 @@ class CppLowering(FunctionLowering):
             own = self.model.ownership(rtype.name)
             defs = cls.methods.get(name, [])
             chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
-            if own.what == "class" and chosen is not None and base is not None and self.inline_depth < MAX_INLINE_DEPTH:
+            if own.what == "class" and chosen is not None and base is not None and self.inline_room():
                 obj = self.lower_expr(base)
                 obj = Deref(obj) if op == "->" else obj
                 args = [self.lower_expr(a) for a in arg_nodes]
