@@ -231,10 +231,10 @@ def _complete(x: State, y: State, diff: list[str]) -> State:
         other = y.r.get(rid)
         maybe = (x.r.get(rid) is None or other is None or res.maybe_null or other.maybe_null)
         out.r[rid] = replaced(res, maybe_null=maybe)
-        target = ("r", rid)
-        for k, v in y.b.items():
-            if v == target:
-                out.b[k] = target
+    wanted = set(diff)
+    for k, v in y.b.items():  # one pass over the bindings, not one per differing resource
+        if v is not None and v[0] == "r" and v[1] in wanted:
+            out.b[k] = v
     return out
 
 

@@ -33,10 +33,14 @@ class Site:
     macro: str = ""  # the macro whose expansion made the call (ir.Call.macro)
 
 
+MAX_EXITS_LISTED = 64  # leaking exits a finding lists as related locations (its message counts them all)
+
+
 @dataclass
 class LeakRecord:
     rid_site: str
-    exits: list[tuple[int, int, str, str]] = field(default_factory=list)  # (line, col, text, how)
+    exits: list[tuple[int, int, str, str]] = field(default_factory=list)  # (line, col, text, how), the first few
+    exit_bits: int = 0  # every distinct leaking exit, as bits of the function's exit numbers
     trace: tuple | None = None
     exceptional_only: bool = True
     bound: bool = False
@@ -84,8 +88,12 @@ class LeakCollection:
             record = LeakRecord(site_key)
             self.leaks[site_key] = record
         exit_entry = (loc.line, loc.col, text, how)
-        if exit_entry not in record.exits:
-            record.exits.append(exit_entry)
+        numbers = self.__dict__.setdefault("_exit_numbers", {})
+        bit = 1 << numbers.setdefault(exit_entry, len(numbers))
+        if not record.exit_bits & bit:  # a list of every exit made this cubic (exits x resources x exits)
+            record.exit_bits |= bit
+            if len(record.exits) < MAX_EXITS_LISTED:
+                record.exits.append(exit_entry)
         if how != "throw":
             record.exceptional_only = False
         res = state.r.get(rid)
@@ -109,7 +117,8 @@ class LeakCollection:
                 trace = (Step(self.fn.path, site.line, site.col, f"in the expansion of {site.macro}"),) + tuple(trace)
             first = next((e for e in exits if e[3] != "throw"), exits[0])
             where = exit_phrase(first)
-            more = f" (and on {len(exits) - 1} more path{'s' if len(exits) > 2 else ''})" if len(exits) > 1 else ""
+            count = record.exit_bits.bit_count()
+            more = f" (and on {count - 1} more path{'s' if count > 2 else ''})" if count > 1 else ""
             target = f" into `{site.target}`" if site.target else ""
             if res_kind.language == "go":
                 rule = "ORT020"
