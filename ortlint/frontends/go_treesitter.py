@@ -1659,7 +1659,7 @@ class GoFrontEnd:
             if fn.name in ("main", "init"):
                 fn.is_static = True
         if root.has_error:
-            first = next((n for n in walk(root) if n.type == "ERROR" or n.is_missing), None)
+            first = first_error(root)
             line = first.start_point[0] + 1 if first is not None else 1
             self.notes.append((Loc(line, 1, line, 1),
                                f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
@@ -1699,6 +1699,18 @@ class TooManyDeferred(Exception):
     """A function whose exits would lower more than MAX_DEFERRED_RUNS deferred calls."""
 
 
+
+
+def first_error(root: Node) -> Node | None:
+    """The first ERROR or missing node, found by going down the children that have an error
+    (a walk of the whole tree kept a Python object per pending node: more than 1 GB for a
+    fuzzed 4 MB line of 700 000 chained calls)."""
+    node = root
+    while node.type != "ERROR" and not node.is_missing:
+        node = next((c for c in node.children if c.has_error or c.is_missing), None)
+        if node is None:
+            return None
+    return node
 
 
 def walk_with_parents(node: Node) -> Iterator[tuple[Node, Node | None, Node | None]]:
