@@ -348,9 +348,7 @@ class _Loader:
         for k in self.doc:
             if k not in _TOP_KEYS:
                 self.fail(k, f"unknown section (expected one of: {', '.join(sorted(_TOP_KEYS - {'__text__'}))})")
-        kinds = self.doc.get("kind", [])
-        if not isinstance(kinds, list):
-            self.fail("kind", "must be an array of tables: [[kind]]")
+        kinds = self._tables("kind")
         for i, raw in enumerate(kinds):
             key = f"kind[{i}]"
             if not isinstance(raw, dict):
@@ -385,9 +383,7 @@ class _Loader:
         self._load_java_api()
         load_guards(self.policy, self.doc.get("guard"), self.fail)
         load_callbacks(self.policy, self.doc.get("callback"), self.fail)
-        calls = self.doc.get("call", [])
-        if not isinstance(calls, list):
-            self.fail("call", "must be an array of tables: [[call]]")
+        calls = self._tables("call")
         for i, raw in enumerate(calls):
             for spec in self._call(raw, i):
                 if spec.field_of:
@@ -459,14 +455,19 @@ class _Loader:
             self.policy.blank_patterns.append(pattern)
         self.policy._blank_re = None
 
+    def _tables(self, section: str, single_ok: bool = False) -> list:
+        """The `[[section]]` entries of the file (`[section]`, a single table, where `single_ok`)."""
+        tables = self.doc.get(section, [])
+        if single_ok and isinstance(tables, dict):
+            tables = [tables]
+        if not isinstance(tables, list):
+            self.fail(section, f"must be an array of tables: [[{section}]]")
+        return tables
+
     def _load_macros(self) -> None:
         """`[[macro]] names = [...], acts = "<shape>", arg = N`: macros whose definition is in a
         system or SDK header the analysis cannot see (a visible definition always wins)."""
-        macros = self.doc.get("macro", [])
-        if isinstance(macros, dict):
-            macros = [macros]
-        if not isinstance(macros, list):
-            self.fail("macro", "must be an array of tables: [[macro]]")
+        macros = self._tables("macro", single_ok=True)
         for i, raw in enumerate(macros):
             key = f"macro[{i}]"
             if not isinstance(raw, dict):
@@ -490,9 +491,7 @@ class _Loader:
 
     def _load_java_api(self) -> None:
         """[[java_api]] class = "OrtSession", nothrow = ["m/1"], [java_api.throws] "m/2" = ["E"]."""
-        tables = self.doc.get("java_api", [])
-        if not isinstance(tables, list):
-            self.fail("java_api", "must be an array of tables: [[java_api]]")
+        tables = self._tables("java_api")
         for i, raw in enumerate(tables):
             key = f"java_api[{i}]"
             if not isinstance(raw, dict):
@@ -518,11 +517,7 @@ class _Loader:
             self.fail(key, f"{member!r} is not `name/arity` (or `name/N+` for varargs)", "java_api", i)
 
     def _load_neutral(self) -> None:
-        neutral = self.doc.get("neutral", [])
-        if isinstance(neutral, dict):
-            neutral = [neutral]
-        if not isinstance(neutral, list):
-            self.fail("neutral", "must be an array of tables: [[neutral]]")
+        neutral = self._tables("neutral", single_ok=True)
         for i, raw in enumerate(neutral):
             key = f"neutral[{i}]"
             self.check_keys(raw, {"style", "names", "prefixes", "note"}, key, "neutral", i)
