@@ -137,3 +137,65 @@ def test_many_held_resources_and_many_exits_stay_cheap(tmp_path: Path) -> None:
     first = min(report.findings, key=lambda f: f.line)
     assert len(report.findings) == 200
     assert "(and on 200 more paths)" in first.message and len(first.related) == 64
+
+
+def test_a_dead_local_keeps_each_acquisition_its_own() -> None:
+    """Two statuses that only a local nothing mentions any more holds (each `CHECK(call)`
+    that throws into one `catch`): never one resource, so each call keeps its own leak."""
+    first = state({("status",): ("r", "4:return")}, {"4:return": Res("ort.Status", HELD)})
+    second = state({("status",): ("r", "9:return")}, {"9:return": Res("ort.Status", HELD)})
+    assert join_held(first, second, tracked, no_local_refs, frozenset(), frozenset(),
+                     dead=frozenset({"status"})) is None
+
+
+def test_a_flag_tested_ahead_keeps_made_and_not_made_apart() -> None:
+    """`bool error = Check(Create(&h)); ...; return error ? 0 : h;`: before the test of
+    `error`, the state that made h and the one that did not stay apart; past it they may join."""
+    made = state({("h",): ("r", "3:*2"), ("error",): ("k", 0)}, {"3:*2": Res("libc.heap", HELD)})
+    not_made = state({("h",): ("k", 0), ("error",): ("k", 1)}, {})
+    assert join_held(made, not_made, tracked, no_local_refs, frozenset({"error"}), frozenset()) is None
+    assert join_held(made, not_made, tracked, no_local_refs, frozenset(), frozenset()) is not None
+
+
+def test_tests_ahead_and_dead_locals_follow_the_cfg(tmp_path: Path) -> None:
+    path = tmp_path / "f.c"
+    path.write_text("int g(int);\n"
+                    "int f(int n) {\n"
+                    "  int flag = g(n);\n"
+                    "  int tmp = g(1);\n"
+                    "  if (tmp) g(2);\n"
+                    "  g(3);\n"
+                    "  if (flag) return 1;\n"
+                    "  return 0;\n"
+                    "}\n")
+    unit = parse_file(SourceFile(str(path), "c"), default_policy())
+    fn = unit.functions[0]
+    analyzer = FunctionAnalyzer(fn, default_policy(), lambda _c: None)
+    ahead = analyzer._ahead
+    entry_vars, _ = ahead.tested(fn.entry)
+    assert {"flag", "tmp"} <= entry_vars
+    last_test = next(b.id for b in fn.blocks if b.term is not None and getattr(b.term, "text", "") == "flag")
+    assert ahead.tested(last_test)[0] == {"flag"}
+    assert "tmp" in ahead.dead(last_test) and "flag" not in ahead.dead(last_test)
+
+
+def test_a_state_joining_a_merged_away_key_keeps_what_it_lacks(tmp_path: Path) -> None:
+    """After "held" and "never acquired" were joined into "held if acquired", the next
+    "never acquired" state at that block joins the same way: it must not make the held
+    resource vanish (a leak on the held path was lost that way)."""
+    path = tmp_path / "f.c"
+    path.write_text("int f(void) { return 0; }\n")
+    fn = parse_file(SourceFile(str(path), "c"), default_policy()).functions[0]
+    options = Options(budget=Budget(exact_states=0, join_held_after=0))
+    analyzer = FunctionAnalyzer(fn, default_policy(), lambda _c: None, options)
+    analyzer._tracked_kinds = tracked
+    tables: dict = {}
+    pending: dict = {}
+    held = state({("p",): ("r", "3:return")}, {"3:return": Res("libc.heap", HELD)})
+    never = state({("p",): ("k", 0)}, {})
+    never_again = state({("p",): ("k", 0), ("n",): ("k", 7)}, {})
+    for s in (held, never, never_again):
+        analyzer._admit(fn.entry, s, tables, pending)
+    states = list(tables[fn.entry].joined.values())
+    assert [s.r["3:return"].st for s in states if "3:return" in s.r] == [HELD]
+    assert all("3:return" in s.r for s in states)

@@ -26,7 +26,7 @@ from ..ir import Call, Expr
 from ..policy import Policy, Release
 from .calls import CallTransfer
 from .explore import Budget, Exploration
-from .exprs import retested
+from .liveness import Ahead
 from .leaks import LeakCollection, LeakRecord, Site
 from .loop_effects import LoopEffects
 from .loops import LoopForest
@@ -95,8 +95,8 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
         self.order = self._reverse_postorder()
-        self._branch_vars, self._retested = retested(fn)
-        self._relevant_order = tuple(sorted(self._branch_vars))
+        self._ahead = Ahead(fn, self._succs)
+        self._signature_order: dict[frozenset, tuple[str, ...]] = {}
         self._tracked_kinds = frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release)
         self._local_ref_kinds = frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release)
         self._block = fn.entry  # the block being run (loop questions are asked about it)

@@ -148,18 +148,29 @@ class Exploration:
             pending.setdefault(bid, {})[("e", len(table.exact))] = state
             return True
         self._collapse_released_params(state, table.released)
-        key = table.resolve(property_key(state, self._tracked_kinds))
+        raw = property_key(state, self._tracked_kinds)
+        key = table.resolve(raw)
         old = table.joined.get(key)
-        if old is not None:
+        if old is not None and key == raw:
             merged = join(old, state, self._tracked_kinds, self._local_ref_kinds)
             if merged.same(old):
                 return False
             table.joined[key] = merged
             pending.setdefault(bid, {})[("j", key)] = merged
             return True
-        coarse = (coarse_key(state, self._tracked_kinds), self._signature(state))
+        relevant, retested = self._ahead.tested(bid)
+        coarse = (coarse_key(state, self._tracked_kinds), self._signature(state, relevant, retested))
+        if old is not None:
+            # `raw` was merged into `key` by the second-level join: a state with it joins the
+            # same way ("held if acquired"), not by `join`, which would drop what it lacks
+            merged = join_held(old, state, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
+                               self._ahead.dead(bid))
+            if merged is not None:
+                return self._merge_into(bid, table, pending, key, raw, merged)
+            del table.alias[raw]  # a correlation decides: kept apart after all
+            key = raw
         if len(table.joined) >= self.budget.join_held_after:
-            admitted = self._join_held(bid, table, pending, key, coarse, state)
+            admitted = self._join_held(bid, table, pending, key, coarse, state, relevant, retested)
             if admitted is not None:
                 return admitted
         if len(table.joined) >= self.budget.max_states_per_block:
@@ -173,44 +184,57 @@ class Exploration:
 
 
     def _join_held(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, coarse: tuple,
-                   state: State) -> bool | None:
+                   state: State, relevant: frozenset, retested: frozenset) -> bool | None:
         """The second-level join (see `state.join_held`): merge `state` into a compatible
         property state of the same coarse key. None when there is none."""
         for okey in table.by_coarse.get(coarse, ())[-3:]:  # the latest few: a bounded effort per state
-            other = table.joined[okey]
-            merged = join_held(other, state, self._tracked_kinds, self._local_ref_kinds, self._branch_vars,
-                               self._retested)
-            if merged is None:
-                continue
-            if merged.same(other):
-                table.alias[key] = okey
-                return False
-            nkey = property_key(merged, self._tracked_kinds)
-            del table.joined[okey]
-            table.by_coarse[coarse].remove(okey)
-            pending.get(bid, {}).pop(("j", okey), None)
-            table.alias[okey] = nkey
-            table.alias[key] = nkey
-            existing = table.joined.get(nkey)
-            if existing is not None:
-                merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
-                if merged.same(existing):
-                    return False
-            else:
-                table.by_coarse[coarse].append(nkey)
-            table.joined[nkey] = merged
-            pending.setdefault(bid, {})[("j", nkey)] = merged
-            return True
+            merged = join_held(table.joined[okey], state, self._tracked_kinds, self._local_ref_kinds,
+                               relevant, retested, self._ahead.dead(bid))
+            if merged is not None:
+                return self._merge_into(bid, table, pending, okey, key, merged)
         return None
 
 
-    def _signature(self, state: State) -> tuple:
+    def _merge_into(self, bid: int, table: "_BlockStates", pending: dict[int, dict], okey: tuple, key: tuple,
+                    merged: State) -> bool:
+        """`merged` (a second-level join of the state at `okey` and a state of property key
+        `key`) replaces the state at `okey`, under its own property key; both old keys lead
+        there from now on. True when something new is to be explored."""
+        other = table.joined[okey]
+        if merged.same(other):
+            table.alias[key] = okey
+            return False
+        nkey = property_key(merged, self._tracked_kinds)
+        del table.joined[okey]
+        bucket = next((b for b in table.by_coarse.values() if okey in b), None)
+        if bucket is not None:
+            bucket.remove(okey)
+        pending.get(bid, {}).pop(("j", okey), None)
+        table.alias[okey] = nkey
+        table.alias[key] = nkey
+        table.alias.pop(nkey, None)  # (a key never leads to itself)
+        existing = table.joined.get(nkey)
+        if existing is not None:
+            merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
+            if merged.same(existing):
+                return False
+        elif bucket is not None:
+            bucket.append(nkey)
+        table.joined[nkey] = merged
+        pending.setdefault(bid, {})[("j", nkey)] = merged
+        return True
+
+
+    def _signature(self, state: State, relevant: frozenset, retested: frozenset) -> tuple:
         """The facts `join_held` must not lose, so states that differ in them are never even
-        tried: values of variables that several `if`s test, remembered conditions that several
-        `if`s test, NULL facts of unknown pointers."""
+        tried: values of variables and remembered conditions that an `if` ahead tests
+        (liveness.Ahead), NULL facts of unknown pointers."""
+        order = self._signature_order.get(relevant)
+        if order is None:
+            order = self._signature_order[relevant] = tuple(sorted(relevant))
         b = state.b
-        values = tuple(b.get((name,)) for name in self._relevant_order)
-        conds = frozenset(c for c in state.conds if c[0] in self._retested) if state.conds else frozenset()
+        values = tuple(b.get((name,)) for name in order)
+        conds = frozenset(c for c in state.conds if c[0] in retested) if state.conds else frozenset()
         facts = frozenset((rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None)
         return (values, conds, facts)
 
@@ -309,11 +333,12 @@ class Exploration:
         # 2^n property states inside one block: the second-level join applies here as at a
         # block's entry, with the same refusals (so a status and its out-parameters stay tied).
         buckets: dict[tuple, list[State]] = {}
+        relevant, retested = self._ahead.tested(self._block)
         for s in groups.values():
-            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds), self._signature(s)), [])
+            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds), self._signature(s, relevant, retested)), [])
             for i in range(len(bucket) - 1, max(-1, len(bucket) - 4), -1):  # the latest few: bounded effort
-                merged = join_held(bucket[i], s, self._tracked_kinds, self._local_ref_kinds, self._branch_vars,
-                                   self._retested)
+                merged = join_held(bucket[i], s, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
+                                   self._ahead.dead(self._block))
                 if merged is not None:
                     bucket[i] = merged
                     break

@@ -63,21 +63,6 @@ def owner_text(e: Expr) -> str:
     return re.sub(r"\[[^\[\]]*\]", "[]", ir.expr_text(e))
 
 
-def retested(fn: ir.Function) -> tuple[frozenset, frozenset]:
-    """Variables and conditions that more than one `if` of the function tests: the facts whose
-    loss a join must avoid (a fact tested once decides nothing after its own split)."""
-    var_sites: dict[str, int] = {}
-    cond_sites: dict[Expr, int] = {}
-    for b in fn.blocks:
-        term = b.term
-        if isinstance(term, ir.Branch) and term.kind != "loop":
-            for name in expr_vars(term.cond):
-                var_sites[name] = var_sites.get(name, 0) + 1
-            for part in conjuncts(term.cond):
-                cond_sites[part] = cond_sites.get(part, 0) + 1
-    return (frozenset(n for n, k in var_sites.items() if k > 1), frozenset(c for c, k in cond_sites.items() if k > 1))
-
-
 def conjuncts(e: Expr) -> list[Expr]:
     if isinstance(e, Op) and e.op in ("&&", "||", "!") :
         return [p for o in e.operands for p in conjuncts(o)] + [e]

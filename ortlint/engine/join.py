@@ -129,7 +129,7 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
 # (`maybe_null`: a NULL test decides, a release is a no-op on NULL, an exit still reports a
 # leak). The join is refused when it would lose a correlation that decides a fate: two of the
 # differing resources come from the same call (a status and the out-parameters it guards), a
-# variable tested by some branch has different values, remembered conditions differ, or an
+# variable an `if` ahead tests has different values, remembered conditions it tests differ, or an
 # unknown pointer's NULL fact differs.
 
 
@@ -142,10 +142,11 @@ def coarse_key(state: State, tracked: Kinds) -> tuple:
 
 
 def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
-              relevant: frozenset, retested: frozenset) -> State | None:
+              relevant: frozenset, retested: frozenset, dead: frozenset = frozenset()) -> State | None:
     """Join states with the same `coarse_key` (see above), or None when that would lose a
-    correlation. `relevant`: variables that `if`s test more than once; `retested`: conditions
-    that more than one `if` tests (the others decide nothing after their own split)."""
+    correlation. `relevant`: variables that an `if` ahead tests; `retested`: conditions that an
+    `if` ahead tests (the others decide nothing any more); `dead`: locals nothing ahead mentions
+    (see liveness.py)."""
     if a.conds != b.conds and any(c[0] in retested for c in a.conds ^ b.conds):
         return None
     diff: list[str] = []
@@ -165,7 +166,7 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
             continue  # resources outside the key: `join` handles them
         if _joinable(ra if ra is not None else rb, tracked):
             diff.append(rid)
-    b, diff = _rename_successors(a, b, diff)
+    b, diff = _rename_successors(a, b, diff, dead)
     sides: dict[str, set[bool]] = {}
     for rid in diff:  # a call's status and its out-parameters: held on opposite sides
         if rid in a.r and rid in b.r:
@@ -189,17 +190,19 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
     return join(a, b, tracked, local_ref)
 
 
-def _rename_successors(a: State, b: State, diff: list[str]) -> tuple[State, list[str]]:
+def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> tuple[State, list[str]]:
     """A location that holds, on the two paths, held resources of the same kind made by
     different calls (`v.data` after whichever of several `vector_push(&v)` calls reallocated it
     last) holds one resource whichever call made it: `b`'s is renamed to `a`'s. A leak of it is
-    then reported at one of those calls."""
+    then reported at one of those calls. Not for a local nothing ahead mentions: its resource
+    can only leak, and each acquisition is reported at its own call (ten `CHECK(status)`
+    macros that throw into one `catch` leak ten statuses)."""
     in_a, in_b = {rid for rid in diff if rid not in b.r}, {rid for rid in diff if rid not in a.r}
     if not in_a or not in_b:
         return b, diff
     rename: dict[str, str] = {}
     for k, va in a.b.items():
-        if va[0] != "r" or va[1] not in in_a:
+        if va[0] != "r" or va[1] not in in_a or k[0] in dead:
             continue
         vb = b.b.get(k)
         if vb is None or vb[0] != "r" or vb[1] not in in_b or vb[1] in rename:
