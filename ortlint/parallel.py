@@ -171,33 +171,82 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
             conn.send(("error", traceback.format_exc(limit=8)))
 
 
+MEMBER = "@member"  # in a component job's callee table: the callee is a member (its summary of this round)
+
+
 def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy: Policy, options: Options,
                    constants: dict[str, int], mark: Callable[[int], None] = lambda _i: None,
                    costs: dict[FunctionKey, float] | None = None) -> dict[FunctionKey, FunctionResult | None]:
-    """Each job is (key, {callee name: Summary or None}); results are keyed like the jobs.
-    `costs` receives the CPU time of each analysis (the main process balances by it)."""
-    from .runner import analyze_safely
+    """Each job is (key, {callee name: Summary or None}[, summarize[, members]]); results are
+    keyed like the jobs. A job with `members` is a recursive component whose functions this
+    worker holds (see `_analyze_component`). `costs` receives the CPU time of each analysis
+    (the main process balances by it)."""
     out: dict[FunctionKey, FunctionResult | None] = {}
-    for index, job in enumerate(jobs):  # (key, {callee: summary}[, summarize])
+    for index, job in enumerate(jobs):
         mark(index)
-        key, callee_summaries = job[0], job[1]
-        summarize = job[2] if len(job) > 2 else True
-        fn = functions.get(key)
-        if fn is None:
-            out[key] = None
-            continue
-
-        def lookup(call: ir.Call, table: dict[str, Summary | None] = callee_summaries) -> Summary | None:
-            return table.get(call.callee) if call.style == "plain" else None
-
         started = time.process_time()
-        out[key] = analyze_safely(fn, policy, lookup, options, constants, summarize)
+        if len(job) > 3 and job[3]:
+            out.update(_analyze_component(functions, job[3], policy, options, constants))
+        else:
+            key, callee_summaries = job[0], job[1]
+            summarize = job[2] if len(job) > 2 else True
+            out[key] = _analyze_one(functions, key, callee_summaries, policy, options, constants, summarize)
         if costs is not None:
-            costs[key] = time.process_time() - started
-        # A function analyzed here is a component of its own and is never asked for again
-        # (recursive components are analyzed by the main process): its IR can go.
-        del functions[key]
+            costs[job[0]] = time.process_time() - started
     return out
+
+
+def _analyze_one(functions: dict[FunctionKey, ir.Function], key: FunctionKey, table: dict[str, Summary | None],
+                 policy: Policy, options: Options, constants: dict[str, int], summarize: bool) -> FunctionResult | None:
+    from .runner import analyze_safely
+    fn = functions.get(key)
+    if fn is None:
+        return None
+
+    def lookup(call: ir.Call) -> Summary | None:
+        return table.get(call.callee) if call.style == "plain" else None
+
+    result = analyze_safely(fn, policy, lookup, options, constants, summarize)
+    # A function analyzed here is never asked for again (a component is analyzed as a whole,
+    # in one job): its IR can go.
+    del functions[key]
+    return result
+
+
+def _analyze_component(functions: dict[FunctionKey, ir.Function], members: list, policy: Policy, options: Options,
+                       constants: dict[str, int]) -> dict[FunctionKey, FunctionResult | None]:
+    """A recursive component, as the main process would analyze it (`Analysis._analyze_component`):
+    rounds over its members until their summaries stop changing, each member's calls to the
+    others seeing the summaries of the round before. `members` is [(key, {callee: Summary,
+    None or MEMBER key}, summarize)]."""
+    from .runner import Analysis, analyze_safely
+    summaries: dict[FunctionKey, Summary | None] = {}
+    results: dict[FunctionKey, FunctionResult | None] = {}
+    for _ in range(Analysis.MAX_SCC_ROUNDS):
+        changed = False
+        for key, table, summarize in members:
+            fn = functions.get(key)
+            if fn is None:
+                results[key] = None
+                continue
+
+            def lookup(call: ir.Call, table: dict = table) -> Summary | None:
+                if call.style != "plain":
+                    return None
+                found = table.get(call.callee)
+                if isinstance(found, tuple) and found[:1] == (MEMBER,):
+                    return summaries.get(found[1])
+                return found
+
+            result = results[key] = analyze_safely(fn, policy, lookup, options, constants, summarize)
+            if summaries.get(key) != result.summary:
+                summaries[key] = result.summary
+                changed = True
+        if not changed:
+            break
+    for key, _table, _summarize in members:
+        functions.pop(key, None)
+    return results
 
 
 # ----------------------------------------------------------------------------- main side
@@ -361,6 +410,8 @@ class WorkerPool:
             # in the level's order; which jobs move only decides where they run)
             picked, want = [], gap / 2
             for job in sorted(queue, key=lambda j: (-cost[j[0]], j[0])):
+                if len(job) > 3 and job[3]:
+                    continue  # a component: its members' IR stays together
                 size = cost[job[0]]
                 if size <= want:
                     picked.append(job)
@@ -573,10 +624,10 @@ class WorkerPool:
         batches: dict[int, deque] = {}
         out: dict[FunctionKey, FunctionResult | None] = {}
         for job in jobs:
-            if job[0][0] in self.lost_files:  # its IR is gone with a worker: nothing to analyze
-                key = job[0]
-                note = (key[2], f"{LOST}{key[1]}() was not analyzed: its file was lost")
-                (on_results or out.update)({key: FunctionResult([], None, {}, [note])})
+            keys = [m[0] for m in job[3]] if len(job) > 3 and job[3] else [job[0]]
+            if any(key[0] in self.lost_files for key in keys):  # its IR is gone with a worker: nothing to analyze
+                (on_results or out.update)({key: FunctionResult([], None, {}, [
+                    (key[2], f"{LOST}{key[1]}() was not analyzed: its file was lost")]) for key in keys})
                 continue
             batches.setdefault(self.owner[job[0][0]], deque()).append(job)
         self.adopted = {}
@@ -609,10 +660,10 @@ class WorkerPool:
             sent_constants.discard(w)  # the replacement has none yet
             culprit, again = self._split(chunk, index)
             if culprit is not None:
-                key = culprit[0]
-                note = (key[2], f"{LOST}ortlint stopped analyzing {key[1]}() because {reason}; "
-                                "nothing is reported for it")
-                on_reply(w, chunk, {key: FunctionResult([], None, {}, [note])})
+                keys = [m[0] for m in culprit[3]] if len(culprit) > 3 and culprit[3] else [culprit[0]]
+                on_reply(w, chunk, {key: FunctionResult([], None, {}, [(key[2], f"{LOST}ortlint stopped analyzing "
+                                                                        f"{key[1]}() because {reason}; nothing is "
+                                                                        "reported for it")]) for key in keys})
             elif index != NOT_STARTED:
                 singles.add(w)
             batches.setdefault(w, deque()).extendleft(reversed(again))

@@ -417,6 +417,7 @@ class Analysis:
             levels.setdefault(level, []).append(component)
         for level in sorted(levels):
             pending = []
+            components_out: list[list[FunctionInfo]] = []
             local: deque[list[FunctionKey]] = deque()  # analyzed here, while the workers do `pending`
             for component in levels[level]:
                 infos = [self.program.functions[k] for k in component]
@@ -426,7 +427,9 @@ class Analysis:
                 needs_ir = [i for i in infos if i.fn is None and not i.remote and not i.context]
                 if needs_ir and self.remote_parse is not None:
                     self.remote_parse(sorted({i.key[0] for i in needs_ir}))
-                if recursive or not all(i.remote for i in infos if not i.context):
+                if recursive and self._one_worker_holds(infos):
+                    components_out.append(infos)  # analyzed as a whole by that worker
+                elif recursive or not all(i.remote for i in infos if not i.context):
                     self._fetch_ir(infos)  # now: a worker busy with the level's jobs could not answer
                     local.append(component)
                 else:
@@ -438,8 +441,9 @@ class Analysis:
                     self._analyze_component(local.popleft(), graph)
                 return bool(local)
 
-            if pending:
+            if pending or components_out:
                 jobs = [(i.key, self._callee_summaries(i), self.needs_summary(i.key)) for i in pending]
+                jobs += [self._component_job(infos) for infos in components_out]
                 # results are taken in as they stream back (while the workers go on); within a
                 # level no function uses another's summary, so the order does not matter
                 self.pool.analyze(jobs, self.constants, on_results=self._take_results,
@@ -457,6 +461,30 @@ class Analysis:
             if self.track_deps:
                 self.deps[key] = self.current_deps(info)
             self.analyzed += 1
+
+    def _one_worker_holds(self, infos: list[FunctionInfo]) -> bool:
+        """A recursive component whose functions were all parsed by one worker: that worker
+        can run the component's rounds itself (the main process would compete with the
+        workers for the cores, and the level would wait for it)."""
+        if self.pool is None or any(i.context or not i.remote or i.fn is not None for i in infos):
+            return False
+        owners = {self.pool.owner.get(i.key[0]) for i in infos}
+        return len(owners) == 1 and None not in owners and not any(i.key[0] in self.pool.lost_files for i in infos)
+
+    def _component_job(self, infos: list[FunctionInfo]) -> tuple:
+        """A component's job for its worker (parallel.MEMBER marks a call to another member)."""
+        from .parallel import MEMBER
+        members = {i.key for i in infos}
+        entries = []
+        for info in infos:
+            table: dict[str, object] = {}
+            for name in info.callees:
+                target = self.program.resolve(info.key[0], name)
+                table[name] = (MEMBER, target) if target in members else \
+                    (self.summaries.get(target) if target is not None else None)
+            entries.append((info.key, table, self.needs_summary(info.key)))
+        first = infos[0]
+        return (first.key, {}, self.needs_summary(first.key), entries)
 
     def _callee_summaries(self, info: FunctionInfo) -> dict[str, Summary | None]:
         out = {}

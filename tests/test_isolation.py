@@ -207,3 +207,41 @@ def test_functions_moved_to_balance_the_workers_give_the_same_findings(tree: Pat
     report = go(tree, 2, monkeypatch=monkeypatch)
     assert leaks(report) == expected
     assert moved and sum(moved) > 0
+
+
+RECURSIVE_C = """#include <stdlib.h>
+/* mutually recursive helpers: the second frees what the first allocated, on every path */
+void drop_b(char *p, int n);
+void drop_a(char *p, int n) { if (n <= 0) { free(p); return; } drop_b(p, n - 1); }
+void drop_b(char *p, int n) { if (n <= 0) { free(p); return; } drop_a(p, n - 1); }
+int use_ok(int n) { char *p = malloc(8); if (!p) return -1; drop_a(p, n); return 0; }
+int use_leak(int n) { char *p = malloc(8); if (!p) return -1; if (n > 3) return 1; drop_b(p, n); return 0; }
+"""
+
+
+def test_recursive_components_analyzed_by_a_worker_match_one_process(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A recursive component whose functions one worker parsed is analyzed there, rounds
+    included (parallel._analyze_component): findings and summaries are those of one process."""
+    from ortlint import parallel
+    for i in range(4):
+        (tmp_path / f"rec{i}.c").write_text(RECURSIVE_C.replace("drop_", f"drop{i}_").replace("use_", f"use{i}_"))
+    for i in range(4):
+        (tmp_path / f"leak{i}.c").write_text(LEAK_C)
+    alone = run(RunConfig([str(tmp_path)], default_policy(), jobs=1))
+    components: list[int] = []
+    real = parallel._analyze_component
+
+    def spy(functions, members, *args):  # noqa: ANN001, ANN202 - runs in the worker: counts into a file
+        with open(tmp_path / "components.log", "a") as fh:
+            fh.write(f"{len(members)}\n")
+        return real(functions, members, *args)
+
+    monkeypatch.setattr(parallel, "_analyze_component", spy)
+    together = go(tmp_path, 2, monkeypatch=monkeypatch)
+    components = [int(n) for n in (tmp_path / "components.log").read_text().split()]
+    assert components and all(n == 2 for n in components)
+    assert leaks(together) == leaks(alone)
+    assert [(Path(f.path).name, f.line) for f in together.findings if f.rule == "ORT001"].count(("rec0.c", 7)) == 1
+    assert {(Path(k[0]).name, k[1]): v for k, v in together.summaries.items()} == \
+        {(Path(k[0]).name, k[1]): v for k, v in alone.summaries.items()}
