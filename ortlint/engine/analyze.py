@@ -96,6 +96,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._work = 0
         self.order = self._reverse_postorder()
         self._ahead = Ahead(fn, self._succs)
+        self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
         self._signature_order: dict[frozenset, tuple[str, ...]] = {}
         self._tracked_kinds = frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release)
         self._local_ref_kinds = frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release)

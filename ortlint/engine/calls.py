@@ -175,6 +175,7 @@ class CallTransfer:
             self._escape_val(state, v, loc)
         else:
             state.b[loc + ("#" + v[1],)] = v
+            self._note_key(loc + ("#" + v[1],))
 
 
     def _stored(self, state: State, elem: Expr) -> list[str]:

@@ -45,7 +45,10 @@ class _BlockStates:
 
     exact: list[State] = field(default_factory=list)
     joined: dict[tuple, State] = field(default_factory=dict)
-    by_coarse: dict[tuple, list[tuple]] = field(default_factory=dict)  # coarse key -> property keys
+    # coarse key -> property keys, built when the second-level join is first tried here (most
+    # blocks never get that many property states): from the state that first had each key
+    by_coarse: dict[tuple, list[tuple]] | None = None
+    coarse_src: dict[tuple, State] = field(default_factory=dict)
     alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
     released: set[str] = field(default_factory=set)  # parameters released on some path here
 
@@ -159,7 +162,6 @@ class Exploration:
             pending.setdefault(bid, {})[("j", key)] = merged
             return True
         relevant, retested = self._ahead.tested(bid)
-        coarse = (coarse_key(state, self._tracked_kinds), self._signature(state, relevant, retested))
         if old is not None:
             # `raw` was merged into `key` by the second-level join: a state with it joins the
             # same way ("held if acquired"), not by `join`, which would drop what it lacks
@@ -169,7 +171,10 @@ class Exploration:
                 return self._merge_into(bid, table, pending, key, raw, merged)
             del table.alias[raw]  # a correlation decides: kept apart after all
             key = raw
+        coarse = None
         if len(table.joined) >= self.budget.join_held_after:
+            self._index_coarse(table, relevant, retested)
+            coarse = self._coarse(state, relevant, retested)
             admitted = self._join_held(bid, table, pending, key, coarse, state, relevant, retested)
             if admitted is not None:
                 return admitted
@@ -178,15 +183,30 @@ class Exploration:
                           f"findings for it may be incomplete")
             return False
         table.joined[key] = state
-        table.by_coarse.setdefault(coarse, []).append(key)
+        table.coarse_src[key] = state
+        if table.by_coarse is not None:
+            table.by_coarse.setdefault(coarse or self._coarse(state, relevant, retested), []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
         return True
+
+
+    def _coarse(self, state: State, relevant: frozenset, retested: frozenset) -> tuple:
+        return (coarse_key(state, self._tracked_kinds), self._signature(state, relevant, retested))
+
+
+    def _index_coarse(self, table: "_BlockStates", relevant: frozenset, retested: frozenset) -> None:
+        """`table.by_coarse`, on its first need (see `_BlockStates`)."""
+        if table.by_coarse is None:
+            table.by_coarse = {}
+            for key in table.joined:
+                table.by_coarse.setdefault(self._coarse(table.coarse_src[key], relevant, retested), []).append(key)
 
 
     def _join_held(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, coarse: tuple,
                    state: State, relevant: frozenset, retested: frozenset) -> bool | None:
         """The second-level join (see `state.join_held`): merge `state` into a compatible
         property state of the same coarse key. None when there is none."""
+        assert table.by_coarse is not None
         for okey in table.by_coarse.get(coarse, ())[-3:]:  # the latest few: a bounded effort per state
             merged = join_held(table.joined[okey], state, self._tracked_kinds, self._local_ref_kinds,
                                relevant, retested, self._ahead.dead(bid))
@@ -206,7 +226,7 @@ class Exploration:
             return False
         nkey = property_key(merged, self._tracked_kinds)
         del table.joined[okey]
-        bucket = next((b for b in table.by_coarse.values() if okey in b), None)
+        bucket = next((b for b in (table.by_coarse or {}).values() if okey in b), None)
         if bucket is not None:
             bucket.remove(okey)
         pending.get(bid, {}).pop(("j", okey), None)
@@ -218,8 +238,10 @@ class Exploration:
             merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
             if merged.same(existing):
                 return False
-        elif bucket is not None:
-            bucket.append(nkey)
+        else:
+            table.coarse_src[nkey] = table.coarse_src[okey]
+            if bucket is not None:
+                bucket.append(nkey)
         table.joined[nkey] = merged
         pending.setdefault(bid, {})[("j", nkey)] = merged
         return True

@@ -63,6 +63,7 @@ class ValueTransfer:
         rid = loc[0][1:] + "/[]"
         state.r[rid] = Res(kind.contains, BORROWED, parent=loc[0][1:])
         state.b[loc] = ("r", rid)
+        self._note_key(loc)
         return ("r", rid)
 
 
@@ -173,6 +174,7 @@ class ValueTransfer:
             rid = f"{base}#{n}"
         state.r[rid] = Res(None, OPAQUE, coll="[]" in loc)
         state.b[loc] = ("r", rid)
+        self._note_key(loc)
         return rid
 
 
@@ -213,6 +215,7 @@ class ValueTransfer:
             state.b[k] = ("r", prev)
         for k in memory:
             state.b[("@" + prev,) + k[1:]] = state.b.pop(k)
+            self._note_key(("@" + prev,) + k[1:])
         for o in children:
             state.r[o] = replaced(state.r[o], parent=prev)
         if rid in self.sites and prev not in self.sites:
@@ -281,6 +284,8 @@ class ValueTransfer:
             if "[]" in key and old is not None and old[0] == "r" and old != value:
                 self._keep_in_collection(state, old[1], key)
             state.b[key] = value
+            if len(key) > 1:
+                self._note_key(key)
         if value is not None and value[0] == "r":
             res = state.r.get(value[1])
             if res is not None:
@@ -305,10 +310,19 @@ class ValueTransfer:
             state.r[rid] = replaced(res, st=ESCAPED, esc=key)
 
 
+    def _note_key(self, loc: LocKey) -> None:
+        """Remember that `loc`'s prefixes have had sub-locations in some state of this function:
+        `_invalidate` only scans a state for sub-locations of a prefix seen here (most stores
+        into a field have none, and the scan was a tenth of the analysis)."""
+        prefixes = self._prefixes
+        for i in range(1, len(loc)):
+            prefixes.add(loc[:i])
+
+
     def _invalidate(self, state: State, key: LocKey) -> None:
         """A location is overwritten: drop remembered conditions and sub-locations that read it."""
         n = len(key)
-        if n > 1:  # a struct stored through a pointer or into a field: its old fields are gone
+        if n > 1 and key in self._prefixes:  # a struct stored through a pointer or into a field: its old fields are gone
             root = key[0]
             for k in [k for k in state.b if k[0] == root and len(k) > n and k[:n] == key]:
                 del state.b[k]
@@ -316,7 +330,7 @@ class ValueTransfer:
             name = key[0]
             if state.conds and name in self._memo_names:  # (no remembered condition reads most names)
                 state.conds = frozenset(c for c in state.conds if name not in self._vars_of(c[0]))
-            if self.fn.locals.get(name):
+            if self.fn.locals.get(name) and key in self._prefixes:
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
                     del state.b[k]
 
@@ -491,6 +505,8 @@ class ValueTransfer:
             state.r[rid] = replaced(state.r[rid], fact=fact)
             return state
         state.b[loc] = fact
+        if len(loc) > 1:
+            self._note_key(loc)
         return state
 
 
