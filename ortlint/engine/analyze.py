@@ -94,6 +94,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._stopped = False
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
+        self._succ_cache: dict[int, list[int]] = {}
         self.order = self._reverse_postorder()
         self._ahead = Ahead(fn, self._succs)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)

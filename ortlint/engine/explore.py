@@ -51,6 +51,7 @@ class _BlockStates:
     coarse_src: dict[tuple, State] = field(default_factory=dict)
     alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
     released: set[str] = field(default_factory=set)  # parameters released on some path here
+    exact_released: bool = False  # `released` has those of the exact states
 
     def resolve(self, key: tuple) -> tuple:
         seen = 0
@@ -59,6 +60,10 @@ class _BlockStates:
             seen += 1
         return key
 
+
+
+def _released_params(state: State) -> set[str]:
+    return {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
 
 
 class Exploration:
@@ -85,6 +90,13 @@ class Exploration:
 
 
     def _succs(self, bid: int) -> list[int]:
+        cached = self._succ_cache.get(bid)
+        if cached is None:
+            cached = self._succ_cache[bid] = self._block_succs(bid)
+        return cached
+
+
+    def _block_succs(self, bid: int) -> list[int]:
         block = self.blocks[bid]
         term = block.term
         out = []
@@ -140,9 +152,6 @@ class Exploration:
         table = tables.get(bid)
         if table is None:
             table = tables[bid] = _BlockStates()
-        released = {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
-        if released:
-            table.released |= released
         if len(table.exact) < self.budget.exact_states:
             for other in table.exact:
                 if state.same(other):
@@ -150,6 +159,11 @@ class Exploration:
             table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
             pending.setdefault(bid, {})[("e", len(table.exact))] = state
             return True
+        if not table.exact_released:  # the exact states' released parameters, once they are all in
+            table.exact_released = True
+            for s in table.exact:
+                table.released |= _released_params(s)
+        table.released |= _released_params(state)
         self._collapse_released_params(state, table.released)
         raw = property_key(state, self._tracked_kinds)
         key = table.resolve(raw)
@@ -329,7 +343,7 @@ class Exploration:
                 self._stopped = True
                 self._extra = []
                 return []
-            states = dedupe(nxt)
+            states = nxt if len(nxt) == 1 else dedupe(nxt)
             if len(states) > self.budget.exact_states:
                 states = self._join_within_block(states)
             if not states:
