@@ -199,3 +199,24 @@ def test_a_state_joining_a_merged_away_key_keeps_what_it_lacks(tmp_path: Path) -
     states = list(tables[fn.entry].joined.values())
     assert [s.r["3:return"].st for s in states if "3:return" in s.r] == [HELD]
     assert all("3:return" in s.r for s in states)
+
+
+def test_a_function_that_touches_no_resource_is_not_explored_when_no_summary_is_needed(tmp_path: Path,
+                                                                                        monkeypatch) -> None:
+    path = tmp_path / "f.c"
+    path.write_text("#include <stdlib.h>\nint g(int);\n"
+                    "int plain(int n) { int s = 0; for (int i = 0; i < n; i++) s += g(i); return s; }\n"
+                    "int leaky(int n) { char *p = malloc(4); if (n) return 1; free(p); return 0; }\n")
+    unit = parse_file(SourceFile(str(path), "c"), default_policy())
+    explored: list[str] = []
+    real = FunctionAnalyzer._explore
+    monkeypatch.setattr(FunctionAnalyzer, "_explore", lambda self, entry: (explored.append(self.fn.name),
+                                                                           real(self, entry))[1])
+    results = {fn.name: FunctionAnalyzer(fn, default_policy(), lambda _c: None).run(summarize=False)
+               for fn in unit.functions}
+    assert explored == ["leaky"]
+    assert results["plain"].findings == [] and results["plain"].summary is None
+    assert [f.rule for f in results["leaky"].findings] == ["ORT001"]
+    # with a summary wanted, the plain function is explored as always (callers may need it)
+    FunctionAnalyzer(unit.functions[0], default_policy(), lambda _c: None).run(summarize=True)
+    assert explored == ["leaky", "plain"]
