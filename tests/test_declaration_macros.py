@@ -12,13 +12,13 @@ from ortlint.policy import load_policy
 
 
 @pytest.mark.parametrize("arg", ["auto x", "OrtValue* v", "OrtValue *const v", "const auto& y", "OrtStatus*",
-                                 "const Engine", "std::unique_ptr<Ort::Value> p", "int n", "struct Foo *f"])
+                                 "const Engine", "std::unique_ptr<Ort::Value> p", "int n", "struct Foo *f", "int8_t", "uint16_t"])
 def test_declarations_and_types(arg: str) -> None:
     assert is_declaration_or_type(arg)
 
 
 @pytest.mark.parametrize("arg", ["x", "f(a, b)", "api->CreateRunOptions(&o)", "*out", "values[i]", '"text"',
-                                 "long(x)", "const_cast<T*>(p)", "sizeof(int)", ""])
+                                 "long(x)", "const_cast<T*>(p)", "sizeof(int)", "", "size_t(n)"])
 def test_expressions(arg: str) -> None:
     assert not is_declaration_or_type(arg)
 

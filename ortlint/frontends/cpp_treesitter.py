@@ -1570,9 +1570,10 @@ class CppLowering(FunctionLowering):
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
         cls = self.model.find_class(rtype.name, self.ns)
         if cls is not None and cls.from_header and not cls.methods and name in cls.declared_methods \
-                and self.model.ownership(rtype.name).what != "ort" and not self.policy_method(cls.qualname, name):
-            # a method a header of the tree declares (not a same-named function-pointer field of a
-            # base struct such as OrtEp's): that method, its definition's summary if the tree has one
+                and name in self.unit.policy.untyped_fields and not self.policy_method(cls.qualname, name):
+            # a method a header of the tree declares that hides a same-named function-pointer field
+            # of a base struct (`Ort::Status CreateSyncStreamForDevice(...)` in a class deriving
+            # from OrtEp): that method (its definition's summary if the tree has one), not the field
             if base is not None:
                 self.lower_expr(base)
             return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)

@@ -25,9 +25,9 @@ _INVOCATION = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
 _SPACES = bytes(b if b in (ord("\n"), ord("\r")) else ord(" ") for b in range(256))
 
 # A word that starts a declaration or a type and never an expression.
+# `*_t` names are types by the C library's convention (`int8_t`, `size_t`), as in c_treesitter.
 _DECL_KEYWORD = re.compile(r"^(?:auto|const|volatile|struct|enum|union|unsigned|signed|static|constexpr|"
-                           r"int|char|short|long|float|double|bool|void|size_t|int64_t|int32_t|uint64_t|"
-                           r"uint32_t|uint8_t)\b(?!\s*[(.\-\[])")
+                           r"int|char|short|long|float|double|bool|void|[A-Za-z_]\w*_t)\b(?!\s*[(.\-\[])")
 # A (qualified, possibly templated) type name: `OrtValue`, `std::unique_ptr<Ort::Value>`.
 _TYPE = r"[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?"
 # `T* name`, `T& name`, `T name`, `T *const name`: a declaration.
