@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ortlint.frontends.c_treesitter import Macro
-from ortlint.frontends.declaration_macros import (declared_name, expand_text, is_declaration_or_type,
+from ortlint.frontends.declaration_macros import (declared_name, expand_text, is_declaration_or_type, statement_macros,
                                                   mask_declaration_arguments, with_declared_name)
 from ortlint.policy import load_policy
 
@@ -76,3 +76,29 @@ def test_declare_or_return_shape(tmp_path) -> None:
     shape = load_policy([p]).macro_shapes["ASSIGN_OR_RETURN"]
     assert shape.declares == 0 and shape.params == ("__ortlint_a0", "__ortlint_a1", "__ortlint_name")
     assert shape.body.startswith("__ortlint_a0 = (__ortlint_a1); if (!(__ortlint_name)) return")
+
+
+def test_only_invocations_in_function_bodies_are_blanked() -> None:
+    src = (b"namespace n {\n"
+           b"DECLARE(int8_t);\n"                      # namespace scope: a declaration, left alone
+           b"struct Api {\n  DECLARE(const char *);\n};\n"
+           b"int f(void) {\n"
+           b"  const char *s = \"}\";  // }\n"         # braces in strings and comments do not count
+           b"  DECLARE(const char *);\n"
+           b"  return 0;\n"
+           b"}\n"
+           b"}  // namespace n\n")
+    out, kept = mask_declaration_arguments(src, {"DECLARE"})
+    assert list(kept.values()) == ["(const char *)"]
+    assert out.count(b"DECLARE(int8_t);") == 1 and out.count(b"DECLARE(const char *);") == 1
+
+
+def test_statement_macros() -> None:
+    bodies = {
+        "IMPL": "auto tmp = (e); if (!tmp) return 1; lhs = tmp",
+        "ASSIGN": "IMPL(CAT(v_, __LINE__), lhs, e)",   # an invocation of a statement macro
+        "CALL_AS": "do { return static_cast<T *>(p)->m(); } while (0)",
+        "API_FN": "_Success_(return == 0) OrtStatusPtr NAME(__VA_ARGS__)",  # declares a function
+        "SHAPE": "",                                    # a [[macro]] shape
+    }
+    assert statement_macros(bodies) == {"IMPL", "ASSIGN", "CALL_AS", "SHAPE"}

@@ -18,7 +18,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
-from .declaration_macros import expand_text, mask_declaration_arguments, with_declared_name
+from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
 from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
                      statement_macro_names, terminate_statement_macros)
 
@@ -1043,7 +1043,7 @@ class CFrontEnd:
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
-        self.src, self.masked_args = mask_declaration_arguments(self.src, self.expandable_macro_names())
+        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
         self.src = blank_unbalanced_alternatives(blank_conditionals_in_parens(self.src))
         self.ascii = self.src.isascii()
 
@@ -1062,17 +1062,23 @@ class CFrontEnd:
         own = self.own_facts.prototypes
         self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
 
-    def expandable_macro_names(self) -> set[str]:
+    def expandable_macro_names(self) -> dict[str, str]:
         """The function-like macros the lowering will expand, known before parsing (the same
-        choice as collect_macros and add_visible_declarations make from the tree)."""
-        names = {name for name, _params, _body, _variadic in scan_function_macros(self.src)} if b"#" in self.src else set()
-        names.update(name for name, found in self.visible.macros.items() if found.params is not None)
+        choice as collect_macros and add_visible_declarations make from the tree), with their
+        bodies ("" for a `[[macro]]` shape: a statement)."""
+        bodies: dict[str, str] = {}
+        for name, found in self.visible.macros.items():
+            if found.params is not None:
+                bodies[name] = found.body
         oracle = getattr(self, "oracle", None)
         if oracle is not None:
-            names.update(oracle.macros)
-        names = {name for name in names if not self._policy_describes(name)}
-        names.update(self.policy.macro_shapes)
-        return names
+            bodies.update((name, macro.body) for name, macro in oracle.macros.items())
+        if b"#" in self.src:
+            bodies.update((name, body) for name, _params, body, _variadic in scan_function_macros(self.src))
+        bodies = {name: body for name, body in bodies.items() if not self._policy_describes(name)}
+        for name in self.policy.macro_shapes:
+            bodies.setdefault(name, "")
+        return bodies
 
     def is_type_name(self, name: str) -> bool:
         """A name that denotes a type: a typedef of the file or its headers, a JNI type, or a

@@ -69,6 +69,26 @@ def with_declared_name(args: list[str], declares: int) -> list[str] | None:
     return args[:declares + 2] + [declared_name(args[declares])] + args[declares + 2:]
 
 
+def statement_macros(bodies: dict[str, str], depth: int = 4) -> set[str]:
+    """The names whose expansion is a statement: a body with a `;` or a `return`, a statement
+    body (`do {...} while (0)`, `{...}`, `if ...`), an empty one (a `[[macro]]` shape), or a body
+    that is an invocation of such a macro (`ASSIGN_OR_RETURN(l, r)` -> `ASSIGN_OR_RETURN_IMPL(...)`).
+    Macros that expand to declarations of a struct (`ORT_API2_STATUS(Name, args)`) are not."""
+    from .source import is_statement_body
+
+    def direct(body: str) -> bool:
+        return not body.strip() or ";" in body or is_statement_body(body)
+
+    found = {name for name, body in bodies.items() if direct(body)}
+    for _ in range(depth):
+        more = {name for name, body in bodies.items() if name not in found
+                and (m := _NAME_CALL.match(body.replace("\\\n", " ").strip())) is not None and m.group(1) in found}
+        if not more:
+            break
+        found |= more
+    return found
+
+
 def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) -> tuple[bytes, dict[int, str]]:
     """Blank the argument lists of statement-level invocations of `names` (macros that will be
     expanded) that contain a declaration or a type. Returns the new text and, by the offset of
@@ -77,9 +97,10 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
         return data, {}
     out: bytearray | None = None
     kept: dict[int, str] = {}
-    for m in _INVOCATION.finditer(data):
-        name = m.group(1).decode("ascii", "replace")
-        if name not in names or not _starts_statement(data, m.start(1)) or _continues_define(data, m.start()):
+    candidates = [m for m in _INVOCATION.finditer(data) if m.group(1).decode("ascii", "replace") in names]
+    in_code = _in_function_bodies(data, [m.start(1) for m in candidates]) if candidates else []
+    for m, code in zip(candidates, in_code):
+        if not code or not _starts_statement(data, m.start(1)) or _continues_define(data, m.start()):
             continue
         open_at = m.end() - 1
         end = _closing_paren(data, open_at)
@@ -93,6 +114,38 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
         out[open_at + 1:end - 1] = data[open_at + 1:end - 1].translate(_SPACES)
         kept[open_at] = text
     return (bytes(out) if out is not None else data), kept
+
+
+# What the brace scan skips or counts: strings, characters, comments, preprocessor lines, braces.
+_BRACE_SCAN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/'
+                         rb'|^[ \t]*#(?:[^\n\\]|\\.)*|[{}]', re.M | re.S)
+_CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
+
+
+def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
+    """For each (ascending) position: is it inside a block of code (a `{` after `)`, `else`,
+    `do`, `try`, `noexcept`, ... or nested in one), rather than at file, namespace or class
+    scope, where a macro invocation is a declaration the lowering never visits?"""
+    out: list[bool] = []
+    stack: list[bool] = []
+    it = iter(positions)
+    nxt = next(it, None)
+    for m in _BRACE_SCAN.finditer(data):
+        while nxt is not None and nxt < m.start():
+            out.append(any(stack))
+            nxt = next(it, None)
+        if nxt is None:
+            break
+        token = m.group(0)
+        if token == b"{":
+            before = data[max(0, m.start() - 16):m.start()].rstrip()
+            stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS))
+        elif token == b"}" and stack:
+            stack.pop()
+    while nxt is not None:
+        out.append(any(stack))
+        nxt = next(it, None)
+    return out
 
 
 def _split(text: str) -> list[str]:
