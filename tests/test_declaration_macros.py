@@ -102,3 +102,12 @@ def test_statement_macros() -> None:
         "SHAPE": "",                                    # a [[macro]] shape
     }
     assert statement_macros(bodies) == {"IMPL", "ASSIGN", "CALL_AS", "SHAPE"}
+
+
+def test_pathological_inputs_stay_bounded() -> None:
+    src = b"void f(void) {\n" + b"/* " * 50000 + b"\n  DECLARE(const char *);\n}\n"
+    out, _kept = mask_declaration_arguments(src, {"DECLARE"})  # an unterminated comment is scanned once
+    assert len(out) == len(src)
+    macros = {"D": Macro("D", ["x"], "x x", False)}
+    text = "D(" * 60 + "y" + ")" * 60  # doubles at every level: stopped by the size cap
+    assert len(expand_text(text, macros, 1)) < 1 << 17

@@ -117,7 +117,7 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
 
 
 # What the brace scan skips or counts: strings, characters, comments, preprocessor lines, braces.
-_BRACE_SCAN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/'
+_BRACE_SCAN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)'
                          rb'|^[ \t]*#(?:[^\n\\]|\\.)*|[{}]', re.M | re.S)
 _CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
 
@@ -163,6 +163,7 @@ def _continues_define(data: bytes, line_start: int) -> bool:
     return i >= 0 and data[i] == ord("\\")
 
 
+_MAX_EXPANSION = 1 << 16  # characters: `#define D(x) x x` nested does not grow without end
 _NAME_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _LINE_OR_COUNTER = re.compile(r"\b__(?:LINE|COUNTER)__\b")
 
@@ -177,7 +178,7 @@ def expand_text(text: str, macros: dict, line: int, limit: int = 64) -> str:
     from .c_treesitter import split_macro_args, substitute_macro
 
     pos, done = 0, 0
-    while done < limit:
+    while done < limit and len(text) < _MAX_EXPANSION:
         m = _NAME_CALL.search(text, pos)
         if m is None:
             break
