@@ -75,7 +75,8 @@ def reserved_names(root: Path = ROOT, policy=None) -> set[str]:
 
 def fixture_groups(fixtures: Path = FIXTURES) -> list[Group]:
     """Every fixture as a group: one per source file of c/, cpp/, jni/, java/ (with the local
-    headers it includes) and one per folder of multi/. Sorted, so the tree is reproducible."""
+    headers it includes) and one per folder of multi/ (but those with their own `*.toml` policy,
+    which the tree is not analyzed with). Sorted, so the tree is reproducible."""
     groups: list[Group] = []
     for lang_dir in sorted(p for p in fixtures.iterdir() if p.is_dir() and p.name not in ("include", "multi")):
         for src in sorted(lang_dir.iterdir()):
@@ -87,7 +88,7 @@ def fixture_groups(fixtures: Path = FIXTURES) -> list[Group]:
     if multi.is_dir():
         for case in sorted(p for p in multi.iterdir() if p.is_dir()):
             files = sorted(p for p in case.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES)
-            if files:
+            if files and not any(case.glob("*.toml")):  # a case with its own policy needs it: not in the default-policy tree
                 groups.append(Group(f"multi/{case.name}", files, case))
     return groups
 

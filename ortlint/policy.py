@@ -120,7 +120,13 @@ MACRO_ACTS = {
     "abort": "abort()",
     "throw-on-false": "do {{ if (!({a})) throw 0; }} while (0)",
     "throw": "throw 0",
+    # `ASSIGN_OR_RETURN(OrtValue* v, MakeValue(api))`: A is a declaration (`type name`) or the
+    # place assigned, B the expression after it, N the declared name (found by the front end);
+    # the variable is bound to the value, and the function returns when there is none
+    "declare-or-return": "{a} = ({b}); if (!({n})) return __ortlint_failed_status",
 }
+# The shapes whose argument `arg` is a declaration, followed by the expression that initializes it.
+DECLARING_ACTS = frozenset({"declare-or-return"})
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,7 @@ class MacroShape:
     body: str
     variadic: bool = True
     statement: bool = True
+    declares: int | None = None  # DECLARING_ACTS: the index of the declaration argument
 
 
 @dataclass
@@ -482,12 +489,17 @@ class _Loader:
             arg = raw.get("arg", 0)
             if not isinstance(arg, int) or isinstance(arg, bool) or not 0 <= arg < 16:
                 self.fail(f"{key}.arg", "must be an argument index from 0 to 15", "macro", i)
-            params = tuple(f"__ortlint_a{n}" for n in range(arg + 1))
-            body = MACRO_ACTS[acts].format(a=params[arg])
+            declares = arg if acts in DECLARING_ACTS else None
+            if declares is not None and arg > 14:
+                self.fail(f"{key}.arg", f"{acts}: the declaration (argument {arg}) must be followed by its expression; at most 14", "macro", i)
+            params = tuple(f"__ortlint_a{n}" for n in range(arg + (2 if declares is not None else 1)))
+            if declares is not None:
+                params += ("__ortlint_name",)  # inserted by the front end (declaration_macros.with_declared_name)
+            body = MACRO_ACTS[acts].format(a=params[arg], b=params[arg + 1] if declares is not None else "", n=params[-1])
             for name in names:
                 if not re.fullmatch(r"[A-Za-z_]\w*", name):
                     self.fail(f"{key}.names", f"{name!r} is not a macro name", "macro", i)
-                self.policy.macro_shapes[name] = MacroShape(name, acts, params, body)
+                self.policy.macro_shapes[name] = MacroShape(name, acts, params, body, declares=declares)
 
     def _load_java_api(self) -> None:
         """[[java_api]] class = "OrtSession", nothrow = ["m/1"], [java_api.throws] "m/2" = ["E"]."""

@@ -1,7 +1,8 @@
 """Runs every fixture under fixtures/ and compares findings with its `// expect:` comments.
 
 Single files are analyzed alone; every folder under fixtures/multi/ is analyzed as one tree, so
-helpers defined in one file are known in the others.
+helpers defined in one file are known in the others, with the policy files (`*.toml`) at its top
+added as `--rules` would.
 """
 from __future__ import annotations
 
@@ -25,19 +26,19 @@ def multi_fixtures() -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
-def found(paths: list[Path]) -> set[tuple[str, int, str]]:
-    report = lint([str(p) for p in paths])
+def found(paths: list[Path], rule_files: list[Path] = ()) -> set[tuple[str, int, str]]:
+    report = lint([str(p) for p in paths], [str(p) for p in rule_files])
     got = [(Path(f.path).name, f.line, f.rule) for f in report.findings]
     twice = sorted({k for k in got if got.count(k) > 1})
     assert not twice, f"reported more than once (one finding per cause): {twice}"
     return set(got)
 
 
-def check(paths: list[Path], files: list[Path]) -> None:
+def check(paths: list[Path], files: list[Path], rule_files: list[Path] = ()) -> None:
     expected: set = set()
     for f in files:
         expected |= expected_findings(f)
-    got = found(paths)
+    got = found(paths, rule_files)
     missing = sorted(expected - got)
     extra = sorted(got - expected)
     assert not missing and not extra, f"missing: {missing}\nunexpected: {extra}"
@@ -51,7 +52,7 @@ def test_fixture(path: Path) -> None:
 @pytest.mark.parametrize("folder", multi_fixtures(), ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_multi_file_fixture(folder: Path) -> None:
     files = sorted(p for p in folder.rglob("*") if p.suffix in SUFFIXES)
-    check([folder], files)
+    check([folder], files, sorted(folder.glob("*.toml")))
 
 
 def test_every_rule_has_a_fixture() -> None:

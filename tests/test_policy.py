@@ -40,6 +40,8 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[preprocess]\nrename = { "not a name" = "x" }\n', "is not a macro name"),
     ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
     ('[table_arity]\nRun = "eight"\n', "table_arity.Run: must be an argument count"),
+    ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, declare-or-return"),
+    ('[[macro]]\nnames = ["A"]\nacts = "declare-or-return"\narg = 15\n', "must be followed by its expression"),
 ])
 def test_malformed_policy_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
     p = write(tmp_path, "# a comment line\n" + text)

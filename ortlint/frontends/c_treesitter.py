@@ -18,6 +18,7 @@ from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, O
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
 from . import header_index
+from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
 from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
                      statement_macro_names, terminate_statement_macros)
 
@@ -52,6 +53,7 @@ class Macro:
     body: str
     variadic: bool
     origin: str = ""  # "header:line" of a definition from another file ("policy": a [[macro]] shape)
+    declares: int | None = None  # a `declare-or-return` shape: the index of its declaration argument
 
 
 
@@ -740,15 +742,24 @@ class FunctionLowering(CfgBuilder):
     # ------------------------------------------------------------------ macros defined in the file
 
     def expand_macro(self, macro: Macro, node: Node, arguments: Node | None, discard: bool, dest: ir.Expr | None) -> ir.Expr | None:
-        args = split_macro_args(self.text(arguments)) if arguments is not None else []
+        masked = self.unit.masked_args.get(arguments.start_byte) if arguments is not None and not self.macro_depth else None
+        args = split_macro_args(masked or self.text(arguments)) if arguments is not None else []
+        if macro.declares is not None:
+            args = with_declared_name(args, macro.declares) or []
         text = substitute_macro(macro, args)
         if text is None:
-            return None
+            return self.unexpanded(macro, node, masked)
         wrapper = f"void __ortlint_macro(void) {{ {text} ; }}" if discard else f"void __ortlint_macro(void) {{ __ortlint_value = ({text}); }}"
         tree = self.unit.parse_snippet(wrapper)
         body = _first_function_body(tree.root_node)
         if body is None or body.has_error:
-            return None
+            # a nested macro where no call can stand (`auto CONCAT(tmp, __LINE__) = ...`): expand them all first
+            text = expand_text(text, self.unit.macros, self.loc(node).line)
+            wrapper = f"void __ortlint_macro(void) {{ {text} ; }}" if discard else f"void __ortlint_macro(void) {{ __ortlint_value = ({text}); }}"
+            tree = self.unit.parse_snippet(wrapper)
+            body = _first_function_body(tree.root_node)
+            if body is None or body.has_error:
+                return self.unexpanded(macro, node, masked)
         saved = (self.src, self.loc_override, self.macro_origin)
         self.loc_override = self.loc(node)
         if not self.macro_origin:
@@ -767,6 +778,19 @@ class FunctionLowering(CfgBuilder):
         finally:
             self.src, self.loc_override, self.macro_origin = saved
             self.macro_depth -= 1
+
+
+    def unexpanded(self, macro: Macro, node: Node, masked: str | None) -> ir.Expr | None:
+        """A macro whose expansion cannot be read: lowered as a call (None), unless its arguments
+        were blanked before parsing (a declaration argument): then, as unparsed code, a note and
+        what they name is no longer checked."""
+        if masked is None:
+            return None
+        loc = self.loc(node)
+        names = tuple(sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", masked))))
+        self.notes.append((loc, f"could not expand {macro.name}(...) at line {loc.line} in {self.name}(); resources it names are not checked"))
+        self.emit(ir.Havoc(loc, names, "unexpanded macro"))
+        return Opaque("?")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -970,6 +994,7 @@ class CFrontEnd:
         self.policy = policy
         self.parser = Parser(self.ts_language)
         self.macros: dict[str, Macro] = {}
+        self.masked_args: dict[int, str] = {}  # see declaration_macros.mask_declaration_arguments
         self.visible = header_index.EMPTY
         self.prototypes: dict[str, tuple[bool, ...]] = {}
         self.notes: list[tuple[Loc, str]] = []
@@ -1018,6 +1043,7 @@ class CFrontEnd:
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
+        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
         self.src = blank_unbalanced_alternatives(blank_conditionals_in_parens(self.src))
         self.ascii = self.src.isascii()
 
@@ -1031,10 +1057,28 @@ class CFrontEnd:
             self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}")
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
-                self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy")
+                self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)
         self.own_facts = header_index.collect_facts(self.src, root, self.path)
         own = self.own_facts.prototypes
         self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
+
+    def expandable_macro_names(self) -> dict[str, str]:
+        """The function-like macros the lowering will expand, known before parsing (the same
+        choice as collect_macros and add_visible_declarations make from the tree), with their
+        bodies ("" for a `[[macro]]` shape: a statement)."""
+        bodies: dict[str, str] = {}
+        for name, found in self.visible.macros.items():
+            if found.params is not None:
+                bodies[name] = found.body
+        oracle = getattr(self, "oracle", None)
+        if oracle is not None:
+            bodies.update((name, macro.body) for name, macro in oracle.macros.items())
+        if b"#" in self.src:
+            bodies.update((name, body) for name, _params, body, _variadic in scan_function_macros(self.src))
+        bodies = {name: body for name, body in bodies.items() if not self._policy_describes(name)}
+        for name in self.policy.macro_shapes:
+            bodies.setdefault(name, "")
+        return bodies
 
     def is_type_name(self, name: str) -> bool:
         """A name that denotes a type: a typedef of the file or its headers, a JNI type, or a

@@ -34,6 +34,8 @@ TABLE_TYPES = frozenset({
 SMART_POINTERS = frozenset({"std::unique_ptr", "std::shared_ptr", "unique_ptr", "shared_ptr"})
 CONTAINERS = frozenset({"std::vector", "std::array", "std::deque", "std::list", "vector", "array",
                         "std::basic_string", "std::span", "gsl::span"})
+# Containers that own nothing: a view of the array it is built from (`gsl::span<T*> s(out, n)`).
+VIEWS = frozenset({"std::span", "gsl::span", "span"})
 _ORT_CLASSES = re.compile(r"^(?:Value|Session|SessionOptions|Env|MemoryInfo|RunOptions|Status|TypeInfo|"
                           r"TensorTypeAndShapeInfo|Allocator|AllocatorWithDefaultOptions|IoBinding|"
                           r"ModelMetadata|ArenaCfg|CustomOpDomain|ThreadingOptions|KeyValuePairs|"

@@ -42,7 +42,7 @@ from .lowering import has_side_effects
 from .cpp_containers import owning_map_store
 from .cpp_guards import (construction_args, guard_condition, guard_method, guard_spec, guard_type_of,
                          hold_constructed_status, hold_status)
-from .cpp_model import (TABLE_TYPES, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
+from .cpp_model import (TABLE_TYPES, VIEWS, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
 from .source import ParseTimeout, SourceText, blank_pointer_new_arrays, parse_limited, read_source
 
@@ -776,7 +776,8 @@ class CppLowering(FunctionLowering):
     def declare_local(self, name: str, type_text: str, target: Node | None, static: bool) -> Var:
         """Declare a local with its type; objects with destructors and containers are aggregates."""
         own = self.model.ownership(type_text)
-        aggregate = is_array_declarator(target) or own.what in ("container", "class")
+        view = own.what == "container" and self.model.resolve_alias(parse_type(type_text)).name in VIEWS
+        aggregate = is_array_declarator(target) or (own.what in ("container", "class") and not view)
         var = self.bind_local(name, aggregate, static)
         frame = self.frames[-1]
         frame.types[name] = type_text
@@ -821,6 +822,11 @@ class CppLowering(FunctionLowering):
             hold_status(self, var, type_text, lowered, loc)  # cpp_guards: `Ort::Status st{call}`
             self.emit_call_node(decl, strip_template_args(self.model.qualify_ort(parse_type(type_text).name)),
                                 "plain", None, lowered, True, None, loc)
+        elif own.what == "container" and args and ref.name in VIEWS:
+            # a view aliases the array it is built from: `result[i] = x` stores into `out[i]`
+            self.emit(ir.Assign(loc, var, self.lower_expr(args[0])))
+            for a in args[1:]:
+                self.lower_expr(a, discard=True)
         elif own.what == "container" and args is not None:
             for a in args:
                 self.lower_expr(a, discard=True)
@@ -1563,6 +1569,14 @@ class CppLowering(FunctionLowering):
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
         cls = self.model.find_class(rtype.name, self.ns)
+        if cls is not None and cls.from_header and not cls.methods and name in cls.declared_methods \
+                and name in self.unit.policy.untyped_fields and not self.policy_method(cls.qualname, name):
+            # a method a header of the tree declares that hides a same-named function-pointer field
+            # of a base struct (`Ort::Status CreateSyncStreamForDevice(...)` in a class deriving
+            # from OrtEp): that method (its definition's summary if the tree has one), not the field
+            if base is not None:
+                self.lower_expr(base)
+            return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
         if cls is not None and not (cls.from_header and not cls.methods):
             own = self.model.ownership(rtype.name)
             defs = cls.methods.get(name, [])
@@ -1581,6 +1595,12 @@ class CppLowering(FunctionLowering):
         receiver = self.lower_expr(base) if base is not None else None
         qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
         return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+
+    def policy_method(self, qualname: str, name: str) -> bool:
+        """Does the policy describe `Class::name` itself (not through an untyped field)?"""
+        calls = self.unit.policy.calls
+        qualified = f"{qualname}::{name}"
+        return ("method", qualified) in calls or ("any", qualified) in calls or ("plain", qualified) in calls
 
     def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
                          dest: ir.Expr | None, own: Ownership) -> ir.Expr:

@@ -209,9 +209,7 @@ def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
 
 def _starts_statement(data: bytes, start: int) -> bool:
     """Is the token before `start` the end of a statement or of a statement's head?"""
-    i = start - 1
-    while i >= 0 and data[i] in b" \t\r\n":
-        i -= 1
+    i = _before_blanks_and_line_comments(data, start)
     if i < 0:
         return False
     if data[i] in b";{}:":
@@ -222,6 +220,22 @@ def _starts_statement(data: bytes, start: int) -> bool:
     if data[i] == ord(")"):
         return True  # `if (c)` / `for (...)` heads; a call continued on a new line would need an operator first
     return data[max(0, i - 3):i + 1] == b"else" or data[i] == ord("/") and data[i - 1] in b"*/"
+
+
+def _before_blanks_and_line_comments(data: bytes, start: int) -> int:
+    """The offset of the last byte before `start` that is neither a blank nor in a `//` comment
+    (`f(x);  // note` then a new line: the `;`); -1 when there is none."""
+    i = start - 1
+    while True:
+        while i >= 0 and data[i] in b" \t\r\n":
+            i -= 1
+        if i < 0:
+            return i
+        line_start = data.rfind(b"\n", 0, i) + 1
+        comment = data.find(b"//", line_start, i + 1)
+        if comment < 0 or data[line_start:comment].lstrip().startswith(b"#") or data.count(b'"', line_start, comment) % 2:
+            return i
+        i = comment - 1
 
 
 def _closing_paren(data: bytes, open_at: int, limit: int = 1 << 16) -> int | None:

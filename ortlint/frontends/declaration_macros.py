@@ -1,0 +1,207 @@
+"""Macros invoked with a declaration or a type as an argument.
+
+`ASSIGN_OR_RETURN(OrtValue* v, MakeValue(api));`, `ORT_ASSIGN_OR_RETURN(auto x, Foo());`,
+`DECLARE_OR_RETURN(OrtSession*, session, call);`, `API_CALL_T(const Ep, this_, GetName, "")`:
+a declaration or a type is not an expression, so tree-sitter reads such an invocation as an
+ERROR (or as a declaration whose type is the macro) and the macro is never expanded: the
+acquiring call inside is not in the IR and the hidden `return` is not seen.
+
+Before parsing, the argument list of such an invocation of a macro the front end will expand is
+blanked (same length, newlines kept: every offset, line and column stays), so tree-sitter reads
+a plain call `NAME(      );`; the original argument text is kept by offset and the expansion
+uses it (see FunctionLowering.expand_macro). Expansion is textual, so it reads the same whether
+or not an argument was blanked.
+
+For a `[[macro]]` shape with `acts = "declare-or-return"` (the definition is not visible),
+the expansion needs the declared variable's name: `with_declared_name` supplies it.
+"""
+from __future__ import annotations
+
+import re
+
+from .source import _closing_paren, _starts_statement
+
+_INVOCATION = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
+_SPACES = bytes(b if b in (ord("\n"), ord("\r")) else ord(" ") for b in range(256))
+
+# A word that starts a declaration or a type and never an expression.
+# `*_t` names are types by the C library's convention (`int8_t`, `size_t`), as in c_treesitter.
+_DECL_KEYWORD = re.compile(r"^(?:auto|const|volatile|struct|enum|union|unsigned|signed|static|constexpr|"
+                           r"int|char|short|long|float|double|bool|void|[A-Za-z_]\w*_t)\b(?!\s*[(.\-\[])")
+# A (qualified, possibly templated) type name: `OrtValue`, `std::unique_ptr<Ort::Value>`.
+_TYPE = r"[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?"
+# `T* name`, `T& name`, `T name`, `T *const name`: a declaration.
+_DECLARATION = re.compile(rf"^{_TYPE}(?:\s*[*&]+\s*(?:const\s+)?|\s+)[A-Za-z_]\w*$")
+# `T*`, `const T&`: a type alone.
+_POINTER_TYPE = re.compile(rf"^{_TYPE}\s*[*&]+(?:\s*const)?$")
+_LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$")
+
+
+def is_declaration_or_type(arg: str) -> bool:
+    """Is this macro argument a declaration (`OrtValue* v`, `auto x`) or a type (`OrtStatus*`,
+    `const Ep`) rather than an expression? `a * b` reads as a declaration too: harmless, the
+    expansion is textual and the same either way."""
+    text = " ".join(arg.split())
+    if not text:
+        return False
+    if _DECL_KEYWORD.match(text):
+        return True
+    return bool(_DECLARATION.match(text) or _POINTER_TYPE.match(text))
+
+
+def declared_name(arg: str) -> str:
+    """The variable a declaration argument declares (`OrtValue* v` -> `v`); an argument that is
+    not a declaration (`*out`, `values[i]`) is the place assigned, as written."""
+    text = " ".join(arg.split())
+    if is_declaration_or_type(text):
+        m = _LAST_NAME.search(text)
+        if m is not None:
+            return m.group(1)
+    return text
+
+
+def with_declared_name(args: list[str], declares: int) -> list[str] | None:
+    """The arguments of a `declare-or-return` shape with the declared name inserted after the
+    expression (the shape's parameters are `decl, expr, name`, then any rest); None when the
+    invocation has too few arguments."""
+    if len(args) < declares + 2:
+        return None
+    return args[:declares + 2] + [declared_name(args[declares])] + args[declares + 2:]
+
+
+def statement_macros(bodies: dict[str, str], depth: int = 4) -> set[str]:
+    """The names whose expansion is a statement: a body with a `;` or a `return`, a statement
+    body (`do {...} while (0)`, `{...}`, `if ...`), an empty one (a `[[macro]]` shape), or a body
+    that is an invocation of such a macro (`ASSIGN_OR_RETURN(l, r)` -> `ASSIGN_OR_RETURN_IMPL(...)`).
+    Macros that expand to declarations of a struct (`ORT_API2_STATUS(Name, args)`) are not."""
+    from .source import is_statement_body
+
+    def direct(body: str) -> bool:
+        return not body.strip() or ";" in body or is_statement_body(body)
+
+    found = {name for name, body in bodies.items() if direct(body)}
+    for _ in range(depth):
+        more = {name for name, body in bodies.items() if name not in found
+                and (m := _NAME_CALL.match(body.replace("\\\n", " ").strip())) is not None and m.group(1) in found}
+        if not more:
+            break
+        found |= more
+    return found
+
+
+def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) -> tuple[bytes, dict[int, str]]:
+    """Blank the argument lists of statement-level invocations of `names` (macros that will be
+    expanded) that contain a declaration or a type. Returns the new text and, by the offset of
+    each blanked `(`, the original argument list `( ... )`."""
+    if not names:
+        return data, {}
+    out: bytearray | None = None
+    kept: dict[int, str] = {}
+    candidates = [m for m in _INVOCATION.finditer(data) if m.group(1).decode("ascii", "replace") in names]
+    in_code = _in_function_bodies(data, [m.start(1) for m in candidates]) if candidates else []
+    for m, code in zip(candidates, in_code):
+        if not code or not _starts_statement(data, m.start(1)) or _continues_define(data, m.start()):
+            continue
+        open_at = m.end() - 1
+        end = _closing_paren(data, open_at)
+        if end is None:
+            continue
+        text = data[open_at:end].decode("utf-8", "replace")
+        if not any(is_declaration_or_type(a) for a in _split(text)):
+            continue
+        if out is None:
+            out = bytearray(data)
+        out[open_at + 1:end - 1] = data[open_at + 1:end - 1].translate(_SPACES)
+        kept[open_at] = text
+    return (bytes(out) if out is not None else data), kept
+
+
+# What the brace scan skips or counts: strings, characters, comments, preprocessor lines, braces.
+_BRACE_SCAN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)'
+                         rb'|^[ \t]*#(?:[^\n\\]|\\.)*|[{}]', re.M | re.S)
+_CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
+
+
+def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
+    """For each (ascending) position: is it inside a block of code (a `{` after `)`, `else`,
+    `do`, `try`, `noexcept`, ... or nested in one), rather than at file, namespace or class
+    scope, where a macro invocation is a declaration the lowering never visits?"""
+    out: list[bool] = []
+    stack: list[bool] = []
+    it = iter(positions)
+    nxt = next(it, None)
+    for m in _BRACE_SCAN.finditer(data):
+        while nxt is not None and nxt < m.start():
+            out.append(any(stack))
+            nxt = next(it, None)
+        if nxt is None:
+            break
+        token = m.group(0)
+        if token == b"{":
+            before = data[max(0, m.start() - 16):m.start()].rstrip()
+            stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS))
+        elif token == b"}" and stack:
+            stack.pop()
+    while nxt is not None:
+        out.append(any(stack))
+        nxt = next(it, None)
+    return out
+
+
+def _split(text: str) -> list[str]:
+    from .c_treesitter import split_macro_args  # the same splitting as the expansion's
+    return split_macro_args(text)
+
+
+def _continues_define(data: bytes, line_start: int) -> bool:
+    """Is this line a continuation of a `#define` (the previous line ends with `\\`)?"""
+    i = line_start - 1
+    if i >= 0 and data[i] == ord("\n"):
+        i -= 1
+    if i >= 0 and data[i] == ord("\r"):
+        i -= 1
+    return i >= 0 and data[i] == ord("\\")
+
+
+_MAX_EXPANSION = 1 << 16  # characters: `#define D(x) x x` nested does not grow without end
+_NAME_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+_LINE_OR_COUNTER = re.compile(r"\b__(?:LINE|COUNTER)__\b")
+
+
+def expand_text(text: str, macros: dict, line: int, limit: int = 64) -> str:
+    """Expand every invocation of a known function-like macro in `text`, as the preprocessor
+    would (`__LINE__` / `__COUNTER__` in arguments become the invocation's line, so that
+    `STATUS_CONCAT(result_, __LINE__)` pastes to `result_12`). Used when an expansion does not
+    parse because a nested macro stands where no call can (a declarator, a declaration
+    argument): `ASSIGN_OR_RETURN(lhs, rexpr)` -> `ASSIGN_OR_RETURN_IMPL(CONCAT(tmp, __LINE__), lhs, rexpr)`.
+    At most `limit` invocations are expanded (a recursive macro stops there)."""
+    from .c_treesitter import split_macro_args, substitute_macro
+
+    pos, done = 0, 0
+    while done < limit and len(text) < _MAX_EXPANSION:
+        m = _NAME_CALL.search(text, pos)
+        if m is None:
+            break
+        macro = macros.get(m.group(1))
+        end = _closing_char(text, m.end() - 1) if macro is not None else None
+        if macro is None or end is None:
+            pos = m.end()
+            continue
+        args = [_LINE_OR_COUNTER.sub(str(line), a) for a in split_macro_args(text[m.end() - 1:end])]
+        if macro.declares is not None:
+            args = with_declared_name(args, macro.declares) or []
+        body = substitute_macro(macro, args)
+        if body is None:
+            pos = m.end()
+            continue
+        text = text[:m.start()] + body + text[end:]
+        pos = m.start()  # rescan the result, as the preprocessor does
+        done += 1
+    return text
+
+
+def _closing_char(text: str, open_at: int) -> int | None:
+    """source._closing_paren on text: the character offset just past the `)` matching `(`."""
+    data = text.encode()
+    end = _closing_paren(data, len(text[:open_at].encode()))
+    return None if end is None else len(data[:end].decode("utf-8", "replace"))
