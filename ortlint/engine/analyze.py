@@ -25,7 +25,7 @@ from ..findings import Finding
 from ..ir import Call, Expr
 from ..policy import Policy, Release
 from .calls import CallTransfer
-from .explore import Budget, Exploration
+from .explore import Budget, Exploration, successors
 from .liveness import Ahead
 from .leaks import LeakCollection, LeakRecord, Site
 from .loop_effects import LoopEffects
@@ -94,7 +94,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._stopped = False
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
-        self._succ_cache: dict[int, list[int]] = {}
+        self._succs = successors(self.blocks)
         self.order = self._reverse_postorder()
         self._ahead = Ahead(fn, self._succs)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
