@@ -156,7 +156,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 if new_constants is not None:  # sent with the first chunk of a level only
                     constants = new_constants
                 costs: dict[FunctionKey, float] = {}
-                with cycle_collection_paused():  # the engine makes no reference cycles (see runner)
+                with cycle_collection_paused(keep=False):  # the engine makes no reference cycles (see runner)
                     results = _analyze_batch(functions, jobs, policy, options, constants, mark, costs)
                 reply = ("ok", (results, costs))
             elif kind == "ir":

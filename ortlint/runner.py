@@ -580,18 +580,25 @@ GC_THRESHOLDS = (100_000, 50, 1000)
 
 
 @contextlib.contextmanager
-def cycle_collection_paused() -> Iterator[None]:
+def cycle_collection_paused(keep: bool = True) -> Iterator[None]:
     """Parsing builds syntax trees and IR without reference cycles (a few hundred cyclic
     objects per 100 K lines), and the engine's states, traces and analyzers have none either
     (`tests/test_engine_v2.py` checks): collecting while parsing or analyzing only walks the
-    same objects again and again (a tenth of the analysis time). What was made is set aside
-    (`gc.freeze`) instead; reference counting still frees it when it is dropped."""
+    same objects again and again (a tenth of the analysis time).
+
+    `keep`: what was made stays (the IR): it is set aside (`gc.freeze`), never scanned again;
+    reference counting still frees it when it is dropped. Otherwise (an analysis request,
+    whose objects die with it) the young generation is collected once at the end, so a cycle
+    made on an unusual path (an exception's traceback) is not kept for the worker's life."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if keep:
+            gc.freeze()
+        else:
+            gc.collect(0)
         if was_enabled:
             gc.enable()
 
@@ -713,7 +720,7 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
                             remote_parse=(lambda paths: _remote_parse(pool, parser, program, by_path, paths)) if pool else None)
         analysis.track_deps = cache is not None
         analysis.summarize_all = cache is not None
-        with cycle_collection_paused():
+        with cycle_collection_paused(keep=False):
             analysis.run()
         if pool is not None:
             for path, note in pool.relost.items():  # parsed once, lost when parsed again
