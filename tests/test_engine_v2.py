@@ -244,3 +244,22 @@ def test_the_engine_makes_no_reference_cycles() -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_long_chain_of_retried_allocations_stays_linear(tmp_path: Path, monkeypatch) -> None:
+    """`p = malloc(); if (p == NULL) p = malloc(); ...` 300 times (a fuzzed input): which retry
+    succeeded is join_held's to merge (`_signature` keeps that the tested variable holds a
+    resource, not which); the paths were kept apart per retry, so the work and the memory grew
+    with the square of the chain (1 000 retries: past the 1 GB memory limit)."""
+    retries = "\n".join("  if (copy == NULL) copy = malloc(n);" for _ in range(300))
+    path = tmp_path / "retries.c"
+    path.write_text("#include <stdlib.h>\nint f(size_t n) {\n  char *copy = malloc(n);\n" + retries
+                    + "\n  if (copy == NULL) return -1;\n  return copy[0];\n}\n")
+    fn = parse_file(SourceFile(str(path), "c"), default_policy()).functions[0]
+    visits: list[int] = []
+    real = FunctionAnalyzer._run_block
+    monkeypatch.setattr(FunctionAnalyzer, "_run_block", lambda self, bid, state: (visits.append(bid),
+                                                                                   real(self, bid, state))[1])
+    result = FunctionAnalyzer(fn, default_policy(), lambda _c: None).run()
+    assert len(visits) < 10 * len(fn.blocks)
+    assert [f.rule for f in result.findings][:1] == ["ORT001"] and not result.notes

@@ -87,6 +87,9 @@ def successors(blocks: dict[int, ir.Block]) -> Callable[[int], list[int]]:
     return succs
 
 
+_RESOURCE = ("r",)
+
+
 def _released_params(state: State) -> set[str]:
     return {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
 
@@ -274,7 +277,9 @@ class Exploration:
         if order is None:
             order = self._signature_order[relevant] = tuple(sorted(relevant))
         b = state.b
-        values = tuple(b.get((name,)) for name in order)
+        # which resource a tested variable holds is join_held's to weigh (it renames a location's
+        # successive acquisitions into one); only that it holds one belongs here
+        values = tuple(_RESOURCE if v is not None and v[0] == "r" else v for v in (b.get((name,)) for name in order))
         conds = frozenset(c for c in state.conds if c[0] in retested) if state.conds else frozenset()
         facts = frozenset((rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None)
         return (values, conds, facts)
