@@ -108,6 +108,13 @@ def java_finally_deep(n: int) -> tuple[str, str]:
                         " var o = new ai.onnxruntime.OrtSession.SessionOptions(); }\n}\n")
 
 
+def go_unclosed_calls(n: int) -> tuple[str, str]:
+    """Lines of `n` unclosed nested calls (fuzzed): tree-sitter-go's error recovery needs
+    500 MB for eleven of them, and the front end as much again afterwards."""
+    line = "}" + "f(" * n + "\n\nvar warm []*ort.Tensor[float32]\n\n"
+    return "unclosed.go", "package p\n\n" + line * 11
+
+
 PROBES: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {
     "same_name_classes": (same_name_classes, 1),
     "loop_calls": (loop_calls, 8_000),
@@ -127,6 +134,7 @@ PROBES: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {
     "unclosed_lambdas": (unclosed_lambdas, 30_000),
     "nonascii_long_line": (nonascii_long_line, 40_000),
     "long_struct_name": (long_struct_name, 40_000),
+    "go_unclosed_calls": (go_unclosed_calls, 30_000),
 }
 
 

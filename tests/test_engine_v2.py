@@ -263,3 +263,26 @@ def test_a_long_chain_of_retried_allocations_stays_linear(tmp_path: Path, monkey
     result = FunctionAnalyzer(fn, default_policy(), lambda _c: None).run()
     assert len(visits) < 10 * len(fn.blocks)
     assert [f.rule for f in result.findings][:1] == ["ORT001"] and not result.notes
+
+
+def test_the_states_kept_are_bounded_and_the_function_says_so(tmp_path: Path) -> None:
+    """Strings each acquired under its own NULL test and released under it (fuzzed from
+    fixtures/jni/correlated_null_strings.c: 60 of them kept 8 M bindings at the blocks, 1 GB):
+    past `Budget.max_retained` the analysis of that function stops with a note, and what it
+    found and the statement-level checks are still reported."""
+    pairs = 8
+    params = ", ".join(f"jstring a{i}" for i in range(pairs))
+    gets = "\n".join(f"  const char *s{i} = a{i} == NULL ? NULL : (*env)->GetStringUTFChars(env, a{i}, NULL);"
+                     for i in range(pairs))
+    frees = "\n".join(f"  if (a{i} != NULL) (*env)->ReleaseStringUTFChars(env, a{i}, s{i});" for i in range(pairs))
+    path = tmp_path / "many.c"
+    path.write_text("#include <jni.h>\n#include \"onnxruntime_c_api.h\"\n"
+                    f"void f(JNIEnv *env, const OrtApi *api, OrtSession *session, {params}) {{\n{gets}\n"
+                    "  api->SessionGetInputCount(session, NULL);\n"
+                    f"{frees}\n}}\n")
+    fn = parse_file(SourceFile(str(path), "c"), default_policy()).functions[0]
+    tight = FunctionAnalyzer(fn, default_policy(), lambda _c: None, Options(budget=Budget(max_retained=2_000))).run()
+    assert any("too many distinct resource states to keep" in message for _line, message in tight.notes)
+    assert "ORT004" in {f.rule for f in tight.findings}
+    roomy = FunctionAnalyzer(fn, default_policy(), lambda _c: None).run()
+    assert not roomy.notes and "ORT004" in {f.rule for f in roomy.findings}

@@ -126,3 +126,15 @@ def test_methods_inlined_at_every_call_are_bounded() -> None:
     f = next(fn for fn in unit.functions if fn.name == "f")
     assert any("inlines more than" in m for _l, m in f.notes)
     assert sum(len(b.events) for b in f.blocks) < 200_000
+
+
+def test_unclosed_go_calls_are_a_warning_not_a_lost_worker(tmp_path: Path) -> None:
+    """Eleven lines of 30 000 unclosed nested calls (fuzzed): tree-sitter-go needs ~500 MB to
+    parse them and the front end as much again; the parse is capped at a third of the worker's
+    memory limit, so the file is "could not parse" (a warning), not a worker killed mid-parse."""
+    from ortlint.runner import RunConfig, run
+    name, text = probes.go_unclosed_calls(30_000)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    report = run(RunConfig([str(tmp_path)], default_policy(), jobs=1))
+    assert not [n.message for n in report.notices if n.level == "error"]
+    assert any("could not parse" in n.message for n in report.notices)

@@ -94,6 +94,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._stopped = False
         self._helper_releases: dict[str | None, Release | None] = {}
         self._work = 0
+        self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._succs = successors(self.blocks)
         self.order = self._reverse_postorder()
         self._ahead = Ahead(fn, self._succs)

@@ -38,6 +38,10 @@ class Budget:
     # which the per-state budgets above never see. Real functions stay under 20 000.
     max_event_work: int = 2_000_000
     max_conds: int = 6
+    # bindings and resources of the states kept at the blocks (what the analysis holds in
+    # memory): the real-code corpus peaks at 120 000 (a TensorRT EP `ComputeImpl`); a fuzzed
+    # JNI function with 60 strings each acquired under its own NULL test reached 8 M (1 GB)
+    max_retained: int = 1_500_000
 
 
 @dataclass
@@ -125,6 +129,7 @@ class Exploration:
         resource configurations, not of paths."""
         tables: dict[int, _BlockStates] = {}
         pending: dict[int, dict] = {}
+        self._retained = 0
         self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
@@ -166,7 +171,7 @@ class Exploration:
                     return False
             table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
             pending.setdefault(bid, {})[("e", len(table.exact))] = state
-            return True
+            return self._retain(state)
         if not table.exact_released:  # the exact states' released parameters, once they are all in
             table.exact_released = True
             for s in table.exact:
@@ -209,6 +214,18 @@ class Exploration:
         if table.by_coarse is not None:
             table.by_coarse.setdefault(coarse or self._coarse(state, relevant, retested), []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
+        return self._retain(state)
+
+
+    def _retain(self, state: State) -> bool:
+        """Count a state kept at a block against `Budget.max_retained`; False (and a note)
+        once past it: the analysis stops, the statement-level checks still run."""
+        self._retained += len(state.b) + len(state.r)
+        if self._retained > self.budget.max_retained:
+            self._give_up(f"{self.fn.name}() has too many distinct resource states to keep; "
+                          f"findings for it may be incomplete")
+            self._stopped = True
+            return False
         return True
 
 
