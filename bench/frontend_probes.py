@@ -115,6 +115,15 @@ def go_unclosed_calls(n: int) -> tuple[str, str]:
     return "unclosed.go", "package p\n\n" + line * 11
 
 
+def cpp_owners_and_returns(n: int) -> tuple[str, str]:
+    """`n` unique_ptr locals, each followed by a return (fuzzed): every return runs the
+    destructors of every live object, n^2 / 2 of them."""
+    body = "    auto ctx = std::make_unique<Ctx>();\n    if (key < 0) return nullptr;\n" * n
+    return "owners.cpp", ("#include <memory>\nstruct Ctx { int v; };\n"
+                          "Ctx *get(int key) {\n" + body + "    return nullptr;\n}\n"
+                          "void leak() { Ctx *c = new Ctx(); }\n")
+
+
 PROBES: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {
     "same_name_classes": (same_name_classes, 1),
     "loop_calls": (loop_calls, 8_000),
@@ -135,6 +144,7 @@ PROBES: dict[str, tuple[Callable[[int], tuple[str, str]], int]] = {
     "nonascii_long_line": (nonascii_long_line, 40_000),
     "long_struct_name": (long_struct_name, 40_000),
     "go_unclosed_calls": (go_unclosed_calls, 30_000),
+    "cpp_owners_and_returns": (cpp_owners_and_returns, 2_000),
 }
 
 

@@ -138,3 +138,15 @@ def test_unclosed_go_calls_are_a_warning_not_a_lost_worker(tmp_path: Path) -> No
     report = run(RunConfig([str(tmp_path)], default_policy(), jobs=1))
     assert not [n.message for n in report.notices if n.level == "error"]
     assert any("could not parse" in n.message for n in report.notices)
+
+
+def test_destructors_times_exits_are_bounded() -> None:
+    """2 000 unique_ptr locals each followed by a `return` (fuzzed): 2 M destructor calls to
+    lower, past 1 GB. Past MAX_CLEANUP_RUNS the function is skipped with a note; the file's
+    other functions are analyzed as usual."""
+    name, text = probes.cpp_owners_and_returns(2000)
+    unit = parse_cpp(name, default_policy(), text.encode())
+    assert [f.name for f in unit.functions] == ["leak"]
+    assert any("too many destructors times exits" in message for _loc, message in unit.notes)
+    name, text = probes.cpp_owners_and_returns(20)
+    assert [f.name for f in parse_cpp(name, default_policy(), text.encode()).functions] == ["get", "leak"]

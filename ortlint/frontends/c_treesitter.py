@@ -16,7 +16,7 @@ from tree_sitter import Language, Node, Parser
 from .. import ir
 from ..ir import AddrOf, Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .lowering import CfgBuilder, TooDeep, field_ids, handler_table, short
+from .lowering import MAX_CLEANUP_RUNS, CfgBuilder, TooDeep, TooManyCleanups, field_ids, handler_table, short
 from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
 from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
@@ -1167,6 +1167,11 @@ class CFrontEnd:
         except (TooDeep, RecursionError):
             loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
             self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
+            return []
+        except TooManyCleanups:
+            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{name}() has too many destructors times exits to analyze (more than "
+                                    f"{MAX_CLEANUP_RUNS} destructor calls to run at its exits); skipped"))
             return []
 
     def collect_macros(self, root: Node) -> None:

@@ -38,7 +38,7 @@ from ..ir import AddrOf, Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Re
 from ..policy import Policy
 from .c_treesitter import (_UNINITIALIZED, _VOID, CFrontEnd, FunctionLowering, Macro, _short, declarator_name,
                            find_function_declarator, inner_declarator, is_array_declarator)
-from .lowering import has_side_effects
+from .lowering import MAX_CLEANUP_RUNS, TooManyCleanups, has_side_effects
 from .cpp_containers import owning_map_store
 from .cpp_guards import (construction_args, guard_condition, guard_method, guard_spec, guard_type_of,
                          hold_constructed_status, hold_status)
@@ -145,6 +145,7 @@ class CppLowering(FunctionLowering):
         self.rename: dict[str, ir.Expr] = {}
         self.frames: list[Frame] = [Frame()]
         self.scopes: list[Scope] = []
+        self.cleanup_runs = 0  # destructor calls lowered at exits so far (MAX_CLEANUP_RUNS)
         self.try_stack: list[TryContext] = []
         self.break_depths: list[int] = []
         self.continue_depths: list[int] = []
@@ -440,6 +441,9 @@ class CppLowering(FunctionLowering):
 
     def run_cleanups(self, scopes: list[Scope], loc: Loc, skip: frozenset[str] = frozenset()) -> None:
         """Emit the destructors of `scopes`, innermost first (`skip`: objects moved out by a return)."""
+        self.cleanup_runs += sum(len(scope.cleanups) for scope in scopes)
+        if self.cleanup_runs > MAX_CLEANUP_RUNS:
+            raise TooManyCleanups()
         saved = self.loc_override
         self.loc_override = loc
         try:
