@@ -286,3 +286,25 @@ def test_the_states_kept_are_bounded_and_the_function_says_so(tmp_path: Path) ->
     assert "ORT004" in {f.rule for f in tight.findings}
     roomy = FunctionAnalyzer(fn, default_policy(), lambda _c: None).run()
     assert not roomy.notes and "ORT004" in {f.rule for f in roomy.findings}
+
+
+def test_what_lies_ahead_settles_in_linear_work() -> None:
+    """liveness._propagate: a chain whose blocks are listed against the flow (each jumps to the
+    one before it, the fact at the far end) took one sweep of every block per block before (a
+    fuzzed C++ function of 17 000 blocks: 60 s); the worklist seeded in postorder visits each
+    block about once."""
+    from ortlint import ir
+    from ortlint.engine.liveness import _propagate
+    n = 3000
+    blocks = [ir.Block(i, [], ir.Jump(i - 1) if i else ir.Return(None, ir.Loc(1, 1, 1, 1))) for i in range(n)]
+    fn = ir.Function("f", "f.c", ir.Loc(1, 1, 1, 1), "c", [], {}, blocks, entry=n - 1)
+    calls = [0]
+
+    def succs(bid: int) -> list[int]:
+        calls[0] += 1
+        term = blocks[bid].term
+        return [term.target] if isinstance(term, ir.Jump) else []
+
+    ahead = _propagate(fn, {0: 1}, succs)
+    assert all(ahead.get(i) == 1 for i in range(n))
+    assert calls[0] < 10 * n

@@ -18,6 +18,7 @@ value, whose address is taken implicitly) is never dead.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Callable, Iterable
 
 from .. import ir
@@ -116,22 +117,54 @@ def _bits(mask: int) -> list[int]:
 
 
 def _propagate(fn: ir.Function, own: dict[int, int], succs: Callable[[int], list[int]]) -> dict[int, int]:
-    """ahead(B) = own(B) | ahead(successors), to a fixpoint (backwards, so loops settle in a
-    few rounds)."""
+    """ahead(B) = own(B) | ahead(successors), to a fixpoint: a worklist seeded in postorder (a
+    block after its successors, so a graph without loops settles in one pass), a block queued
+    again only when a successor changed. (Sweeping every block until nothing changed took a
+    round per block of an exception edge's detour: 17 000 blocks, 60 s, on a fuzzed file.)"""
     ahead = dict(own)
-    order = [b.id for b in reversed(fn.blocks)]
-    changed = True
-    while changed:
-        changed = False
-        for bid in order:
-            mine = ahead.get(bid, 0)
-            new = mine
-            for nxt in succs(bid):
-                new |= ahead.get(nxt, 0)
-            if new != mine:
-                ahead[bid] = new
-                changed = True
+    preds: dict[int, list[int]] = {}
+    for b in fn.blocks:
+        for nxt in succs(b.id):
+            preds.setdefault(nxt, []).append(b.id)
+    work = deque(_postorder(fn, succs))
+    queued = set(work)
+    while work:
+        bid = work.popleft()
+        queued.discard(bid)
+        mine = ahead.get(bid, 0)
+        new = mine
+        for nxt in succs(bid):
+            new |= ahead.get(nxt, 0)
+        if new != mine:
+            ahead[bid] = new
+            for p in preds.get(bid, ()):
+                if p not in queued:
+                    queued.add(p)
+                    work.append(p)
     return ahead
+
+
+def _postorder(fn: ir.Function, succs: Callable[[int], list[int]]) -> list[int]:
+    """Every block, each after the blocks it reaches first (iterative DFS from the entry;
+    blocks it never reaches last)."""
+    known = {b.id for b in fn.blocks}
+    seen: set[int] = set()
+    out: list[int] = []
+    for root in [fn.entry] + [b.id for b in fn.blocks]:
+        if root in seen or root not in known:
+            continue
+        seen.add(root)
+        stack = [(root, iter(succs(root)))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                out.append(node)
+                stack.pop()
+            elif nxt not in seen and nxt in known:
+                seen.add(nxt)
+                stack.append((nxt, iter(succs(nxt))))
+    return out
 
 
 def _block_mentions(block: ir.Block) -> set[str]:
