@@ -305,6 +305,8 @@ def test_what_lies_ahead_settles_in_linear_work() -> None:
         term = blocks[bid].term
         return [term.target] if isinstance(term, ir.Jump) else []
 
-    ahead = _propagate(fn, {0: 1}, succs)
+    from ortlint.engine.liveness import _postorder
+    preds = {i - 1: [i] for i in range(1, n)}
+    ahead = _propagate((_postorder(fn, succs), preds), {0: 1}, succs)
     assert all(ahead.get(i) == 1 for i in range(n))
     assert calls[0] < 10 * n

@@ -42,6 +42,7 @@ class Ahead:
         self._local_mask = 0
         self._decoded_tests: dict[int, tuple[frozenset, frozenset]] = {}
         self._decoded_dead: dict[int, frozenset[str]] = {}
+        self._flow_cache: tuple[list[int], dict[int, list[int]]] | None = None
 
     def tested(self, bid: int) -> tuple[frozenset, frozenset]:
         """(variables, conditions) an `if` reachable from the block's entry (its own
@@ -68,6 +69,16 @@ class Ahead:
             hit = self._decoded_dead[mask] = frozenset(self._locals[i] for i in _bits(mask))
         return hit
 
+    def _flow(self) -> tuple[list[int], dict[int, list[int]]]:
+        """The blocks in postorder and their predecessors, once for both questions."""
+        if self._flow_cache is None:
+            preds: dict[int, list[int]] = {}
+            for b in self.fn.blocks:
+                for nxt in self.succs(b.id):
+                    preds.setdefault(nxt, []).append(b.id)
+            self._flow_cache = (_postorder(self.fn, self.succs), preds)
+        return self._flow_cache
+
     def _compute_tested(self) -> dict[int, int]:
         branches = [(b.id, b.term.cond) for b in self.fn.blocks
                     if isinstance(b.term, ir.Branch) and b.term.kind != "loop"]
@@ -89,7 +100,7 @@ class Ahead:
                     self._items.append(item)
                 mask |= 1 << bit
             own[bid] = mask
-        return _propagate(self.fn, own, self.succs)
+        return _propagate(self._flow(), own, self.succs)
 
     def _compute_live(self) -> dict[int, int]:
         fn = self.fn
@@ -108,7 +119,7 @@ class Ahead:
                 if i is not None:
                     mask |= 1 << i
             own[b.id] = mask
-        return _propagate(fn, own, self.succs)
+        return _propagate(self._flow(), own, self.succs)
 
 
 def _bits(mask: int) -> list[int]:
@@ -116,25 +127,38 @@ def _bits(mask: int) -> list[int]:
     return [i for i, c in enumerate(reversed(bin(mask)[2:])) if c == "1"]
 
 
-def _propagate(fn: ir.Function, own: dict[int, int], succs: Callable[[int], list[int]]) -> dict[int, int]:
-    """ahead(B) = own(B) | ahead(successors), to a fixpoint: a worklist seeded in postorder (a
-    block after its successors, so a graph without loops settles in one pass), a block queued
-    again only when a successor changed. (Sweeping every block until nothing changed took a
-    round per block of an exception edge's detour: 17 000 blocks, 60 s, on a fuzzed file.)"""
+def _propagate(flow: tuple[list[int], dict[int, list[int]]], own: dict[int, int],
+               succs: Callable[[int], list[int]]) -> dict[int, int]:
+    """ahead(B) = own(B) | ahead(successors), to a fixpoint: one pass in postorder (a block
+    after its successors: a graph without loops settles there), then a worklist of the blocks
+    whose successors changed after they were visited. (Sweeping every block until nothing
+    changed took a round per block of an exception edge's detour: 17 000 blocks, 18 s, on a
+    fuzzed file.)"""
+    order, preds = flow
     ahead = dict(own)
-    preds: dict[int, list[int]] = {}
-    for b in fn.blocks:
-        for nxt in succs(b.id):
-            preds.setdefault(nxt, []).append(b.id)
-    work = deque(_postorder(fn, succs))
-    queued = set(work)
+    get = ahead.get
+    work: deque[int] = deque()
+    queued: set[int] = set()
+    visited: set[int] = set()
+    for bid in order:
+        visited.add(bid)
+        mine = get(bid, 0)
+        new = mine
+        for nxt in succs(bid):
+            new |= get(nxt, 0)
+        if new != mine:
+            ahead[bid] = new
+            for p in preds.get(bid, ()):
+                if p in visited and p not in queued:  # (the others are still to come in the pass)
+                    queued.add(p)
+                    work.append(p)
     while work:
         bid = work.popleft()
         queued.discard(bid)
-        mine = ahead.get(bid, 0)
+        mine = get(bid, 0)
         new = mine
         for nxt in succs(bid):
-            new |= ahead.get(nxt, 0)
+            new |= get(nxt, 0)
         if new != mine:
             ahead[bid] = new
             for p in preds.get(bid, ()):
