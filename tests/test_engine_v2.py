@@ -305,8 +305,8 @@ def test_what_lies_ahead_settles_in_linear_work() -> None:
         term = blocks[bid].term
         return [term.target] if isinstance(term, ir.Jump) else []
 
-    from ortlint.engine.liveness import _postorder
+    from ortlint.engine.explore import postorder
     preds = {i - 1: [i] for i in range(1, n)}
-    ahead = _propagate((_postorder(fn, succs), preds), {0: 1}, succs)
+    ahead = _propagate((postorder([n - 1], range(n), succs), preds), {0: 1}, succs)
     assert all(ahead.get(i) == 1 for i in range(n))
     assert calls[0] < 10 * n

@@ -11,7 +11,7 @@ real code; reaching one leaves a note naming the function, and statement-level c
 from __future__ import annotations
 
 import heapq
-from typing import Callable
+from typing import Callable, Container, Iterable
 
 from dataclasses import dataclass, field
 
@@ -94,6 +94,29 @@ def successors(blocks: dict[int, ir.Block]) -> Callable[[int], list[int]]:
 _RESOURCE = ("r",)
 
 
+def postorder(roots: Iterable[int], known: Container[int], succs: Callable[[int], list[int]]) -> list[int]:
+    """The blocks reachable from `roots` (each root in turn, skipping what an earlier one
+    reached), every block after the blocks it reaches first; only blocks in `known`.
+    Iterative: no recursion limit."""
+    seen: set[int] = set()
+    out: list[int] = []
+    for root in roots:
+        if root in seen or root not in known:
+            continue
+        seen.add(root)
+        stack = [(root, iter(succs(root)))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                out.append(node)
+                stack.pop()
+            elif nxt not in seen and nxt in known:
+                seen.add(nxt)
+                stack.append((nxt, iter(succs(nxt))))
+    return out
+
+
 def _released_params(state: State) -> set[str]:
     return {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
 
@@ -102,19 +125,7 @@ class Exploration:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
     def _reverse_postorder(self) -> dict[int, int]:
-        seen: set[int] = set()
-        post: list[int] = []
-        stack = [(self.fn.entry, iter(self._succs(self.fn.entry)))]
-        seen.add(self.fn.entry)
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                post.append(node)
-                stack.pop()
-            elif nxt not in seen and nxt in self.blocks:
-                seen.add(nxt)
-                stack.append((nxt, iter(self._succs(nxt))))
+        post = postorder([self.fn.entry], self.blocks, self._succs)
         order = {b: i for i, b in enumerate(reversed(post))}
         for b in self.blocks:
             order.setdefault(b, len(order))

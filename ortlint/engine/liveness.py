@@ -23,6 +23,7 @@ from typing import Callable, Iterable
 
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
+from .explore import postorder
 from .exprs import conjuncts
 
 
@@ -76,7 +77,8 @@ class Ahead:
             for b in self.fn.blocks:
                 for nxt in self.succs(b.id):
                     preds.setdefault(nxt, []).append(b.id)
-            self._flow_cache = (_postorder(self.fn, self.succs), preds)
+            ids = [b.id for b in self.fn.blocks]
+            self._flow_cache = (postorder([self.fn.entry, *ids], set(ids), self.succs), preds)
         return self._flow_cache
 
     def _compute_tested(self) -> dict[int, int]:
@@ -139,9 +141,10 @@ def _propagate(flow: tuple[list[int], dict[int, list[int]]], own: dict[int, int]
     get = ahead.get
     work: deque[int] = deque()
     queued: set[int] = set()
-    visited: set[int] = set()
-    for bid in order:
-        visited.add(bid)
+    to_come = set(order)  # the pass reaches these anyway
+
+    def settle(bid: int) -> None:
+        """ahead(bid) from its successors; when it grew, queue its predecessors."""
         mine = get(bid, 0)
         new = mine
         for nxt in succs(bid):
@@ -149,46 +152,18 @@ def _propagate(flow: tuple[list[int], dict[int, list[int]]], own: dict[int, int]
         if new != mine:
             ahead[bid] = new
             for p in preds.get(bid, ()):
-                if p in visited and p not in queued:  # (the others are still to come in the pass)
+                if p not in queued and p not in to_come:
                     queued.add(p)
                     work.append(p)
+
+    for bid in order:
+        to_come.discard(bid)
+        settle(bid)
     while work:
         bid = work.popleft()
         queued.discard(bid)
-        mine = get(bid, 0)
-        new = mine
-        for nxt in succs(bid):
-            new |= get(nxt, 0)
-        if new != mine:
-            ahead[bid] = new
-            for p in preds.get(bid, ()):
-                if p not in queued:
-                    queued.add(p)
-                    work.append(p)
+        settle(bid)
     return ahead
-
-
-def _postorder(fn: ir.Function, succs: Callable[[int], list[int]]) -> list[int]:
-    """Every block, each after the blocks it reaches first (iterative DFS from the entry;
-    blocks it never reaches last)."""
-    known = {b.id for b in fn.blocks}
-    seen: set[int] = set()
-    out: list[int] = []
-    for root in [fn.entry] + [b.id for b in fn.blocks]:
-        if root in seen or root not in known:
-            continue
-        seen.add(root)
-        stack = [(root, iter(succs(root)))]
-        while stack:
-            node, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                out.append(node)
-                stack.pop()
-            elif nxt not in seen and nxt in known:
-                seen.add(nxt)
-                stack.append((nxt, iter(succs(nxt))))
-    return out
 
 
 def _block_mentions(block: ir.Block) -> set[str]:
