@@ -91,10 +91,6 @@ class State:
     def key(self) -> tuple:
         return (frozenset(self.b.items()), frozenset(self.r.items()), self.conds)
 
-    def core_key(self) -> tuple:
-        """The part that decides findings: which locations hold which resources, and their states."""
-        return (frozenset((k, v) for k, v in self.b.items() if v[0] == "r"), frozenset(self.r.items()))
-
     def same(self, other: "State") -> bool:
         """`self.key() == other.key()`, without building either key."""
         return self.b == other.b and self.r == other.r and self.conds == other.conds

@@ -29,7 +29,6 @@ Everything Go-specific happens here, so the engine only sees calls, assignments 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 

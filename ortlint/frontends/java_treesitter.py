@@ -32,7 +32,7 @@ import functools
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from tree_sitter import Node
