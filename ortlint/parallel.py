@@ -388,14 +388,13 @@ class WorkerPool:
             self._stop(w)
             self._start(w)
 
-    def _balance(self, batches: dict[int, deque]) -> None:
+    def _balance(self, batches: dict[int, deque], cost: dict[FunctionKey, float]) -> None:
         """Move some of a level's functions from the worker with the most estimated work to the
         one with the least (their IR is sent over), until the estimates are within a tenth:
         a file's functions all belong to the worker that parsed it, and one heavy file (or
         two copies of one landing in the same worker) would leave the other worker idle for
         most of the level. Where a function is analyzed does not change its result."""
         workers = range(len(self.conns))
-        cost = {job[0]: self._estimate(job[0]) for queue in batches.values() for job in queue}
         load = {w: sum(cost[job[0]] for job in batches.get(w, ())) for w in workers}
         total = sum(load.values())
         if total < 2 * self.MIN_MOVE or len(self.conns) < 2:
@@ -437,6 +436,23 @@ class WorkerPool:
                 batches.setdefault(heavy, deque()).extend(picked)
 
     MIN_MOVE = 0.005  # estimated seconds of analysis below which nothing is moved (a move costs ~2 ms)
+    CHUNK_SECONDS = 0.02  # estimated analysis per request at least (a round trip costs ~0.2 ms)
+    MAX_CHUNK = 1000  # jobs per request at most (the results of one request are held at once)
+
+    def _steal(self, queue: deque, cost: dict[FunctionKey, float], left: float) -> list:
+        """The jobs to move from a queue (costliest first) to a worker that ran out: the
+        cheapest, up to half of what is left, when that is worth a move; never a component
+        (its members' IR stays together)."""
+        if len(queue) < 2 or left < 2 * self.MIN_MOVE:
+            return []
+        picked, want = [], left / 2
+        for job in reversed(queue):
+            if len(job) > 3 and job[3]:
+                continue
+            if cost[job[0]] <= want:
+                picked.append(job)
+                want -= cost[job[0]]
+        return picked if sum(cost[job[0]] for job in picked) >= self.MIN_MOVE else []
     DEFAULT_RATE = 20e-6  # seconds per size unit before any function was analyzed (a median on real code)
 
     def _observe(self, costs: dict[FunctionKey, float]) -> None:
@@ -499,11 +515,17 @@ class WorkerPool:
 
     def _stream(self, next_chunk: Callable[[int], Any], message: Callable[[int, Any], tuple],
                 on_reply: Callable[[int, Any, Any], None],
-                on_lost: Callable[[int, Any, int, str], None], idle: Callable[[], bool] | None = None) -> None:
+                on_lost: Callable[[int, Any, int, str], None], idle: Callable[[], bool] | None = None,
+                refill: Callable[[int, list[int]], list[int]] | None = None) -> None:
         """Keep every worker busy: each has one request in flight; as soon as a reply comes,
         the worker gets its next chunk (`next_chunk(w)`, None when it has none left) and only
         then is the reply unpickled and handled. One request in flight per worker also means a
         large send never waits on a worker that is itself waiting to send (no deadlock).
+
+        `refill(w, starving)` runs when worker `w` has answered, before it is fed: the workers
+        in `starving` have nothing in flight, and it may move work of `w` to them (both ends
+        are then idle, so the move needs no other request to finish first); it returns the
+        workers to feed.
 
         A request whose worker is lost goes to `on_lost(w, chunk, index, reason)` (the item at
         `index` is the culprit; -1 when the worker was between items), which puts back what
@@ -521,12 +543,22 @@ class WorkerPool:
             self._replace(w)
             feed(w)
 
+        def feed_idle() -> None:
+            """Handling a reply or the main process's own work may have made work for a
+            worker that had none."""
+            busy = {v for v, _c in in_flight.values()}
+            for v in range(len(self.conns)):
+                if v not in busy:
+                    feed(v)
+
         for w in range(len(self.conns)):
             feed(w)
+        idle_more = idle is not None  # the main process has work of its own now
         while in_flight:
-            ready = wait(list(in_flight), timeout=0 if idle is not None else self.POLL_SECONDS)
-            if not ready and idle is not None and not idle():
-                idle = None
+            ready = wait(list(in_flight), timeout=0 if idle_more else self.POLL_SECONDS)
+            if not ready and idle_more:
+                idle_more = idle()
+                feed_idle()
             for conn in ready:
                 w, chunk = in_flight.pop(conn)
                 try:
@@ -534,6 +566,10 @@ class WorkerPool:
                 except (EOFError, OSError):
                     lose(w, chunk, self._busy_index(w), self._death(w))
                     continue
+                if refill is not None:
+                    busy = {v for v, _c in in_flight.values()}
+                    for v in refill(w, [v for v in range(len(self.conns)) if v != w and v not in busy]):
+                        feed(v)
                 feed(w)
                 status, payload = pickle.loads(data)
                 if status != "ok":  # raised outside any item: the worker is replaced all the same
@@ -543,6 +579,8 @@ class WorkerPool:
                     lose(w, chunk, -1, "of an internal error: " + payload.strip().splitlines()[-1])
                     continue
                 on_reply(w, chunk, payload)
+                feed_idle()
+                idle_more = idle is not None
             now = time.monotonic()
             for conn, (w, chunk) in list(in_flight.items()):
                 if self._overdue(w, now):
@@ -617,32 +655,86 @@ class WorkerPool:
 
     def analyze(self, jobs: list[tuple[FunctionKey, dict[str, Summary | None]]], constants: dict[str, int],
                 on_results: Callable[[dict[FunctionKey, FunctionResult | None]], None] | None = None,
-                idle: Callable[[], bool] | None = None) -> dict[FunctionKey, FunctionResult | None]:
+                idle: Callable[[], bool] | None = None, more: Callable[[], list] | None = None,
+                priority: dict[FunctionKey, float] | None = None) -> dict[FunctionKey, FunctionResult | None]:
         """Analyze functions on the workers that hold their IR, in chunks, so results stream
         back while the workers go on (and no worker holds a whole level's results at once).
         With `on_results`, each chunk's results are handed to it as they arrive. `idle` is the
         main process's own work, done a piece at a time while no reply is waiting (it returns
-        False when nothing is left)."""
+        False when nothing is left for now). `more()` gives the jobs that became ready since
+        (after each reply and each piece of `idle`): the call returns once no job is left
+        and none is running. Each worker takes its jobs highest `priority` first (default:
+        the estimated cost)."""
         batches: dict[int, deque] = {}
         out: dict[FunctionKey, FunctionResult | None] = {}
-        for job in jobs:
-            keys = [m[0] for m in job[3]] if len(job) > 3 and job[3] else [job[0]]
-            if any(key[0] in self.lost_files for key in keys):  # its IR is gone with a worker: nothing to analyze
-                (on_results or out.update)({key: FunctionResult([], None, {}, [
-                    (key[2], f"{LOST}{key[1]}() was not analyzed: its file was lost")]) for key in keys})
-                continue
-            batches.setdefault(self.owner[job[0][0]], deque()).append(job)
+        cost: dict[FunctionKey, float] = {}
+        left: dict[int, float] = {}  # estimated cost of the jobs not yet sent, per worker
+        rank = priority or cost
+
+        def order(w: int) -> None:
+            """First the costliest chains (or jobs); the cheap ones last, to even out the end."""
+            batches[w] = deque(sorted(batches[w], key=lambda job: -rank.get(job[0], 0.0)))
+            left[w] = sum(cost[job[0]] for job in batches[w])
+
+        def add(new_jobs: list) -> None:
+            touched = set()
+            while new_jobs:
+                for job in new_jobs:
+                    keys = [m[0] for m in job[3]] if len(job) > 3 and job[3] else [job[0]]
+                    if any(key[0] in self.lost_files for key in keys):  # its IR is gone with a worker: nothing to analyze
+                        (on_results or out.update)({key: FunctionResult([], None, {}, [
+                            (key[2], f"{LOST}{key[1]}() was not analyzed: its file was lost")]) for key in keys})
+                        continue
+                    w = self.owner[job[0][0]]
+                    cost[job[0]] = self._estimate(job[0])
+                    batches.setdefault(w, deque()).append(job)
+                    touched.add(w)
+                new_jobs = more() if more is not None else []  # what the lost ones' results made ready
+            for w in touched:
+                order(w)
+
         self.adopted = {}
-        self._balance(batches)
+        add(jobs)
+        self._balance(batches, cost)
+        for w in list(batches):
+            order(w)
         sent_constants: set[int] = set()
         singles: set[int] = set()  # workers whose next chunks go one job at a time (after a lost request)
 
         def next_chunk(w: int) -> list | None:
+            """A quarter of what the worker has left, at least CHUNK_SECONDS of estimated work:
+            large chunks early (few round trips), small ones late (something to move to a
+            worker that runs out)."""
             queue = batches.get(w)
             if not queue:
                 return None
-            size = 1 if w in singles else max(64, min(1000, len(queue) // 4 + 1))
-            return [queue.popleft() for _ in range(min(size, len(queue)))]
+            chunk = [queue.popleft()]
+            spent = cost.get(chunk[0][0], 0.0)
+            target = max(self.CHUNK_SECONDS, left.get(w, 0.0) / 4)
+            while queue and w not in singles and spent < target and len(chunk) < self.MAX_CHUNK:
+                chunk.append(queue.popleft())
+                spent += cost.get(chunk[-1][0], 0.0)
+            left[w] = max(0.0, left.get(w, 0.0) - spent)
+            return chunk
+
+        def refill(w: int, starving: list[int]) -> list[int]:
+            """A worker that ran out takes the cheaper half of what `w` has not been sent yet
+            (estimates go wrong: one function of a file may cost ten times its neighbours)."""
+            if not starving or w in singles:
+                return []
+            picked = self._steal(batches.get(w, deque()), cost, left.get(w, 0.0))
+            if not picked:
+                return []
+            if not self._transfer(w, starving[0], [job[0] for job in picked]):
+                sent_constants.difference_update((w, starving[0]))  # either may have been replaced
+                return []
+            gone = {job[0] for job in picked}
+            batches[w] = deque(job for job in batches[w] if job[0] not in gone)
+            batches.setdefault(starving[0], deque()).extend(picked)
+            moved = sum(cost[key] for key in gone)
+            left[w] -= moved
+            left[starving[0]] = left.get(starving[0], 0.0) + moved
+            return [starving[0]]
 
         def message(w: int, chunk: list) -> tuple:
             first = w not in sent_constants
@@ -657,6 +749,15 @@ class WorkerPool:
                 on_results(payload)
             else:
                 out.update(payload)
+            if more is not None:
+                add(more())
+
+        def idle_step() -> bool:
+            assert idle is not None
+            busy = idle()
+            if more is not None:
+                add(more())
+            return busy
 
         def on_lost(w: int, chunk: list, index: int, reason: str) -> None:
             sent_constants.discard(w)  # the replacement has none yet
@@ -669,8 +770,9 @@ class WorkerPool:
             elif index != NOT_STARTED:
                 singles.add(w)
             batches.setdefault(w, deque()).extendleft(reversed(again))
+            left[w] = left.get(w, 0.0) + sum(cost.get(job[0], 0.0) for job in again)
 
-        self._stream(next_chunk, message, on_reply, on_lost, idle)
+        self._stream(next_chunk, message, on_reply, on_lost, idle_step if idle is not None else None, refill)
         self.adopted = {}
         return out
 

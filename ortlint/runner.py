@@ -29,6 +29,7 @@ from .engine.slots import slot_findings, unit_slot_facts
 from .engine.summaries import Summary
 from .findings import Notice, Report
 from .parallel import LOST, Limits
+from .schedule import Readiness
 from .policy import Policy
 from .suppress import apply_suppressions
 
@@ -404,52 +405,92 @@ class Analysis:
             self._analyze_component(component, graph)
 
     def _run_parallel(self, graph: dict[FunctionKey, list[FunctionKey]], components: list[list[FunctionKey]]) -> None:
-        """Level by level (callees first); each level's single functions go to the workers
-        that hold their IR, in one round trip per level."""
+        """Each component goes to the worker that holds its IR as soon as its callees are done
+        (schedule.Readiness); the results are those of a serial run. What needs the workers
+        idle (sending IR back, parsing files again) waits until nothing is running."""
         assert self.pool is not None
-        level_of: dict[FunctionKey, int] = {}
-        levels: dict[int, list[list[FunctionKey]]] = {}
-        for component in components:
-            members = set(component)
-            level = 1 + max((level_of[t] for k in component for t in graph.get(k, []) if t not in members), default=-1)
-            for k in component:
-                level_of[k] = level
-            levels.setdefault(level, []).append(component)
-        for level in sorted(levels):
-            pending = []
-            components_out: list[list[FunctionInfo]] = []
-            local: deque[list[FunctionKey]] = deque()  # analyzed here, while the workers do `pending`
-            for component in levels[level]:
-                infos = [self.program.functions[k] for k in component]
+        pool = self.pool
+        readiness = Readiness(graph, components)
+        chain = readiness.chain_costs(lambda i: sum(pool._estimate(k) for k in components[i]))
+        priority = {key: chain[i] for i, members in enumerate(components) for key in members}
+        index_of = {key: i for i, members in enumerate(components) for key in members}
+        expected: dict[int, int] = {}  # component -> results still to come from the workers
+        local: deque[int] = deque()  # components the main process analyzes itself
+        blocked: list[int] = []  # ready, but need the workers idle first
+        jobs: list[tuple] = []  # ready for the workers, not yet handed to the pool
+
+        def start(ready: list[int], streaming: bool) -> None:
+            work = list(ready)
+            while work:
+                i = work.pop()
+                infos = [self.program.functions[k] for k in components[i]]
                 if self._settled(infos):
+                    work.extend(readiness.done(i))
                     continue
-                recursive = len(component) > 1 or component[0] in graph.get(component[0], [])
-                needs_ir = [i for i in infos if i.fn is None and not i.remote and not i.context]
-                if needs_ir and self.remote_parse is not None:
-                    self.remote_parse(sorted({i.key[0] for i in needs_ir}))
-                if recursive and self._one_worker_holds(infos):
-                    components_out.append(infos)  # analyzed as a whole by that worker
-                elif recursive or not all(i.remote for i in infos if not i.context):
-                    self._fetch_ir(infos)  # now: a worker busy with the level's jobs could not answer
-                    local.append(component)
+                job = self._placement(infos, graph, streaming)
+                if job is None:
+                    blocked.append(i)
+                elif job == "local":
+                    local.append(i)
                 else:
-                    pending.append(infos[0])
+                    jobs.append(job)
+                    expected[i] = len(infos)
 
-            def analyze_local() -> bool:
-                """One component in the main process while it waits for the workers."""
-                if local:
-                    self._analyze_component(local.popleft(), graph)
-                return bool(local)
+        def take(results: dict[FunctionKey, FunctionResult | None]) -> None:
+            self._take_results(results)
+            for key in results:
+                i = index_of[key]
+                expected[i] -= 1
+                if not expected[i]:
+                    start(readiness.done(i), streaming=True)
 
-            if pending or components_out:
-                jobs = [(i.key, self._callee_summaries(i), self.needs_summary(i.key)) for i in pending]
-                jobs += [self._component_job(infos) for infos in components_out]
-                # results are taken in as they stream back (while the workers go on); within a
-                # level no function uses another's summary, so the order does not matter
-                self.pool.analyze(jobs, self.constants, on_results=self._take_results,
-                                  idle=analyze_local if local else None)
-            while local:
+        def analyze_local() -> bool:
+            """One component in the main process while it waits for the workers."""
+            if local:
+                i = local.popleft()
+                self._analyze_component(components[i], graph)
+                start(readiness.done(i), streaming=True)
+            return bool(local)
+
+        def ready_jobs() -> list[tuple]:
+            out = jobs[:]
+            jobs.clear()
+            return out
+
+        start(readiness.initial(), streaming=False)
+        while jobs or local or blocked:
+            if jobs:
+                pool.analyze(ready_jobs(), self.constants, on_results=take, idle=analyze_local, more=ready_jobs,
+                             priority=priority)
+            while local and not jobs:
                 analyze_local()
+            waiting, blocked[:] = blocked[:], []
+            start(waiting, streaming=False)  # nothing runs now: IR can be fetched, files parsed
+            if not (jobs or local or blocked):  # a result that never came must not silence its callers
+                start([i for i in readiness.stuck() if not expected.get(i)], streaming=False)
+                readiness.waiting = [0] * len(components)
+
+    def _placement(self, infos: list[FunctionInfo], graph: dict[FunctionKey, list[FunctionKey]],
+                   streaming: bool) -> tuple | str | None:
+        """Where a ready component is analyzed: its job for a worker, "local" (the main
+        process: a recursive component spread over two workers, or IR that is here), or None
+        when that needs the workers idle first and some are busy (`streaming`)."""
+        needs_ir = [i for i in infos if i.fn is None and not i.remote and not i.context]
+        if needs_ir and self.remote_parse is not None:
+            if streaming:
+                return None
+            self.remote_parse(sorted({i.key[0] for i in needs_ir}))
+        first = infos[0].key
+        recursive = len(infos) > 1 or first in graph.get(first, [])
+        if recursive and self._one_worker_holds(infos):
+            return self._component_job(infos)  # analyzed as a whole by that worker
+        if recursive or not all(i.remote for i in infos if not i.context):
+            if streaming and any(i.fn is None and i.remote for i in infos):
+                return None  # its IR is in a worker that may be busy
+            self._fetch_ir(infos)
+            return "local"
+        info = infos[0]
+        return (info.key, self._callee_summaries(info), self.needs_summary(info.key))
 
     def _take_results(self, results: dict[FunctionKey, FunctionResult | None]) -> None:
         for key, result in sorted(results.items()):

@@ -1,0 +1,55 @@
+"""Callee-first order as a dataflow: which components of the call graph may be analyzed now.
+
+A function needs the summaries of the functions it calls, so the components of the call graph
+(a recursive cycle is one component) are analyzed callees first. Walking the graph level by
+level made every worker wait, at each of ~20 levels, for the costliest function of the level;
+here a component is ready as soon as every component it calls is done, and the ready ones are
+taken costliest chain first (the "bottom level" of list scheduling: its own estimated cost plus
+the costliest chain of callers waiting on it), so the long chains start early.
+"""
+from __future__ import annotations
+
+from typing import Callable, Hashable, Sequence
+
+Key = Hashable
+
+
+class Readiness:
+    """The components of a call graph, how many callee components each still waits for, and
+    which components wait on each."""
+
+    def __init__(self, graph: dict, components: Sequence[Sequence[Key]]):
+        self.components = components
+        component_of = {key: i for i, members in enumerate(components) for key in members}
+        self.users: list[list[int]] = [[] for _ in components]
+        self.waiting: list[int] = [0] * len(components)
+        for i, members in enumerate(components):
+            callees = {component_of[t] for key in members for t in graph.get(key, ()) if t in component_of} - {i}
+            self.waiting[i] = len(callees)
+            for j in sorted(callees):
+                self.users[j].append(i)
+
+    def initial(self) -> list[int]:
+        """The components that call no other component."""
+        return [i for i, count in enumerate(self.waiting) if count == 0]
+
+    def done(self, i: int) -> list[int]:
+        """Component `i` is analyzed: the components that became ready by it."""
+        ready = []
+        for user in self.users[i]:
+            self.waiting[user] -= 1
+            if self.waiting[user] == 0:
+                ready.append(user)
+        return ready
+
+    def stuck(self) -> list[int]:
+        """Components still waiting for a callee (none once every result has come)."""
+        return [i for i, count in enumerate(self.waiting) if count > 0]
+
+    def chain_costs(self, cost: Callable[[int], float]) -> list[float]:
+        """Each component's cost plus the costliest chain of callers above it (the components
+        are in callee-first order, so callers come later and are computed first here)."""
+        out = [0.0] * len(self.components)
+        for i in reversed(range(len(self.components))):
+            out[i] = cost(i) + max((out[u] for u in self.users[i]), default=0.0)
+        return out
