@@ -17,6 +17,7 @@ file, or one request of analyses, may grow the worker's address space by at most
 """
 from __future__ import annotations
 
+import bisect
 import faulthandler
 import multiprocessing as mp
 import os
@@ -388,7 +389,7 @@ class WorkerPool:
             self._stop(w)
             self._start(w)
 
-    def _balance(self, batches: dict[int, deque], cost: dict[FunctionKey, float]) -> None:
+    def _balance(self, batches: dict[int, list], cost: dict[FunctionKey, float]) -> None:
         """Move some of a level's functions from the worker with the most estimated work to the
         one with the least (their IR is sent over), until the estimates are within a tenth:
         a file's functions all belong to the worker that parsed it, and one heavy file (or
@@ -406,7 +407,7 @@ class WorkerPool:
             gap = load[heavy] - load[light]
             if gap < max(self.MIN_MOVE, total / (10 * len(self.conns))):
                 break
-            queue = batches.get(heavy, deque())
+            queue = batches.get(heavy, [])
             # the largest jobs that fit in half the gap, from the end of the queue (the queue is
             # in the level's order; which jobs move only decides where they run)
             picked, want = [], gap / 2
@@ -422,8 +423,8 @@ class WorkerPool:
             if not picked:
                 break
             moved = {id(job) for job in picked}
-            batches[heavy] = deque(job for job in queue if id(job) not in moved)
-            batches.setdefault(light, deque()).extend(picked)
+            batches[heavy] = [job for job in queue if id(job) not in moved]
+            batches.setdefault(light, []).extend(picked)
             moves.setdefault((heavy, light), []).extend(picked)
             amount = sum(cost[job[0]] for job in picked)
             load[heavy] -= amount
@@ -432,14 +433,14 @@ class WorkerPool:
             keys = [job[0] for job in picked]
             if not self._transfer(heavy, light, keys):  # not moved after all: back to the owner
                 gone = set(keys)
-                batches[light] = deque(job for job in batches[light] if job[0] not in gone)
-                batches.setdefault(heavy, deque()).extend(picked)
+                batches[light] = [job for job in batches[light] if job[0] not in gone]
+                batches.setdefault(heavy, []).extend(picked)
 
     MIN_MOVE = 0.005  # estimated seconds of analysis below which nothing is moved (a move costs ~2 ms)
     CHUNK_SECONDS = 0.02  # estimated analysis per request at least (a round trip costs ~0.2 ms)
     MAX_CHUNK = 1000  # jobs per request at most (the results of one request are held at once)
 
-    def _steal(self, queue: deque, cost: dict[FunctionKey, float], left: float) -> list:
+    def _steal(self, queue: list, cost: dict[FunctionKey, float], left: float) -> list:
         """The jobs to move from a queue (costliest first) to a worker that ran out: the
         cheapest, up to half of what is left, when that is worth a move; never a component
         (its members' IR stays together)."""
@@ -665,19 +666,21 @@ class WorkerPool:
         (after each reply and each piece of `idle`): the call returns once no job is left
         and none is running. Each worker takes its jobs highest `priority` first (default:
         the estimated cost)."""
-        batches: dict[int, deque] = {}
+        batches: dict[int, list] = {}  # per worker, highest priority first
         out: dict[FunctionKey, FunctionResult | None] = {}
         cost: dict[FunctionKey, float] = {}
         left: dict[int, float] = {}  # estimated cost of the jobs not yet sent, per worker
         rank = priority or cost
 
-        def order(w: int) -> None:
+        def first(job: tuple) -> float:
             """First the costliest chains (or jobs); the cheap ones last, to even out the end."""
-            batches[w] = deque(sorted(batches[w], key=lambda job: -rank.get(job[0], 0.0)))
+            return -rank.get(job[0], 0.0)
+
+        def order(w: int) -> None:
+            batches[w].sort(key=first)
             left[w] = sum(cost[job[0]] for job in batches[w])
 
         def add(new_jobs: list) -> None:
-            touched = set()
             while new_jobs:
                 for job in new_jobs:
                     keys = [m[0] for m in job[3]] if len(job) > 3 and job[3] else [job[0]]
@@ -687,11 +690,9 @@ class WorkerPool:
                         continue
                     w = self.owner[job[0][0]]
                     cost[job[0]] = self._estimate(job[0])
-                    batches.setdefault(w, deque()).append(job)
-                    touched.add(w)
+                    bisect.insort(batches.setdefault(w, []), job, key=first)
+                    left[w] = left.get(w, 0.0) + cost[job[0]]
                 new_jobs = more() if more is not None else []  # what the lost ones' results made ready
-            for w in touched:
-                order(w)
 
         self.adopted = {}
         add(jobs)
@@ -708,11 +709,11 @@ class WorkerPool:
             queue = batches.get(w)
             if not queue:
                 return None
-            chunk = [queue.popleft()]
+            chunk = [queue.pop(0)]
             spent = cost.get(chunk[0][0], 0.0)
             target = max(self.CHUNK_SECONDS, left.get(w, 0.0) / 4)
             while queue and w not in singles and spent < target and len(chunk) < self.MAX_CHUNK:
-                chunk.append(queue.popleft())
+                chunk.append(queue.pop(0))
                 spent += cost.get(chunk[-1][0], 0.0)
             left[w] = max(0.0, left.get(w, 0.0) - spent)
             return chunk
@@ -722,15 +723,16 @@ class WorkerPool:
             (estimates go wrong: one function of a file may cost ten times its neighbours)."""
             if not starving or w in singles:
                 return []
-            picked = self._steal(batches.get(w, deque()), cost, left.get(w, 0.0))
+            picked = self._steal(batches.get(w, []), cost, left.get(w, 0.0))
             if not picked:
                 return []
             if not self._transfer(w, starving[0], [job[0] for job in picked]):
                 sent_constants.difference_update((w, starving[0]))  # either may have been replaced
                 return []
             gone = {job[0] for job in picked}
-            batches[w] = deque(job for job in batches[w] if job[0] not in gone)
-            batches.setdefault(starving[0], deque()).extend(picked)
+            batches[w] = [job for job in batches[w] if job[0] not in gone]
+            batches.setdefault(starving[0], []).extend(picked)
+            batches[starving[0]].sort(key=first)
             moved = sum(cost[key] for key in gone)
             left[w] -= moved
             left[starving[0]] = left.get(starving[0], 0.0) + moved
@@ -769,7 +771,7 @@ class WorkerPool:
                                                                         "reported for it")]) for key in keys})
             elif index != NOT_STARTED:
                 singles.add(w)
-            batches.setdefault(w, deque()).extendleft(reversed(again))
+            batches.setdefault(w, [])[:0] = again
             left[w] = left.get(w, 0.0) + sum(cost.get(job[0], 0.0) for job in again)
 
         self._stream(next_chunk, message, on_reply, on_lost, idle_step if idle is not None else None, refill)
