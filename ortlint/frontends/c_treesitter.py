@@ -19,8 +19,8 @@ from ..policy import Policy
 from .lowering import MAX_CLEANUP_RUNS, CfgBuilder, TooDeep, TooManyCleanups, field_ids, handler_table, short
 from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
-from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
-                     statement_macro_names, terminate_statement_macros)
+from .source import (ParseTimeout, SourceText, blank_preprocessor_alternatives, parse_limited, read_source,
+                     scan_function_macros, statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -1044,7 +1044,7 @@ class CFrontEnd:
         if names:
             self.src = terminate_statement_macros(self.src, names)
         self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
-        self.src = blank_unbalanced_alternatives(blank_conditionals_in_parens(self.src))
+        self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:

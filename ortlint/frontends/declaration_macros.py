@@ -17,11 +17,12 @@ the expansion needs the declared variable's name: `with_declared_name` supplies 
 """
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 
-from .source import _closing_paren, _starts_statement
+from .source import _BLANKS, _NEWLINE, _closing_paren, _starts_statement, line_start_matches
 
-_INVOCATION = re.compile(rb"^[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
 _SPACES = bytes(b if b in (ord("\n"), ord("\r")) else ord(" ") for b in range(256))
 
 # A word that starts a declaration or a type and never an expression.
@@ -93,14 +94,16 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
     """Blank the argument lists of statement-level invocations of `names` (macros that will be
     expanded) that contain a declaration or a type. Returns the new text and, by the offset of
     each blanked `(`, the original argument list `( ... )`."""
-    if not names:
+    present = tuple(sorted(n for n in names if n.encode() in data))  # most files use none of them
+    if not present:
         return data, {}
     out: bytearray | None = None
     kept: dict[int, str] = {}
-    candidates = [m for m in _INVOCATION.finditer(data) if m.group(1).decode("ascii", "replace") in names]
+    candidates = list(line_start_matches(_invocation_of(present), data))
     in_code = _in_function_bodies(data, [m.start(1) for m in candidates]) if candidates else []
     for m, code in zip(candidates, in_code):
-        if not code or not _starts_statement(data, m.start(1)) or _continues_define(data, m.start()):
+        line_start = data.rfind(b"\n", 0, m.start(1)) + 1
+        if not code or not _starts_statement(data, m.start(1)) or _continues_define(data, line_start):
             continue
         open_at = m.end() - 1
         end = _closing_paren(data, open_at)
@@ -116,9 +119,17 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
     return (bytes(out) if out is not None else data), kept
 
 
-# What the brace scan skips or counts: strings, characters, comments, preprocessor lines, braces.
+@functools.lru_cache(maxsize=1024)
+def _invocation_of(names: tuple[str, ...]) -> re.Pattern[bytes]:
+    """`NAME (` for any of `names` (at the start of a line: line_start_matches); group 1 is the
+    name. A name is followed by `(` or a blank, so the group is always a whole identifier."""
+    return re.compile(rb"(" + b"|".join(re.escape(n.encode()) for n in names) + rb")[ \t]*\(")
+
+
+# What the brace scan skips or counts: strings, characters, comments, preprocessor lines (a `#`
+# that starts its line: group 1, checked by _brace_tokens), braces.
 _BRACE_SCAN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)'
-                         rb'|^[ \t]*#(?:[^\n\\]|\\.)*|[{}]', re.M | re.S)
+                         rb'|(#)(?:[^\n\\]|\\.)*|[{}]', re.S)
 _CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
 
 
@@ -130,15 +141,15 @@ def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
     stack: list[bool] = []
     it = iter(positions)
     nxt = next(it, None)
-    for m in _BRACE_SCAN.finditer(data):
-        while nxt is not None and nxt < m.start():
+    for start, m in _brace_tokens(data):
+        while nxt is not None and nxt < start:
             out.append(any(stack))
             nxt = next(it, None)
         if nxt is None:
             break
         token = m.group(0)
         if token == b"{":
-            before = data[max(0, m.start() - 16):m.start()].rstrip()
+            before = data[max(0, start - 16):start].rstrip()
             stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS))
         elif token == b"}" and stack:
             stack.pop()
@@ -146,6 +157,30 @@ def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
         out.append(any(stack))
         nxt = next(it, None)
     return out
+
+
+def _brace_tokens(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
+    """(start, match) of the tokens of `_BRACE_SCAN`, as the same regex anchored with
+    `^[ \\t]*#` (re.M) would find them: a preprocessor line starts where its line does; a `#`
+    with anything else before it on its line is no token (the scan goes on after it). Unanchored,
+    the regex is not tried at every position of the text (see source.line_start_matches)."""
+    pos = 0
+    search = _BRACE_SCAN.search
+    while True:
+        m = search(data, pos)
+        if m is None:
+            return
+        start = m.start()
+        if m.group(1) is not None:
+            line = start
+            while line > pos and data[line - 1] in _BLANKS:
+                line -= 1
+            if line != 0 and data[line - 1] != _NEWLINE:
+                pos = start + 1
+                continue
+            start = line
+        yield start, m
+        pos = m.end()
 
 
 def _split(text: str) -> list[str]:

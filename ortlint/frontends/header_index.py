@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
-from .source import ParseTimeout, parse_limited
+from .source import ParseTimeout, line_start_matches, parse_limited
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -37,7 +37,7 @@ MAX_HEADER_BYTES = 2 * 1024 * 1024
 MAX_ANCESTORS = 8  # folders above the including file searched for `name` and `include/name`
 HEADER_PARSE_SECONDS = 5.0
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\n]+)"')  # at the start of a line (line_start_matches)
 _ELABORATED = re.compile(r"^(?:struct|class|union|enum)\s+")
 _SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".h++", ".cuh")
 
@@ -91,6 +91,13 @@ EMPTY = Visible()
 
 
 # ----------------------------------------------------------------------------- extraction
+
+
+def include_names(data: bytes) -> list[str]:
+    """The names of the text's `#include "..."` lines, in order."""
+    if b"include" not in data:
+        return []
+    return [m.group(1).decode("utf-8", "replace") for m in line_start_matches(_INCLUDE, data)]
 
 
 def _text(src: bytes, node: Node | None) -> str:
@@ -181,7 +188,7 @@ _CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else"
 def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
     """Macros, prototypes, classes and aliases declared at file level (an explicit stack: no
     recursion, whatever the nesting). Inside `#if 0` nothing counts."""
-    facts = HeaderFacts(path, includes=[m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(src)])
+    facts = HeaderFacts(path, includes=include_names(src))
     stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
     while stack:
         node, ns = stack.pop()
@@ -390,7 +397,7 @@ class HeaderIndex:
     def visible(self, path: str, data: bytes) -> Visible:
         """The facts of every header `path` includes, transitively (breadth first: a nearer
         header's definition wins), and the list of those headers."""
-        includes = [m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(data)]
+        includes = include_names(data)
         if not includes:
             return EMPTY
         out = Visible()
