@@ -324,3 +324,46 @@ def test_line_start_matches_is_the_anchored_scan() -> None:
         got = [(m.group(0), m.group(1), m.end()) for m in source.line_start_matches(pattern, text)]
         want = [(m.group(0).lstrip(b" \t"), m.group(1), m.end()) for m in anchored.finditer(text)]
         assert got == want, text
+
+
+# ----------------------------------------------------------------------------- macro substitution
+
+
+def ref_substitute_macro(macro, args: list[str]) -> str | None:
+    if len(args) < len(macro.params) or (len(args) > len(macro.params) and not macro.variadic):
+        if not (len(macro.params) == 0 and args == [""]):
+            return None
+    mapping = dict(zip(macro.params, args))
+    if macro.variadic:
+        mapping["__VA_ARGS__"] = ", ".join(args[len(macro.params):])
+    body = macro.body.replace("\\\n", " ")
+
+    def stringify(m: re.Match[str]) -> str:
+        return '"' + mapping.get(m.group(1), m.group(1)).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    body = re.sub(r"(?<!#)#\s*([A-Za-z_]\w*)", lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
+    body = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: mapping.get(m.group(1), m.group(1)) if m.group(1) in mapping else m.group(0), body)
+    body = re.sub(r"\s*##\s*", "", body)
+    return body
+
+
+BODY_PIECES = ["x", "y", "ab", "a", "b1", "_z", "é", "xé", "1x", "0x", " ", "(", ")", ",", ";", "#", "##", "# x",
+               "#y", '"x"', "\\\n", "__VA_ARGS__", "do {", "} while (0)", "return", "st", "x##y", "x ## 1", "->"]
+PARAM_SETS = [[], ["x"], ["x", "y"], ["a", "ab"], ["st"], ["xé"], ["x", "x"], ["/*c*/ x"], ["é"]]
+ARG_PIECES = ["", "x", "f(a, b)", '"s,t"', "y", "st", "\\", '"', "p->q", "é"]
+
+
+def test_macro_substitution_matches_the_reference() -> None:
+    from ortlint.frontends.c_treesitter import Macro, substitute_macro
+
+    rng = random.Random(13)
+    changed = 0
+    for _ in range(6000):
+        params = rng.choice(PARAM_SETS)
+        body = "".join(rng.choice(BODY_PIECES) for _ in range(rng.randint(0, 14)))
+        macro = Macro("M", list(params), body, rng.random() < 0.3)
+        args = [rng.choice(ARG_PIECES) for _ in range(rng.randint(0, 3))]
+        expected = ref_substitute_macro(macro, args)
+        assert substitute_macro(macro, args) == expected, (params, body, args)
+        changed += expected is not None and expected != body
+    assert changed > 1000

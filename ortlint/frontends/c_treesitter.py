@@ -5,6 +5,7 @@ C++ front end subclasses `FunctionLowering` and only adds what C++ has on top.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -910,21 +911,42 @@ def split_macro_args(text: str) -> list[str]:
 
 def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     """Expand one function-like macro invocation textually (enough for statement macros)."""
-    if len(args) < len(macro.params) or (len(args) > len(macro.params) and not macro.variadic):
-        if not (len(macro.params) == 0 and args == [""]):
+    return _substitute(tuple(macro.params), macro.variadic, macro.body, tuple(args))
+
+
+_STRINGIFY = re.compile(r"(?<!#)#\s*([A-Za-z_]\w*)")
+_PASTE = re.compile(r"\s*##\s*")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+@functools.lru_cache(maxsize=4096)  # pure; the same invocation recurs (`CHECK(status)` all over a file)
+def _substitute(params: tuple[str, ...], variadic: bool, body: str, args: tuple[str, ...]) -> str | None:
+    if len(args) < len(params) or (len(args) > len(params) and not variadic):
+        if not (len(params) == 0 and args == ("",)):
             return None
-    mapping = dict(zip(macro.params, args))
-    if macro.variadic:
-        mapping["__VA_ARGS__"] = ", ".join(args[len(macro.params):])
-    body = macro.body.replace("\\\n", " ")
+    mapping = dict(zip(params, args))
+    if variadic:
+        mapping["__VA_ARGS__"] = ", ".join(args[len(params):])
+    body = body.replace("\\\n", " ")
 
     def stringify(m: re.Match[str]) -> str:
         return '"' + mapping.get(m.group(1), m.group(1)).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    body = re.sub(r"(?<!#)#\s*([A-Za-z_]\w*)", lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
-    body = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: mapping.get(m.group(1), m.group(1)) if m.group(1) in mapping else m.group(0), body)
-    body = re.sub(r"\s*##\s*", "", body)
+    if "#" in body:
+        body = _STRINGIFY.sub(lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
+    body = _parameter_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], body)
+    if "##" in body:
+        body = _PASTE.sub("", body)
     return body
+
+
+@functools.lru_cache(maxsize=1024)
+def _parameter_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """The whole identifiers among `names` (a parameter that is no identifier never matches one)."""
+    names = tuple(n for n in names if _IDENTIFIER.fullmatch(n))
+    if not names:
+        return re.compile(r"(?!x)x")
+    return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
 
 
 _NOT_CODE = frozenset({"preproc_include", "preproc_def", "preproc_function_def", "preproc_call", "comment"})

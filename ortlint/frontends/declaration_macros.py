@@ -17,11 +17,10 @@ the expansion needs the declared variable's name: `with_declared_name` supplies 
 """
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 
-from .source import _BLANKS, _NEWLINE, _closing_paren, _starts_statement, line_start_matches
+from .source import _BLANKS, _NEWLINE, _closing_paren, _starts_statement, line_start_invocations
 
 _SPACES = bytes(b if b in (ord("\n"), ord("\r")) else ord(" ") for b in range(256))
 
@@ -94,12 +93,11 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
     """Blank the argument lists of statement-level invocations of `names` (macros that will be
     expanded) that contain a declaration or a type. Returns the new text and, by the offset of
     each blanked `(`, the original argument list `( ... )`."""
-    present = tuple(sorted(n for n in names if n.encode() in data))  # most files use none of them
-    if not present:
+    candidates = line_start_invocations(data, names)  # most files use none of them
+    if not candidates:
         return data, {}
     out: bytearray | None = None
     kept: dict[int, str] = {}
-    candidates = list(line_start_matches(_invocation_of(present), data))
     in_code = _in_function_bodies(data, [m.start(1) for m in candidates]) if candidates else []
     for m, code in zip(candidates, in_code):
         line_start = data.rfind(b"\n", 0, m.start(1)) + 1
@@ -119,17 +117,11 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
     return (bytes(out) if out is not None else data), kept
 
 
-@functools.lru_cache(maxsize=1024)
-def _invocation_of(names: tuple[str, ...]) -> re.Pattern[bytes]:
-    """`NAME (` for any of `names` (at the start of a line: line_start_matches); group 1 is the
-    name. A name is followed by `(` or a blank, so the group is always a whole identifier."""
-    return re.compile(rb"(" + b"|".join(re.escape(n.encode()) for n in names) + rb")[ \t]*\(")
-
-
-# What the brace scan skips or counts: strings, characters, comments, preprocessor lines (a `#`
-# that starts its line: group 1, checked by _brace_tokens), braces.
-_BRACE_SCAN = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)'
-                         rb'|(#)(?:[^\n\\]|\\.)*|[{}]', re.S)
+# What the brace scan skips: strings, characters, comments, preprocessor lines (a `#` that starts
+# its line: _brace_tokens checks). No capture group: one at the start of an alternative keeps
+# Python's re from jumping to the bytes that can start a match (4x slower).
+_SKIPPED = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)|#(?:[^\n\\]|\\.)*', re.S)
+_BRACES = re.compile(rb"[{}]")
 _CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
 
 
@@ -141,17 +133,16 @@ def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
     stack: list[bool] = []
     it = iter(positions)
     nxt = next(it, None)
-    for start, m in _brace_tokens(data):
+    for start, token in _brace_tokens(data):
         while nxt is not None and nxt < start:
             out.append(any(stack))
             nxt = next(it, None)
         if nxt is None:
             break
-        token = m.group(0)
-        if token == b"{":
+        if token == _OPEN_BRACE:
             before = data[max(0, start - 16):start].rstrip()
             stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS))
-        elif token == b"}" and stack:
+        elif stack:
             stack.pop()
     while nxt is not None:
         out.append(any(stack))
@@ -159,19 +150,20 @@ def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
     return out
 
 
-def _brace_tokens(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
-    """(start, match) of the tokens of `_BRACE_SCAN`, as the same regex anchored with
-    `^[ \\t]*#` (re.M) would find them: a preprocessor line starts where its line does; a `#`
-    with anything else before it on its line is no token (the scan goes on after it). Unanchored,
-    the regex is not tried at every position of the text (see source.line_start_matches)."""
-    pos = 0
-    search = _BRACE_SCAN.search
+def _brace_tokens(data: bytes) -> Iterator[tuple[int, int]]:
+    """(offset, byte) of every `{` and `}` outside strings, characters, comments and
+    preprocessor lines, in order. A `#` with anything but blanks before it on its line (or whose
+    line began inside the previous skipped region) starts no preprocessor line: the search goes
+    on after it. (What the scan anchored with `^[ \\t]*#`, re.M, found; unanchored, the regex
+    jumps from candidate to candidate instead of being tried at every position.)"""
+    pos = last = 0
+    search, braces = _SKIPPED.search, _BRACES.finditer
     while True:
         m = search(data, pos)
         if m is None:
-            return
+            break
         start = m.start()
-        if m.group(1) is not None:
+        if data[start] == _HASH:
             line = start
             while line > pos and data[line - 1] in _BLANKS:
                 line -= 1
@@ -179,8 +171,15 @@ def _brace_tokens(data: bytes) -> Iterator[tuple[int, re.Match[bytes]]]:
                 pos = start + 1
                 continue
             start = line
-        yield start, m
-        pos = m.end()
+        for b in braces(data, last, start):
+            yield b.start(), data[b.start()]
+        pos = last = m.end()
+    for b in braces(data, last):
+        yield b.start(), data[b.start()]
+
+
+_HASH = ord("#")
+_OPEN_BRACE = ord("{")
 
 
 def _split(text: str) -> list[str]:

@@ -309,16 +309,34 @@ class HeaderIndex:
         self._by_tail: dict[str, list[str]] | None = None
         self._parser: Parser | None = None
         self.parsed = 0  # headers read and parsed (for measurements)
+        # Resolutions and file tests of this run: the files of a folder include the same headers,
+        # and a miss costs a `stat` per folder above (18 of them). `new_run` forgets them.
+        self._resolved: dict[tuple[str, str], str | None] = {}
+        self._is_file: dict[str, bool] = {}
+
+    def new_run(self) -> None:
+        """Forget what resolution found (headers may have been added or removed since)."""
+        self._resolved.clear()
+        self._is_file.clear()
 
     # -- resolution ------------------------------------------------------------------------
 
     def resolve(self, name: str, from_dir: str) -> str | None:
         """The header `#include "name"` in a file of `from_dir` means, or None."""
+        key = (name, from_dir)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            found = self._resolved[key] = self._resolve(name, from_dir)
+            return found
+
+    def _resolve(self, name: str, from_dir: str) -> str | None:
+        isfile = self._isfile
         if os.path.isabs(name):
-            return name if os.path.isfile(name) else None
+            return name if isfile(name) else None
         for folder in (from_dir, *self.include_dirs):
             candidate = os.path.join(folder, name)
-            if os.path.isfile(candidate):
+            if isfile(candidate):
                 return os.path.normpath(candidate)
         folder = from_dir
         for _ in range(MAX_ANCESTORS):
@@ -327,9 +345,15 @@ class HeaderIndex:
                 break
             folder = parent
             for candidate in (os.path.join(folder, name), os.path.join(folder, "include", name)):
-                if os.path.isfile(candidate):
+                if isfile(candidate):
                     return os.path.normpath(candidate)
         return self._in_tree(name, from_dir)
+
+    def _isfile(self, path: str) -> bool:
+        found = self._is_file.get(path)
+        if found is None:
+            found = self._is_file[path] = os.path.isfile(path)
+        return found
 
     def _in_tree(self, name: str, from_dir: str) -> str | None:
         """A header anywhere in the analyzed tree whose path ends with `name` (nearest first)."""
@@ -436,7 +460,7 @@ _INDEX = HeaderIndex()
 def configure(include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = ()) -> None:
     """Set the include folders and the analyzed tree for this process (the runner does, once
     per run; worker processes are forked after it and inherit it). Facts of unchanged headers
-    are kept across runs of the same process."""
+    are kept across runs of the same process; what include resolution found is not."""
     global _INDEX
     include_dirs = tuple(os.path.abspath(d) for d in include_dirs)
     roots = tuple(os.path.abspath(r) for r in roots)
@@ -444,6 +468,8 @@ def configure(include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = ()) -
         old = _INDEX._facts
         _INDEX = HeaderIndex(include_dirs, roots)
         _INDEX._facts = old
+    else:
+        _INDEX.new_run()
 
 
 def current() -> HeaderIndex:
