@@ -367,3 +367,40 @@ def test_macro_substitution_matches_the_reference() -> None:
         assert substitute_macro(macro, args) == expected, (params, body, args)
         changed += expected is not None and expected != body
     assert changed > 1000
+
+
+# ----------------------------------------------------------------------------- decorations
+
+DECORATION_PIECES = [b"JNIEXPORT", b"JNICALL", b"ORT_API_CALL", b"__declspec", b"(dllexport)", b"__attribute__",
+                     b"((unused))", b"_In_", b"_Out_", b"_Outptr_result_maybenull_", b"_In_reads_(n)", b"_Success_",
+                     b"(return == 0)", b"x", b"a_", b"_", b"1", b" ", b"\n", b"(", b")", b"*", b"jint", b"ORT_EXPORT",
+                     b"WINAPI", b"xJNICALL", b"_Inx", b"\xc3\xa9"]
+
+
+def test_quick_decoration_pattern_matches_the_policy_regex() -> None:
+    from ortlint.api import default_policy
+
+    policy = default_policy()
+    quick = source._quick_blank_pattern(policy)
+    assert quick is not None
+    slow = re.compile(policy.blank_regex().pattern.encode())
+    rng = random.Random(17)
+    blanked = 0
+    for _ in range(4000):
+        text = b"".join(rng.choice(DECORATION_PIECES) for _ in range(rng.randint(0, 25)))
+        want = [(m.start(), m.end()) for m in slow.finditer(text)]
+        assert [(m.start(), m.end()) for m in quick.finditer(text)] == want, text
+        blanked += bool(want)
+    assert blanked > 1000
+
+
+def test_decorations_that_do_not_start_a_word_use_the_policy_regex() -> None:
+    from ortlint.policy import Policy
+
+    policy = Policy()
+    policy.blank_words = {"[[nodiscard]]", "API"}
+    assert source._quick_blank_pattern(policy) is None
+    slow = re.compile(policy.blank_regex().pattern.encode())
+    text = b"[[nodiscard]] int API f(); x[[nodiscard]]"
+    assert source.blank_decorations(text, policy) == slow.sub(lambda m: b" " * len(m.group(0)), text)
+    assert source.blank_decorations(text, policy) != text

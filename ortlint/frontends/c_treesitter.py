@@ -33,6 +33,7 @@ _NULL_WORDS = {"NULL": 0, "nullptr": 0, "false": 0, "true": 1, "FALSE": 0, "TRUE
 
 
 _short = short
+_OPERATORS: dict[bytes, str] = {}  # operator token -> its text (FunctionLowering.operator)
 _WHITESPACE = re.compile(r"\s+")
 _VOID = Opaque("void")  # IR values are never changed: one object for every call whose result is not used
 _UNINITIALIZED = Opaque("uninitialized")  # (the same for declarations without a value)
@@ -721,9 +722,17 @@ class FunctionLowering(CfgBuilder):
         return "<indirect>", "indirect", None, False
 
     def operator(self, node: Node) -> str:
+        """The operator of a unary/binary/assignment expression (`and` read as `&&`). The same
+        few tokens recur all over a file: they are looked up by their bytes, not decoded again."""
         op_node = node.child_by_field_id(self.F.operator)
-        op = self.text(op_node).strip() if op_node is not None else "?"
-        return self.OPERATOR_ALIASES.get(op, op)
+        if op_node is None:
+            return "?"
+        raw = self.src[op_node.start_byte:op_node.end_byte]
+        found = _OPERATORS.get(raw)
+        if found is None:
+            op = raw.decode("utf-8", "replace").strip()
+            found = _OPERATORS[raw] = self.OPERATOR_ALIASES.get(op, op)
+        return found
 
     def is_arrow(self, field_expression: Node) -> bool:
         """Is this `p->f` (not `s.f`)? The operator token's bytes, without decoding them."""

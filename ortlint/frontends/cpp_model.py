@@ -66,6 +66,8 @@ class TypeRef:
 def _angle_events(text: str) -> list[tuple[int, int]]:
     """Positions of `<` (+1) and `>` (-1) that bracket template arguments: not `->`, not
     inside parentheses (`decltype(api->F)`, `(a < b)`)."""
+    if "<" not in text and ">" not in text:
+        return []
     out, parens = [], 0
     for i, ch in enumerate(text):
         if ch in "([{":

@@ -235,7 +235,7 @@ class CppLowering(FunctionLowering):
     def type_of_name(self, name: str) -> str | None:
         found = self.lookup("types", name)
         if found is not None:
-            return None if _UNKNOWN_TYPE.search(found) else found
+            return None if _unknown_type(found) else found
         if self.cls is not None and name in self.cls.fields:
             return self.cls.fields[name]
         return self.model.globals.get(name)
@@ -1398,7 +1398,14 @@ class CppLowering(FunctionLowering):
             self.src, self.stmt_temps, self.loc_override = saved
 
     def unqualify_library_name(self, name: str) -> str:
-        """`std::free`, `::fopen` are the C library's `free` / `fopen`."""
+        """`std::free`, `::fopen` are the C library's `free` / `fopen` (asked for every call by
+        name: remembered per file)."""
+        found = self.unit.unqualified.get(name)
+        if found is None:
+            found = self.unit.unqualified[name] = self._unqualify_library_name(name)
+        return found
+
+    def _unqualify_library_name(self, name: str) -> str:
         policy = self.unit.policy
         if policy.lookup("plain", name) is not None or policy.is_neutral("plain", name):
             return name
@@ -1692,6 +1699,12 @@ def _expr_vars(e: ir.Expr) -> set[str]:
     return set()
 
 
+@functools.lru_cache(maxsize=8192)  # pure, asked for every use of a typed name
+def _unknown_type(text: str) -> bool:
+    """A declared type that says nothing (`auto`, `decltype(...)`, a lambda)."""
+    return _UNKNOWN_TYPE.search(text) is not None
+
+
 @functools.lru_cache(maxsize=8192)  # pure, called for every call's name
 def strip_template_args(name: str) -> str:
     """`Ort::Value::CreateTensor<float>` -> `Ort::Value::CreateTensor`."""
@@ -1757,6 +1770,7 @@ class CppFrontEnd(CFrontEnd):
         self._lambdas: collections.deque[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = collections.deque()
         self._lambda_seen: set[int] = set()
         self._range_parser: Parser | None = None
+        self.unqualified: dict[str, str] = {}  # see CppLowering.unqualify_library_name
 
     def add_lambda(self, node: Node, outer: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> None:
         """A lambda body is also analyzed on its own, as `outer::<lambda@LINE>`."""

@@ -81,10 +81,53 @@ def _rename(data: bytes, policy: Policy) -> bytes:
 def _bytes_pattern(policy: Policy) -> re.Pattern[bytes] | None:
     cached = getattr(policy, "_blank_bytes", None)
     if cached is None:
-        text = policy.blank_regex()
-        cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
+        cached = _quick_blank_pattern(policy)
+        if cached is None:
+            text = policy.blank_regex()
+            cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
         policy._blank_bytes = cached  # type: ignore[attr-defined]
     return cached
+
+
+_CALL_ARGUMENTS = r"\s*\([^()]*(?:\([^()]*\)[^()]*)*\)"  # as in Policy.blank_regex
+_BOUNDARY_THEN_WORD_CHAR = re.compile(r"\\b([A-Za-z_])(?![*+?{])")
+
+
+def _quick_blank_pattern(policy: Policy) -> re.Pattern[bytes] | None:
+    """`Policy.blank_regex()` written so that Python's re can jump to the bytes that may start
+    a match (a third of the time on real files). Every alternative of that regex is `\\b`, a
+    word character `c`, the rest: here they are grouped by `c`, in their order, as
+    `c(?<![A-Za-z0-9_]c)(?:rest1|rest2|...)`, the look-behind saying what `\\b` says before a
+    word character (no word character before it). Alternatives starting with different
+    characters never match at the same place, and `\\b(?:A|B)T` tries `AT` then `BT`, so the
+    first match is the same. None when a decoration does not start with a word character (or a
+    pattern not with `\\b` and one): the policy's regex is used as it is."""
+    words = getattr(policy, "blank_words", None)
+    calls = getattr(policy, "blank_calls", None)
+    patterns = getattr(policy, "blank_patterns", None)
+    if words is None or calls is None or patterns is None:
+        return None
+    by_first: dict[str, list[str]] = {}
+    for name in sorted(calls, key=len, reverse=True):
+        if not _word_start(name):
+            return None
+        by_first.setdefault(name[0], []).append(re.escape(name[1:]) + _CALL_ARGUMENTS)
+    for name in sorted(words, key=len, reverse=True):
+        if not _word_start(name):
+            return None
+        by_first.setdefault(name[0], []).append(re.escape(name[1:]) + r"\b")
+    for pattern in patterns:
+        m = _BOUNDARY_THEN_WORD_CHAR.match(pattern)
+        if m is None:
+            return None
+        by_first.setdefault(m.group(1), []).append(pattern[m.end():])
+    if not by_first:
+        return None
+    return re.compile("|".join(f"{c}(?<![A-Za-z0-9_]{c})(?:{'|'.join(rests)})" for c, rests in by_first.items()).encode())
+
+
+def _word_start(name: str) -> bool:
+    return bool(name) and (name[0] == "_" or name[0].isascii() and name[0].isalpha())
 
 
 def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> object:
