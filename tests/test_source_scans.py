@@ -404,3 +404,50 @@ def test_decorations_that_do_not_start_a_word_use_the_policy_regex() -> None:
     text = b"[[nodiscard]] int API f(); x[[nodiscard]]"
     assert source.blank_decorations(text, policy) == slow.sub(lambda m: b" " * len(m.group(0)), text)
     assert source.blank_decorations(text, policy) != text
+
+
+def ref_split_macro_args(text: str) -> list[str]:
+    text = text.strip()
+    if text.startswith("("):
+        text = text[1:]
+    if text.endswith(")"):
+        text = text[:-1]
+    args, depth, cur, quote = [], 0, [], None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            cur.append(ch)
+            if ch == "\\" and i + 1 < len(text):
+                cur.append(text[i + 1])
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+            cur.append(ch)
+        elif ch in "([{":
+            depth += 1
+            cur.append(ch)
+        elif ch in ")]}":
+            depth -= 1
+            cur.append(ch)
+        elif ch == "," and depth == 0:
+            args.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+        i += 1
+    if cur or args:
+        args.append("".join(cur).strip())
+    return args
+
+
+def test_macro_argument_splitting_matches_the_reference() -> None:
+    from ortlint.frontends.c_treesitter import split_macro_args
+
+    pieces = ["(", ")", "[", "]", "{", "}", ",", " ", "\n", '"', "'", "\\", "a", "f(x)", '","', "é", "\\\"", "<", ">"]
+    rng = random.Random(19)
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
+        assert split_macro_args(text) == ref_split_macro_args(text), text

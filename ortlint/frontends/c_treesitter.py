@@ -26,6 +26,10 @@ from .source import (ParseTimeout, SourceText, blank_preprocessor_alternatives, 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
 MAX_MACRO_DEPTH = 8
+MAX_SNIPPETS = 4096  # macro expansion trees kept by the process (CFrontEnd.parse_snippet)
+MAX_SNIPPET_CHARS = 4 << 20
+_SNIPPETS: dict[tuple[Language, str], object] = {}
+_snippet_chars = 0
 MAX_NESTING = 400  # deeper statement/expression nesting is analyzed as opaque code
 
 _COMPARISONS = {"==", "!=", "<", ">", "<=", ">="}
@@ -881,41 +885,42 @@ def is_array_declarator(node: Node | None) -> bool:
 
 
 def split_macro_args(text: str) -> list[str]:
-    """'(a, f(b, c), "x,y")' -> ['a', 'f(b, c)', '"x,y"']."""
+    """'(a, f(b, c), "x,y")' -> ['a', 'f(b, c)', '"x,y"']. The text between the characters that
+    matter (quotes, brackets, commas) is skipped by a regex, not walked one character at a time."""
     text = text.strip()
     if text.startswith("("):
         text = text[1:]
     if text.endswith(")"):
         text = text[:-1]
-    args, depth, cur, quote = [], 0, [], None
-    i = 0
-    while i < len(text):
+    args: list[str] = []
+    depth = start = i = 0
+    n = len(text)
+    search = _ARG_SPECIAL.search
+    while True:
+        m = search(text, i)
+        if m is None:
+            break
+        i = m.start()
         ch = text[i]
-        if quote:
-            cur.append(ch)
-            if ch == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-            cur.append(ch)
-        elif ch in "([{":
+        if ch == '"' or ch == "'":  # to the closing quote (a backslash escapes the next character)
+            i = _QUOTED[ch].match(text, i + 1).end()
+            i = i + 1 if i < n and text[i] == ch else n
+            continue
+        if ch in "([{":
             depth += 1
-            cur.append(ch)
         elif ch in ")]}":
             depth -= 1
-            cur.append(ch)
-        elif ch == "," and depth == 0:
-            args.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
+        elif depth == 0:  # a comma between arguments
+            args.append(text[start:i].strip())
+            start = i + 1
         i += 1
-    if cur or args:
-        args.append("".join(cur).strip())
+    if start < n or args:
+        args.append(text[start:].strip())
     return args
+
+
+_ARG_SPECIAL = re.compile(r"[\"'()\[\]{},]")
+_QUOTED = {q: re.compile(r"(?:[^%s\\]|\\[\s\S])*" % q) for q in "\"'"}  # up to the quote (or a last lone backslash)
 
 
 def substitute_macro(macro: Macro, args: list[str]) -> str | None:
@@ -1030,17 +1035,24 @@ class CFrontEnd:
         self.prototypes: dict[str, tuple[bool, ...]] = {}
         self.notes: list[tuple[Loc, str]] = []
         self.ascii = self.src.isascii()
-        self._snippets: dict[str, object] = {}
         self.name_values: dict[str, ir.Expr] = {}  # see FunctionLowering.name_value
         self.vars: dict[str, Var] = {}  # see FunctionLowering.var
         self.literals: dict[str, Const] = {}  # see FunctionLowering.literal
         self.F = field_ids(self.ts_language)
 
     def parse_snippet(self, text: str):
-        tree = self._snippets.get(text)
+        """The syntax tree of a macro expansion. The same expansions recur in the files of a
+        project (a worker parses many), so trees are kept for the process (they are never
+        changed), up to MAX_SNIPPETS of them and MAX_SNIPPET_CHARS of text."""
+        global _snippet_chars
+        key = (self.ts_language, text)
+        tree = _SNIPPETS.get(key)
         if tree is None:
-            tree = self.parser.parse(text.encode())
-            self._snippets[text] = tree
+            if len(_SNIPPETS) >= MAX_SNIPPETS or _snippet_chars > MAX_SNIPPET_CHARS:
+                _SNIPPETS.clear()
+                _snippet_chars = 0
+            tree = _SNIPPETS[key] = self.parser.parse(text.encode())
+            _snippet_chars += len(text)
         return tree
 
     def is_static(self, node: Node) -> bool:

@@ -17,6 +17,7 @@ the expansion needs the declared variable's name: `with_declared_name` supplies 
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -37,6 +38,7 @@ _POINTER_TYPE = re.compile(rf"^{_TYPE}\s*[*&]+(?:\s*const)?$")
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*$")
 
 
+@functools.lru_cache(maxsize=8192)  # pure; asked for every argument of every candidate invocation
 def is_declaration_or_type(arg: str) -> bool:
     """Is this macro argument a declaration (`OrtValue* v`, `auto x`) or a type (`OrtStatus*`,
     `const Ep`) rather than an expression? `a * b` reads as a declaration too: harmless, the

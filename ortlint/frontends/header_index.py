@@ -150,7 +150,7 @@ def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
     for p in params.named_children:
         if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
-        const = any(c.type == "type_qualifier" and _text(src, c) == "const" for c in p.children)
+        const = any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const" for c in p.children)
         decl = p.child_by_field_name("declarator")
         indirect = decl is not None and decl.type in ("pointer_declarator", "abstract_pointer_declarator",
                                                       "reference_declarator", "abstract_reference_declarator")
@@ -283,7 +283,7 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                 if method_declarator(decl) is not None:
                     info.methods.add(member_name)
                     continue
-                prefix = "const " if any(c.type == "type_qualifier" and _text(src, c) == "const"
+                prefix = "const " if any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const"
                                          for c in member.children) else ""
                 written = _text(src, decl)
                 suffix = "".join(ch for ch in written.split(member_name, 1)[0] if ch in "*&")
