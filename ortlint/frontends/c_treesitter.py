@@ -1101,7 +1101,7 @@ class CFrontEnd:
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
                 self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)
-        self.own_facts = header_index.collect_facts(self.src, root, self.path)
+        self.own_facts = header_index.collect_facts(self.src, root, self.path, own=True)
         own = self.own_facts.prototypes
         self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
 

@@ -1708,6 +1708,8 @@ def _unknown_type(text: str) -> bool:
 @functools.lru_cache(maxsize=8192)  # pure, called for every call's name
 def strip_template_args(name: str) -> str:
     """`Ort::Value::CreateTensor<float>` -> `Ort::Value::CreateTensor`."""
+    if "<" not in name:  # nothing is dropped but spaces (a lone `>` is kept)
+        return name.replace(" ", "")
     out, depth = [], 0
     for ch in name:
         if ch == "<":

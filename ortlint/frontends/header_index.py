@@ -185,15 +185,19 @@ _CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else"
                "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")
 
 
-def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
+def collect_facts(src: bytes, root: Node, path: str, own: bool = False) -> HeaderFacts:
     """Macros, prototypes, classes and aliases declared at file level (an explicit stack: no
-    recursion, whatever the nesting). Inside `#if 0` nothing counts."""
-    facts = HeaderFacts(path, includes=include_names(src))
+    recursion, whatever the nesting). Inside `#if 0` nothing counts. `own`: the analyzed file
+    itself, of which the front end reads only prototypes, classes and aliases (its macros come
+    from the syntax tree and the text): includes, macros and return types are not collected."""
+    facts = HeaderFacts(path, includes=[] if own else include_names(src))
     stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
     while stack:
         node, ns = stack.pop()
         kind = node.type
         if kind in ("preproc_def", "preproc_function_def"):
+            if own:
+                continue
             macro = _macro(src, node, path)
             if macro is not None:
                 facts.macros.setdefault(macro.name, macro)
@@ -205,7 +209,7 @@ def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
         elif kind in ("class_specifier", "struct_specifier"):
             _collect_class(src, node, ns, facts, stack)
         elif kind in ("declaration", "field_declaration", "function_definition"):
-            _collect_declaration(src, node, ns, facts, stack)
+            _collect_declaration(src, node, ns, facts, stack, returns=not own)
         elif kind in ("type_definition", "alias_declaration"):
             _collect_alias(src, node, facts, ns, stack)
         elif kind == "template_declaration":
@@ -221,7 +225,7 @@ def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
 
 
 def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFacts,
-                         stack: list[tuple[Node, tuple[str, ...]]]) -> None:
+                         stack: list[tuple[Node, tuple[str, ...]]], returns: bool = True) -> None:
     type_node = node.child_by_field_name("type")
     if type_node is not None and type_node.type in ("class_specifier", "struct_specifier"):
         _collect_class(src, type_node, ns, facts, stack)
@@ -236,7 +240,7 @@ def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: Hea
             facts.prototypes.setdefault(name.rsplit("::", 1)[-1], flags)
             if ns:
                 facts.prototypes.setdefault("::".join(ns + (name,)), flags)
-            if type_node is not None:
+            if returns and type_node is not None:
                 stars = _text(src, decl)[:func.start_byte - decl.start_byte].count("*")
                 returned = " ".join(_text(src, type_node).split()) + " *" * stars
                 facts.returns.setdefault("::".join(ns + (name,)) if ns else name, returned)
