@@ -1209,7 +1209,8 @@ class CppLowering(FunctionLowering):
             return Deref(Var(name))  # a reference parameter: the caller's object
         if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
             return Field(self.this_obj, name)
-        return self.name_value(name)
+        found = self.name_values.get(name)  # `name_value`'s cache lookup, inlined (hot)
+        return found if found is not None else self.name_value(name)
 
     expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
 
@@ -1419,8 +1420,8 @@ class CppLowering(FunctionLowering):
         elsewhere may run later, so what they touch is no longer checked."""
         lambdas = [a for a in arg_nodes if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
         refs = self.model.ref_params.get(name, frozenset())
-        args = tuple(self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
-                     for i, a in enumerate(arg_nodes))
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+                      for i, a in enumerate(arg_nodes)])
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
         hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
         for lam_node in lambdas:
