@@ -5,6 +5,7 @@ C++ front end subclasses `FunctionLowering` and only adds what C++ has on top.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -19,12 +20,16 @@ from ..policy import Policy
 from .lowering import MAX_CLEANUP_RUNS, CfgBuilder, TooDeep, TooManyCleanups, field_ids, handler_table, short
 from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
-from .source import (ParseTimeout, SourceText, blank_conditionals_in_parens, blank_unbalanced_alternatives, parse_limited, read_source, scan_function_macros,
-                     statement_macro_names, terminate_statement_macros)
+from .source import (ParseTimeout, SourceText, blank_preprocessor_alternatives, parse_limited, read_source,
+                     scan_function_macros, statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
 MAX_MACRO_DEPTH = 8
+MAX_SNIPPETS = 4096  # macro expansion trees kept by the process (CFrontEnd.parse_snippet)
+MAX_SNIPPET_CHARS = 4 << 20
+_SNIPPETS: dict[tuple[Language, str], object] = {}
+_snippet_chars = 0
 MAX_NESTING = 400  # deeper statement/expression nesting is analyzed as opaque code
 
 _COMPARISONS = {"==", "!=", "<", ">", "<=", ">="}
@@ -32,6 +37,7 @@ _NULL_WORDS = {"NULL": 0, "nullptr": 0, "false": 0, "true": 1, "FALSE": 0, "TRUE
 
 
 _short = short
+_OPERATORS: dict[bytes, str] = {}  # operator token -> its text (FunctionLowering.operator)
 _WHITESPACE = re.compile(r"\s+")
 _VOID = Opaque("void")  # IR values are never changed: one object for every call whose result is not used
 _UNINITIALIZED = Opaque("uninitialized")  # (the same for declarations without a value)
@@ -720,9 +726,17 @@ class FunctionLowering(CfgBuilder):
         return "<indirect>", "indirect", None, False
 
     def operator(self, node: Node) -> str:
+        """The operator of a unary/binary/assignment expression (`and` read as `&&`). The same
+        few tokens recur all over a file: they are looked up by their bytes, not decoded again."""
         op_node = node.child_by_field_id(self.F.operator)
-        op = self.text(op_node).strip() if op_node is not None else "?"
-        return self.OPERATOR_ALIASES.get(op, op)
+        if op_node is None:
+            return "?"
+        raw = self.src[op_node.start_byte:op_node.end_byte]
+        found = _OPERATORS.get(raw)
+        if found is None:
+            op = raw.decode("utf-8", "replace").strip()
+            found = _OPERATORS[raw] = self.OPERATOR_ALIASES.get(op, op)
+        return found
 
     def is_arrow(self, field_expression: Node) -> bool:
         """Is this `p->f` (not `s.f`)? The operator token's bytes, without decoding them."""
@@ -871,60 +885,82 @@ def is_array_declarator(node: Node | None) -> bool:
 
 
 def split_macro_args(text: str) -> list[str]:
-    """'(a, f(b, c), "x,y")' -> ['a', 'f(b, c)', '"x,y"']."""
+    """'(a, f(b, c), "x,y")' -> ['a', 'f(b, c)', '"x,y"']. The text between the characters that
+    matter (quotes, brackets, commas) is skipped by a regex, not walked one character at a time."""
     text = text.strip()
     if text.startswith("("):
         text = text[1:]
     if text.endswith(")"):
         text = text[:-1]
-    args, depth, cur, quote = [], 0, [], None
-    i = 0
-    while i < len(text):
+    args: list[str] = []
+    depth = start = i = 0
+    n = len(text)
+    search = _ARG_SPECIAL.search
+    while True:
+        m = search(text, i)
+        if m is None:
+            break
+        i = m.start()
         ch = text[i]
-        if quote:
-            cur.append(ch)
-            if ch == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-            cur.append(ch)
-        elif ch in "([{":
+        if ch == '"' or ch == "'":  # to the closing quote (a backslash escapes the next character)
+            i = _QUOTED[ch].match(text, i + 1).end()
+            i = i + 1 if i < n and text[i] == ch else n
+            continue
+        if ch in "([{":
             depth += 1
-            cur.append(ch)
         elif ch in ")]}":
             depth -= 1
-            cur.append(ch)
-        elif ch == "," and depth == 0:
-            args.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
+        elif depth == 0:  # a comma between arguments
+            args.append(text[start:i].strip())
+            start = i + 1
         i += 1
-    if cur or args:
-        args.append("".join(cur).strip())
+    if start < n or args:
+        args.append(text[start:].strip())
     return args
+
+
+_ARG_SPECIAL = re.compile(r"[\"'()\[\]{},]")
+_QUOTED = {q: re.compile(r"(?:[^%s\\]|\\[\s\S])*" % q) for q in "\"'"}  # up to the quote (or a last lone backslash)
 
 
 def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     """Expand one function-like macro invocation textually (enough for statement macros)."""
-    if len(args) < len(macro.params) or (len(args) > len(macro.params) and not macro.variadic):
-        if not (len(macro.params) == 0 and args == [""]):
+    return _substitute(tuple(macro.params), macro.variadic, macro.body, tuple(args))
+
+
+_STRINGIFY = re.compile(r"(?<!#)#\s*([A-Za-z_]\w*)")
+_PASTE = re.compile(r"\s*##\s*")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+@functools.lru_cache(maxsize=4096)  # pure; the same invocation recurs (`CHECK(status)` all over a file)
+def _substitute(params: tuple[str, ...], variadic: bool, body: str, args: tuple[str, ...]) -> str | None:
+    if len(args) < len(params) or (len(args) > len(params) and not variadic):
+        if not (len(params) == 0 and args == ("",)):
             return None
-    mapping = dict(zip(macro.params, args))
-    if macro.variadic:
-        mapping["__VA_ARGS__"] = ", ".join(args[len(macro.params):])
-    body = macro.body.replace("\\\n", " ")
+    mapping = dict(zip(params, args))
+    if variadic:
+        mapping["__VA_ARGS__"] = ", ".join(args[len(params):])
+    body = body.replace("\\\n", " ")
 
     def stringify(m: re.Match[str]) -> str:
         return '"' + mapping.get(m.group(1), m.group(1)).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
-    body = re.sub(r"(?<!#)#\s*([A-Za-z_]\w*)", lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
-    body = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: mapping.get(m.group(1), m.group(1)) if m.group(1) in mapping else m.group(0), body)
-    body = re.sub(r"\s*##\s*", "", body)
+    if "#" in body:
+        body = _STRINGIFY.sub(lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
+    body = _parameter_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], body)
+    if "##" in body:
+        body = _PASTE.sub("", body)
     return body
+
+
+@functools.lru_cache(maxsize=1024)
+def _parameter_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """The whole identifiers among `names` (a parameter that is no identifier never matches one)."""
+    names = tuple(n for n in names if _IDENTIFIER.fullmatch(n))
+    if not names:
+        return re.compile(r"(?!x)x")
+    return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
 
 
 _NOT_CODE = frozenset({"preproc_include", "preproc_def", "preproc_function_def", "preproc_call", "comment"})
@@ -999,17 +1035,24 @@ class CFrontEnd:
         self.prototypes: dict[str, tuple[bool, ...]] = {}
         self.notes: list[tuple[Loc, str]] = []
         self.ascii = self.src.isascii()
-        self._snippets: dict[str, object] = {}
         self.name_values: dict[str, ir.Expr] = {}  # see FunctionLowering.name_value
         self.vars: dict[str, Var] = {}  # see FunctionLowering.var
         self.literals: dict[str, Const] = {}  # see FunctionLowering.literal
         self.F = field_ids(self.ts_language)
 
     def parse_snippet(self, text: str):
-        tree = self._snippets.get(text)
+        """The syntax tree of a macro expansion. The same expansions recur in the files of a
+        project (a worker parses many), so trees are kept for the process (they are never
+        changed), up to MAX_SNIPPETS of them and MAX_SNIPPET_CHARS of text."""
+        global _snippet_chars
+        key = (self.ts_language, text)
+        tree = _SNIPPETS.get(key)
         if tree is None:
-            tree = self.parser.parse(text.encode())
-            self._snippets[text] = tree
+            if len(_SNIPPETS) >= MAX_SNIPPETS or _snippet_chars > MAX_SNIPPET_CHARS:
+                _SNIPPETS.clear()
+                _snippet_chars = 0
+            tree = _SNIPPETS[key] = self.parser.parse(text.encode())
+            _snippet_chars += len(text)
         return tree
 
     def is_static(self, node: Node) -> bool:
@@ -1044,7 +1087,7 @@ class CFrontEnd:
         if names:
             self.src = terminate_statement_macros(self.src, names)
         self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
-        self.src = blank_unbalanced_alternatives(blank_conditionals_in_parens(self.src))
+        self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:
@@ -1058,7 +1101,7 @@ class CFrontEnd:
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
                 self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)
-        self.own_facts = header_index.collect_facts(self.src, root, self.path)
+        self.own_facts = header_index.collect_facts(self.src, root, self.path, own=True)
         own = self.own_facts.prototypes
         self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
 

@@ -66,8 +66,11 @@ class TypeRef:
 def _angle_events(text: str) -> list[tuple[int, int]]:
     """Positions of `<` (+1) and `>` (-1) that bracket template arguments: not `->`, not
     inside parentheses (`decltype(api->F)`, `(a < b)`)."""
+    if "<" not in text and ">" not in text:
+        return []
     out, parens = [], 0
-    for i, ch in enumerate(text):
+    for m in _BRACKETS.finditer(text):  # only these characters matter
+        ch, i = m.group(), m.start()
         if ch in "([{":
             parens += 1
         elif ch in ")]}":
@@ -77,6 +80,9 @@ def _angle_events(text: str) -> list[tuple[int, int]]:
         elif parens == 0 and ch == ">" and (i == 0 or text[i - 1] != "-"):
             out.append((i, -1))
     return out
+
+
+_BRACKETS = re.compile(r"[()\[\]{}<>]")
 
 
 def split_template_args(text: str) -> list[str]:
@@ -288,6 +294,8 @@ class FileModel:
         self._owners: dict[str, Ownership] = {}
         self.declarations: list[tuple[Node, tuple[str, ...], str | None, bool]] = []  # `walk` of the file, once
         self._bases: dict[str, list[str]] = {}  # class -> base class names (from add_visible)
+        self._found: dict[tuple[str, tuple[str, ...]], ClassInfo | None] = {}  # see find_class
+        self._found_size = 0
 
     # -- collection ---------------------------------------------------------------------
 
@@ -512,6 +520,20 @@ class FileModel:
     # -- queries ------------------------------------------------------------------------
 
     def find_class(self, name: str, ns: tuple[str, ...] = ()) -> ClassInfo | None:
+        """The class `name` means in namespace `ns` (innermost first). Asked for every typed
+        name the lowering meets: answers are remembered until a class is added (`classes` only
+        ever gains keys, so its size tells)."""
+        if self._found_size != len(self.classes):
+            self._found.clear()
+            self._found_size = len(self.classes)
+        key = (name, ns)
+        try:
+            return self._found[key]
+        except KeyError:
+            found = self._found[key] = self._find_class(name, ns)
+            return found
+
+    def _find_class(self, name: str, ns: tuple[str, ...]) -> ClassInfo | None:
         name = clean_name(name)
         for i in range(len(ns), -1, -1):
             cls = self.classes.get("::".join(ns[:i] + (name,)))

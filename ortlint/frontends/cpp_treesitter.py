@@ -235,7 +235,7 @@ class CppLowering(FunctionLowering):
     def type_of_name(self, name: str) -> str | None:
         found = self.lookup("types", name)
         if found is not None:
-            return None if _UNKNOWN_TYPE.search(found) else found
+            return None if _unknown_type(found) else found
         if self.cls is not None and name in self.cls.fields:
             return self.cls.fields[name]
         return self.model.globals.get(name)
@@ -1209,7 +1209,8 @@ class CppLowering(FunctionLowering):
             return Deref(Var(name))  # a reference parameter: the caller's object
         if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
             return Field(self.this_obj, name)
-        return self.name_value(name)
+        found = self.name_values.get(name)  # `name_value`'s cache lookup, inlined (hot)
+        return found if found is not None else self.name_value(name)
 
     expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
 
@@ -1398,7 +1399,14 @@ class CppLowering(FunctionLowering):
             self.src, self.stmt_temps, self.loc_override = saved
 
     def unqualify_library_name(self, name: str) -> str:
-        """`std::free`, `::fopen` are the C library's `free` / `fopen`."""
+        """`std::free`, `::fopen` are the C library's `free` / `fopen` (asked for every call by
+        name: remembered per file)."""
+        found = self.unit.unqualified.get(name)
+        if found is None:
+            found = self.unit.unqualified[name] = self._unqualify_library_name(name)
+        return found
+
+    def _unqualify_library_name(self, name: str) -> str:
         policy = self.unit.policy
         if policy.lookup("plain", name) is not None or policy.is_neutral("plain", name):
             return name
@@ -1412,8 +1420,8 @@ class CppLowering(FunctionLowering):
         elsewhere may run later, so what they touch is no longer checked."""
         lambdas = [a for a in arg_nodes if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
         refs = self.model.ref_params.get(name, frozenset())
-        args = tuple(self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
-                     for i, a in enumerate(arg_nodes))
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+                      for i, a in enumerate(arg_nodes)])
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
         hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
         for lam_node in lambdas:
@@ -1692,9 +1700,17 @@ def _expr_vars(e: ir.Expr) -> set[str]:
     return set()
 
 
+@functools.lru_cache(maxsize=8192)  # pure, asked for every use of a typed name
+def _unknown_type(text: str) -> bool:
+    """A declared type that says nothing (`auto`, `decltype(...)`, a lambda)."""
+    return _UNKNOWN_TYPE.search(text) is not None
+
+
 @functools.lru_cache(maxsize=8192)  # pure, called for every call's name
 def strip_template_args(name: str) -> str:
     """`Ort::Value::CreateTensor<float>` -> `Ort::Value::CreateTensor`."""
+    if "<" not in name:  # nothing is dropped but spaces (a lone `>` is kept)
+        return name.replace(" ", "")
     out, depth = [], 0
     for ch in name:
         if ch == "<":
@@ -1757,6 +1773,7 @@ class CppFrontEnd(CFrontEnd):
         self._lambdas: collections.deque[tuple[Node, str, ClassInfo | None, tuple[str, ...]]] = collections.deque()
         self._lambda_seen: set[int] = set()
         self._range_parser: Parser | None = None
+        self.unqualified: dict[str, str] = {}  # see CppLowering.unqualify_library_name
 
     def add_lambda(self, node: Node, outer: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> None:
         """A lambda body is also analyzed on its own, as `outer::<lambda@LINE>`."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser
 
-from .source import ParseTimeout, parse_limited
+from .source import ParseTimeout, line_start_matches, parse_limited
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -37,7 +37,7 @@ MAX_HEADER_BYTES = 2 * 1024 * 1024
 MAX_ANCESTORS = 8  # folders above the including file searched for `name` and `include/name`
 HEADER_PARSE_SECONDS = 5.0
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\n]+)"')  # at the start of a line (line_start_matches)
 _ELABORATED = re.compile(r"^(?:struct|class|union|enum)\s+")
 _SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".h++", ".cuh")
 
@@ -93,6 +93,13 @@ EMPTY = Visible()
 # ----------------------------------------------------------------------------- extraction
 
 
+def include_names(data: bytes) -> list[str]:
+    """The names of the text's `#include "..."` lines, in order."""
+    if b"include" not in data:
+        return []
+    return [m.group(1).decode("utf-8", "replace") for m in line_start_matches(_INCLUDE, data)]
+
+
 def _text(src: bytes, node: Node | None) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace") if node is not None else ""
 
@@ -143,7 +150,7 @@ def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
     for p in params.named_children:
         if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
-        const = any(c.type == "type_qualifier" and _text(src, c) == "const" for c in p.children)
+        const = any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const" for c in p.children)
         decl = p.child_by_field_name("declarator")
         indirect = decl is not None and decl.type in ("pointer_declarator", "abstract_pointer_declarator",
                                                       "reference_declarator", "abstract_reference_declarator")
@@ -178,15 +185,19 @@ _CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else"
                "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")
 
 
-def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
+def collect_facts(src: bytes, root: Node, path: str, own: bool = False) -> HeaderFacts:
     """Macros, prototypes, classes and aliases declared at file level (an explicit stack: no
-    recursion, whatever the nesting). Inside `#if 0` nothing counts."""
-    facts = HeaderFacts(path, includes=[m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(src)])
+    recursion, whatever the nesting). Inside `#if 0` nothing counts. `own`: the analyzed file
+    itself, of which the front end reads only prototypes, classes and aliases (its macros come
+    from the syntax tree and the text): includes, macros and return types are not collected."""
+    facts = HeaderFacts(path, includes=[] if own else include_names(src))
     stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
     while stack:
         node, ns = stack.pop()
         kind = node.type
         if kind in ("preproc_def", "preproc_function_def"):
+            if own:
+                continue
             macro = _macro(src, node, path)
             if macro is not None:
                 facts.macros.setdefault(macro.name, macro)
@@ -198,7 +209,7 @@ def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
         elif kind in ("class_specifier", "struct_specifier"):
             _collect_class(src, node, ns, facts, stack)
         elif kind in ("declaration", "field_declaration", "function_definition"):
-            _collect_declaration(src, node, ns, facts, stack)
+            _collect_declaration(src, node, ns, facts, stack, returns=not own)
         elif kind in ("type_definition", "alias_declaration"):
             _collect_alias(src, node, facts, ns, stack)
         elif kind == "template_declaration":
@@ -214,7 +225,7 @@ def collect_facts(src: bytes, root: Node, path: str) -> HeaderFacts:
 
 
 def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFacts,
-                         stack: list[tuple[Node, tuple[str, ...]]]) -> None:
+                         stack: list[tuple[Node, tuple[str, ...]]], returns: bool = True) -> None:
     type_node = node.child_by_field_name("type")
     if type_node is not None and type_node.type in ("class_specifier", "struct_specifier"):
         _collect_class(src, type_node, ns, facts, stack)
@@ -229,7 +240,7 @@ def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: Hea
             facts.prototypes.setdefault(name.rsplit("::", 1)[-1], flags)
             if ns:
                 facts.prototypes.setdefault("::".join(ns + (name,)), flags)
-            if type_node is not None:
+            if returns and type_node is not None:
                 stars = _text(src, decl)[:func.start_byte - decl.start_byte].count("*")
                 returned = " ".join(_text(src, type_node).split()) + " *" * stars
                 facts.returns.setdefault("::".join(ns + (name,)) if ns else name, returned)
@@ -276,7 +287,7 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                 if method_declarator(decl) is not None:
                     info.methods.add(member_name)
                     continue
-                prefix = "const " if any(c.type == "type_qualifier" and _text(src, c) == "const"
+                prefix = "const " if any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const"
                                          for c in member.children) else ""
                 written = _text(src, decl)
                 suffix = "".join(ch for ch in written.split(member_name, 1)[0] if ch in "*&")
@@ -302,16 +313,34 @@ class HeaderIndex:
         self._by_tail: dict[str, list[str]] | None = None
         self._parser: Parser | None = None
         self.parsed = 0  # headers read and parsed (for measurements)
+        # Resolutions and file tests of this run: the files of a folder include the same headers,
+        # and a miss costs a `stat` per folder above (18 of them). `new_run` forgets them.
+        self._resolved: dict[tuple[str, str], str | None] = {}
+        self._is_file: dict[str, bool] = {}
+
+    def new_run(self) -> None:
+        """Forget what resolution found (headers may have been added or removed since)."""
+        self._resolved.clear()
+        self._is_file.clear()
 
     # -- resolution ------------------------------------------------------------------------
 
     def resolve(self, name: str, from_dir: str) -> str | None:
         """The header `#include "name"` in a file of `from_dir` means, or None."""
+        key = (name, from_dir)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            found = self._resolved[key] = self._resolve(name, from_dir)
+            return found
+
+    def _resolve(self, name: str, from_dir: str) -> str | None:
+        isfile = self._isfile
         if os.path.isabs(name):
-            return name if os.path.isfile(name) else None
+            return name if isfile(name) else None
         for folder in (from_dir, *self.include_dirs):
             candidate = os.path.join(folder, name)
-            if os.path.isfile(candidate):
+            if isfile(candidate):
                 return os.path.normpath(candidate)
         folder = from_dir
         for _ in range(MAX_ANCESTORS):
@@ -320,9 +349,15 @@ class HeaderIndex:
                 break
             folder = parent
             for candidate in (os.path.join(folder, name), os.path.join(folder, "include", name)):
-                if os.path.isfile(candidate):
+                if isfile(candidate):
                     return os.path.normpath(candidate)
         return self._in_tree(name, from_dir)
+
+    def _isfile(self, path: str) -> bool:
+        found = self._is_file.get(path)
+        if found is None:
+            found = self._is_file[path] = os.path.isfile(path)
+        return found
 
     def _in_tree(self, name: str, from_dir: str) -> str | None:
         """A header anywhere in the analyzed tree whose path ends with `name` (nearest first)."""
@@ -390,7 +425,7 @@ class HeaderIndex:
     def visible(self, path: str, data: bytes) -> Visible:
         """The facts of every header `path` includes, transitively (breadth first: a nearer
         header's definition wins), and the list of those headers."""
-        includes = [m.group(1).decode("utf-8", "replace") for m in _INCLUDE.finditer(data)]
+        includes = include_names(data)
         if not includes:
             return EMPTY
         out = Visible()
@@ -429,7 +464,7 @@ _INDEX = HeaderIndex()
 def configure(include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = ()) -> None:
     """Set the include folders and the analyzed tree for this process (the runner does, once
     per run; worker processes are forked after it and inherit it). Facts of unchanged headers
-    are kept across runs of the same process."""
+    are kept across runs of the same process; what include resolution found is not."""
     global _INDEX
     include_dirs = tuple(os.path.abspath(d) for d in include_dirs)
     roots = tuple(os.path.abspath(r) for r in roots)
@@ -437,6 +472,8 @@ def configure(include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = ()) -
         old = _INDEX._facts
         _INDEX = HeaderIndex(include_dirs, roots)
         _INDEX._facts = old
+    else:
+        _INDEX.new_run()
 
 
 def current() -> HeaderIndex:

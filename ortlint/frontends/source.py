@@ -1,9 +1,11 @@
 """Reading source files robustly and neutralizing decoration macros before parsing."""
 from __future__ import annotations
 
+import functools
 import os
 import re
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ..policy import Policy
@@ -79,10 +81,53 @@ def _rename(data: bytes, policy: Policy) -> bytes:
 def _bytes_pattern(policy: Policy) -> re.Pattern[bytes] | None:
     cached = getattr(policy, "_blank_bytes", None)
     if cached is None:
-        text = policy.blank_regex()
-        cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
+        cached = _quick_blank_pattern(policy)
+        if cached is None:
+            text = policy.blank_regex()
+            cached = re.compile(text.pattern.encode()) if text is not None else re.compile(rb"(?!x)x")
         policy._blank_bytes = cached  # type: ignore[attr-defined]
     return cached
+
+
+_CALL_ARGUMENTS = r"\s*\([^()]*(?:\([^()]*\)[^()]*)*\)"  # as in Policy.blank_regex
+_BOUNDARY_THEN_WORD_CHAR = re.compile(r"\\b([A-Za-z_])(?![*+?{])")
+
+
+def _quick_blank_pattern(policy: Policy) -> re.Pattern[bytes] | None:
+    """`Policy.blank_regex()` written so that Python's re can jump to the bytes that may start
+    a match (a third of the time on real files). Every alternative of that regex is `\\b`, a
+    word character `c`, the rest: here they are grouped by `c`, in their order, as
+    `c(?<![A-Za-z0-9_]c)(?:rest1|rest2|...)`, the look-behind saying what `\\b` says before a
+    word character (no word character before it). Alternatives starting with different
+    characters never match at the same place, and `\\b(?:A|B)T` tries `AT` then `BT`, so the
+    first match is the same. None when a decoration does not start with a word character (or a
+    pattern not with `\\b` and one): the policy's regex is used as it is."""
+    words = getattr(policy, "blank_words", None)
+    calls = getattr(policy, "blank_calls", None)
+    patterns = getattr(policy, "blank_patterns", None)
+    if words is None or calls is None or patterns is None:
+        return None
+    by_first: dict[str, list[str]] = {}
+    for name in sorted(calls, key=len, reverse=True):
+        if not _word_start(name):
+            return None
+        by_first.setdefault(name[0], []).append(re.escape(name[1:]) + _CALL_ARGUMENTS)
+    for name in sorted(words, key=len, reverse=True):
+        if not _word_start(name):
+            return None
+        by_first.setdefault(name[0], []).append(re.escape(name[1:]) + r"\b")
+    for pattern in patterns:
+        m = _BOUNDARY_THEN_WORD_CHAR.match(pattern)
+        if m is None:
+            return None
+        by_first.setdefault(m.group(1), []).append(pattern[m.end():])
+    if not by_first:
+        return None
+    return re.compile("|".join(f"{c}(?<![A-Za-z0-9_]{c})(?:{'|'.join(rests)})" for c, rests in by_first.items()).encode())
+
+
+def _word_start(name: str) -> bool:
+    return bool(name) and (name[0] == "_" or name[0].isascii() and name[0].isalpha())
 
 
 def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> object:
@@ -129,9 +174,48 @@ def _resident_bytes() -> int:
         return 0
 
 
+# ----------------------------------------------------------------------------- lines that start with a pattern
+
+
+def line_start_matches(pattern: re.Pattern[bytes], data: bytes, pos: int = 0) -> Iterator[re.Match[bytes]]:
+    """The matches of `pattern` that begin a line after optional blanks, in order: what
+    `re.compile(rb"^[ \\t]*" + pattern.pattern, re.M).finditer(data, pos)` finds, with the same
+    groups and ends (only `start()` differs: here it is the pattern's first byte).
+
+    A `^`-anchored multi-line pattern is tried at every position of the text (Python's re has no
+    faster way to find it), which made each of these whole-file passes cost a tree-sitter parse
+    of a tenth of the file. `pattern` must begin with a byte that is neither a blank nor a newline
+    (`#`, a name), so the search jumps from candidate to candidate; a candidate with anything
+    but blanks before it on its line (or a line start before `pos`) is skipped, and the search
+    goes on one byte after it, as the anchored pattern would."""
+    search = pattern.search
+    while True:
+        m = search(data, pos)
+        if m is None:
+            return
+        start = first_blank = m.start()
+        while first_blank > pos and data[first_blank - 1] in _BLANKS:
+            first_blank -= 1
+        if first_blank == 0 or data[first_blank - 1] == _NEWLINE:  # (first_blank >= pos)
+            yield m
+            pos = m.end()
+        else:
+            pos = start + 1
+
+
+def line_start_search(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
+    """The first of `line_start_matches`, or None."""
+    return next(line_start_matches(pattern, data), None)
+
+
+_BLANKS = (ord(" "), ord("\t"))
+_NEWLINE = ord("\n")
+
+
 # ----------------------------------------------------------------------------- statement macros
 
-_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)[ \t]*((?:[^\n\\]|\\\r?\n|\\)*)", re.M)
+# at the start of a line (line_start_matches)
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^)\n]*)\)[ \t]*((?:[^\n\\]|\\\r?\n|\\)*)")
 _STATEMENT_START = re.compile(r"^\s*(?:do\b|if\b|for\b|while\b|switch\b|return\b|goto\b|throw\b|\{)")
 _NOT_A_STATEMENT_AFTER = b";,)]?:.=+-*/%&|^<>!{"
 
@@ -141,7 +225,7 @@ def scan_function_macros(data: bytes) -> list[tuple[str, list[str], str, bool]]:
     function body too, which the syntax tree walk of file-level declarations does not see):
     (name, params, body, variadic)."""
     out = []
-    for m in _DEFINE.finditer(data):
+    for m in line_start_matches(_DEFINE, data):
         params = [p.strip() for p in m.group(2).decode("utf-8", "replace").split(",") if p.strip()]
         variadic = bool(params) and params[-1] == "..."
         out.append((m.group(1).decode(), params[:-1] if variadic else params,
@@ -161,7 +245,7 @@ def statement_macro_names(data: bytes, visible: object, policy: Policy) -> set[s
     (anywhere, a function body included), its headers' (`visible.macros`) and the policy's
     `[[macro]]` shapes. Only names the file uses at the start of a line are kept."""
     names: set[str] = set()
-    for m in _DEFINE.finditer(data):
+    for m in line_start_matches(_DEFINE, data):
         if is_statement_body(m.group(3).decode("utf-8", "replace")):
             names.add(m.group(1).decode())
     for name, found in getattr(visible, "macros", {}).items():
@@ -170,10 +254,31 @@ def statement_macro_names(data: bytes, visible: object, policy: Policy) -> set[s
     for name, shape in getattr(policy, "macro_shapes", {}).items():
         if shape.statement:
             names.add(name)
-    # `in` first: most names do not occur at all, and a substring test is much cheaper than a
-    # regex scan (a `^`-anchored pattern is tried at every position of the text)
-    return {n for n in names if n.encode() in data
-            and re.search(rb"^[ \t]*" + re.escape(n.encode()) + rb"[ \t]*\(", data, re.M)}
+    # `in` first: most names do not occur at all, and a substring test is cheaper still
+    return {n for n in names if n.encode() in data and line_start_search(_invocation_of(n), data) is not None}
+
+
+@functools.lru_cache(maxsize=4096)
+def _invocation_of(name: str) -> re.Pattern[bytes]:
+    """`NAME (`, group 1 the name (at the start of a line: line_start_matches)."""
+    return re.compile(rb"(" + re.escape(name.encode()) + rb")[ \t]*\(")
+
+
+def line_start_invocations(data: bytes, names: Iterable[str]) -> list[re.Match[bytes]]:
+    """`NAME (` at the start of a line for any of `names`, in order (group 1: the name); what
+    `^[ \\t]*(NAME1|NAME2|...)[ \\t]*\\(` (re.M) finds. One search per name, not one for all
+    names: Python's re finds a literal quickly, an alternation of them only by trying every
+    position. A name is followed by `(` or a blank, so a line matches at most one name."""
+    found: list[re.Match[bytes]] = []
+    for name in names:
+        if name.encode() in data:
+            found.extend(line_start_matches(_invocation_of(name), data))
+    found.sort(key=_match_start)
+    return found
+
+
+def _match_start(m: re.Match[bytes]) -> int:
+    return m.start()
 
 
 def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
@@ -183,9 +288,8 @@ def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
     invocation (the next line's indentation), so every byte offset, line and column stays."""
     if not names:
         return data
-    pattern = re.compile(rb"^[ \t]*(" + b"|".join(re.escape(n.encode()) for n in sorted(names)) + rb")[ \t]*\(", re.M)
     out = bytearray(data)
-    for m in pattern.finditer(data):
+    for m in line_start_invocations(data, names):
         if not _starts_statement(data, m.start(1)):
             continue
         end = _closing_paren(data, m.end() - 1)
@@ -238,10 +342,18 @@ def _before_blanks_and_line_comments(data: bytes, start: int) -> int:
         i = comment - 1
 
 
+_PAREN_SCAN = re.compile(rb"[\"'();{]")  # what _closing_paren looks at (the rest is skipped in C)
+
+
 def _closing_paren(data: bytes, open_at: int, limit: int = 1 << 16) -> int | None:
     """Offset just past the `)` matching the `(` at `open_at` (strings and chars skipped)."""
     depth, i, end = 0, open_at, min(len(data), open_at + limit)
+    search = _PAREN_SCAN.search
     while i < end:
+        m = search(data, i, end)
+        if m is None:
+            return None
+        i = m.start()
         c = data[i]
         if c in b"\"'":
             close = data.find(bytes([c]), i + 1)
@@ -321,10 +433,61 @@ def blank_pointer_new_arrays(data: bytes) -> bytes:
 
 # ----------------------------------------------------------------------------- `#if` inside parentheses
 
-_PP_TOKENS = re.compile(
-    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?(?:\*/|\Z)|//[^\n]*|[()]'
-    rb'|^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n\\]|\\\r?\n|\\)*', re.M | re.S)
-_HAS_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*if", re.M)
+# What the `#if` passes skip or act on: strings, characters, comments and conditional directive
+# lines. A directive counts only at the start of a line (`_regions` checks); the parentheses and
+# braces between these regions are counted in bulk (`bytes.count`), not one token at a time.
+_REGIONS = re.compile(
+    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?(?:\*/|\Z)|//[^\n]*'
+    rb'|#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n\\]|\\\r?\n|\\)*', re.S)
+_CONDITIONAL = re.compile(rb"#[ \t]*if")  # at the start of a line (line_start_matches)
+_ONLY_PARENS = bytes(b for b in range(256) if b not in b"()")  # bytes.translate: delete the rest
+
+
+def has_conditional(data: bytes) -> bool:
+    """Does the text have an `#if`, `#ifdef` or `#ifndef` line?"""
+    return line_start_search(_CONDITIONAL, data) is not None
+
+
+def _regions(data: bytes) -> Iterator[tuple[int, int, bytes | None]]:
+    """(start, end, directive) of every string, character literal, comment and conditional
+    directive line (`directive` b"if", b"ifdef", ..., b"endif"; None for the others), in order.
+
+    These are the tokens of the one-regex scan the passes used to make, except the single
+    parentheses and braces: `[ \\t]*#...` anchored at a line start made that regex try every
+    position, and each of some 60 000 parentheses was a Python iteration. A directive starts
+    where its line does (blanks included); a `#if` that does not start its line (or whose line
+    began inside the previous region) is no region, and the search goes on after its `#`."""
+    pos = 0
+    search = _REGIONS.search
+    while True:
+        m = search(data, pos)
+        if m is None:
+            return
+        start = m.start()
+        directive = m.group(1)
+        if directive is not None:
+            line = start
+            while line > pos and data[line - 1] in _BLANKS:
+                line -= 1
+            if line != 0 and data[line - 1] != _NEWLINE:
+                pos = start + 1
+                continue
+            start = line
+        yield start, m.end(), directive
+        pos = m.end()
+
+
+def _paren_depth(gap: bytes, depth: int) -> int:
+    """`depth` after the parentheses of `gap`, never below 0 (a `)` at depth 0 is ignored)."""
+    parens = gap.translate(None, _ONLY_PARENS)
+    if not parens:
+        return depth
+    closes = parens.count(b")")
+    if closes <= depth:  # cannot reach 0 on the way: no clamping
+        return depth + len(parens) - 2 * closes
+    for c in parens:
+        depth = depth + 1 if c == 40 else depth - 1 if depth else 0  # 40: `(`
+    return depth
 
 
 def blank_conditionals_in_parens(data: bytes) -> bytes:
@@ -333,40 +496,45 @@ def blank_conditionals_in_parens(data: bytes) -> bytes:
     branch but the first (the second when the first is `#if 0`) become blanks, same length, so
     the call parses and every offset stays. Parentheses are counted in first branches only, so
     alternatives that each open a parenthesis do not unbalance the count."""
-    if not _HAS_CONDITIONAL.search(data):
+    if not has_conditional(data):
         return data
+    return _blank_conditionals_in_parens(data, _regions(data))
+
+
+def _blank_conditionals_in_parens(data: bytes, regions: Iterable[tuple[int, int, bytes | None]]) -> bytes:
     out: bytearray | None = None
     depth = 0
     stack: list[dict] = []  # open conditionals: depth at `#if`, branch index, kept branch, spans
-
-    def counting() -> bool:
-        return all(c["branch"] == c["keep"] for c in stack)
-
-    for m in _PP_TOKENS.finditer(data):
-        tok = m.group(0)
-        directive = m.group(1)
+    skipping = 0  # open conditionals whose current branch is not the kept one (parentheses are not counted)
+    last = 0
+    for start, end, directive in regions:
+        if not skipping and start > last:
+            depth = _paren_depth(data[last:start], depth)
+        last = end
         if directive is None:
-            if (tok == b"(" or tok == b")") and (not stack or counting()):
-                depth += 1 if tok == b"(" else -1
-                depth = max(depth, 0)
             continue
         if directive in (b"if", b"ifdef", b"ifndef"):
+            tok = data[start:end]
             cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
             zero = directive == b"if" and cond in (b"0", b"(0)")
-            stack.append({"depth": depth if counting() else -1, "branch": 0, "keep": 1 if zero else 0,
-                          "start": m.start(), "cuts": [(m.start(), m.end())], "branch_start": m.end()})
+            stack.append({"depth": -1 if skipping else depth, "branch": 0, "keep": 1 if zero else 0,
+                          "start": start, "cuts": [(start, end)], "branch_start": end})
+            skipping += zero
         elif stack and directive in (b"elif", b"else"):
             top = stack[-1]
+            skipping -= top["branch"] != top["keep"]
             if top["branch"] != top["keep"]:
-                top["cuts"].append((top["branch_start"], m.start()))
+                top["cuts"].append((top["branch_start"], start))
             top["branch"] += 1
-            top["cuts"].append((m.start(), m.end()))
-            top["branch_start"] = m.end()
+            skipping += top["branch"] != top["keep"]
+            top["cuts"].append((start, end))
+            top["branch_start"] = end
         elif stack and directive == b"endif":
             top = stack.pop()
+            skipping -= top["branch"] != top["keep"]
             if top["branch"] != top["keep"]:
-                top["cuts"].append((top["branch_start"], m.start()))
-            top["cuts"].append((m.start(), m.end()))
+                top["cuts"].append((top["branch_start"], start))
+            top["cuts"].append((start, end))
             if top["depth"] > 0:
                 if out is None:
                     out = bytearray(data)
@@ -375,45 +543,45 @@ def blank_conditionals_in_parens(data: bytes) -> bytes:
     return bytes(out) if out is not None else data
 
 
-_BRACE_TOKENS = re.compile(
-    rb'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|/\*.*?(?:\*/|\Z)|//[^\n]*|[{}]'
-    rb'|^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(?:[^\n\\]|\\\r?\n|\\)*', re.M | re.S)
-
-
 def blank_unbalanced_alternatives(data: bytes) -> bytes:
-    """`#if V\n if (a) {\n#else\n if (b) {\n#endif\n ... }`: each branch opens a brace that one
+    """`#if V\\n if (a) {\\n#else\\n if (b) {\\n#endif\\n ... }`: each branch opens a brace that one
     `}` after `#endif` closes. A compiler sees one branch; tree-sitter sees both, and the extra
     `{` swallows the rest of the file (the functions after it are silently lost). When the
     branches of a conditional each leave the braces unbalanced, the same way, the directives and
     every branch but the one compiled with nothing defined become blanks (same length: offsets,
     lines and columns stay)."""
-    if not _HAS_CONDITIONAL.search(data):
+    if not has_conditional(data):
         return data
+    return _blank_unbalanced_alternatives(data, _regions(data))
+
+
+def _blank_unbalanced_alternatives(data: bytes, regions: Iterable[tuple[int, int, bytes | None]]) -> bytes:
     out: bytearray | None = None
     stack: list[dict] = []  # open conditionals: brace balance per branch, spans of branches
-
-    for m in _BRACE_TOKENS.finditer(data):
-        tok = m.group(0)
-        directive = m.group(1)
+    last = 0
+    for start, end, directive in regions:
+        if stack and start > last:
+            gap = data[last:start]
+            stack[-1]["balance"][-1] += gap.count(b"{") - gap.count(b"}")
+        last = end
         if directive is None:
-            if tok in (b"{", b"}") and stack:
-                stack[-1]["balance"][-1] += 1 if tok == b"{" else -1
             continue
         if directive in (b"if", b"ifdef", b"ifndef"):
+            tok = data[start:end]
             cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
-            stack.append({"balance": [0], "directives": [(m.start(), m.end())], "branches": [],
-                          "branch_start": m.end(), "ifdef": directive == b"ifdef",
+            stack.append({"balance": [0], "directives": [(start, end)], "branches": [],
+                          "branch_start": end, "ifdef": directive == b"ifdef",
                           "zero": directive == b"if" and cond in (b"0", b"(0)")})
         elif stack and directive in (b"elif", b"else"):
             top = stack[-1]
-            top["branches"].append((top["branch_start"], m.start()))
-            top["directives"].append((m.start(), m.end()))
+            top["branches"].append((top["branch_start"], start))
+            top["directives"].append((start, end))
             top["balance"].append(0)
-            top["branch_start"] = m.end()
+            top["branch_start"] = end
         elif stack and directive == b"endif":
             top = stack.pop()
-            top["branches"].append((top["branch_start"], m.start()))
-            top["directives"].append((m.start(), m.end()))
+            top["branches"].append((top["branch_start"], start))
+            top["directives"].append((start, end))
             balances = top["balance"]
             if len(balances) > 1 and balances[0] != 0 and all(b == balances[0] for b in balances):
                 # the branch a compiler sees with nothing defined: `#ifdef X` its last
@@ -427,3 +595,15 @@ def blank_unbalanced_alternatives(data: bytes) -> bytes:
             if stack:  # the conditional as a whole counts once in the one around it
                 stack[-1]["balance"][-1] += balances[0]
     return bytes(out) if out is not None else data
+
+
+def blank_preprocessor_alternatives(data: bytes) -> bytes:
+    """`blank_unbalanced_alternatives(blank_conditionals_in_parens(data))`, finding the regions
+    of the text once when the first pass changes nothing (the common case)."""
+    if not has_conditional(data):
+        return data
+    regions = list(_regions(data))
+    blanked = _blank_conditionals_in_parens(data, regions)
+    if blanked is not data:
+        return blank_unbalanced_alternatives(blanked)
+    return _blank_unbalanced_alternatives(data, regions)
