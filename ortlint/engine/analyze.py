@@ -58,6 +58,22 @@ class FunctionResult:
 
 SummaryLookup = Callable[[Call], "Summary | None"]
 
+_KIND_SETS: dict[int, tuple[Policy, frozenset, frozenset]] = {}
+
+
+def _kind_sets(policy: Policy) -> tuple[frozenset, frozenset]:
+    """The kinds that must be released and the JNI local reference kinds: once per policy, not
+    once per analyzed function (the entry keeps the policy alive, so its id is not reused)."""
+    hit = _KIND_SETS.get(id(policy))
+    if hit is None or hit[0] is not policy:
+        hit = _KIND_SETS[id(policy)] = (
+            policy,
+            frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release),
+            frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release))
+        if len(_KIND_SETS) > 8:  # policies made by tests: keep the latest few
+            del _KIND_SETS[next(iter(_KIND_SETS))]
+    return hit[1], hit[2]
+
 
 
 class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer, LoopEffects, LeakCollection, Summarizing):
@@ -93,6 +109,11 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._event_work = 0
         self._stopped = False
         self._helper_releases: dict[str | None, Release | None] = {}
+        # per call site (keyed by the event's id; each entry keeps the event alive): what a
+        # callee's summary or policy entry makes of the call's arguments, the same in every state
+        self._param_exprs: dict[tuple[int, tuple], tuple[Call, Expr | None]] = {}
+        self._release_calls: dict[tuple[int, int], tuple[Call, object, Call]] = {}
+        self._released_args_memo: dict[tuple[int, int], tuple[object, object, set]] = {}
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._succs = successors(self.blocks)
@@ -100,8 +121,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._ahead = Ahead(fn, self._succs)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
         self._signature_order: dict[frozenset, tuple[str, ...]] = {}
-        self._tracked_kinds = frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release)
-        self._local_ref_kinds = frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release)
+        self._tracked_kinds, self._local_ref_kinds = _kind_sets(policy)
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
 

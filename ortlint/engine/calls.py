@@ -28,7 +28,11 @@ class CallTransfer:
             summary = self._status_summary(spec)
         elif spec is None and ev.style in ("plain", "method", "new", "table"):
             summary = self.summaries(ev)
-        released_args = self._released_args(spec, summary)
+        key = (id(spec), id(summary))
+        hit = self._released_args_memo.get(key)  # per callee, not per state (keeps both alive)
+        if hit is None:
+            hit = self._released_args_memo[key] = (spec, summary, self._released_args(spec, summary))
+        released_args = hit[2]
         for i, arg in enumerate(ev.args):
             if i not in released_args:
                 self._use(state, arg, ev.loc, "is passed to")

@@ -27,26 +27,26 @@ class ValueTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
     def _eval(self, state: State, e: Expr | None) -> Val | None:
-        if e is None:
-            return None
-        if isinstance(e, Const):
-            return ("k", e.value) if e.value is not None else None
-        if isinstance(e, Var):
-            v = state.b.get((e.name,))
+        cls = type(e)  # the IR's expression classes have no subclasses: `is` tests, most frequent first
+        if cls is Var:
+            name = e.name
+            v = state.b.get((name,))
             if v is not None:
                 return v
-            if not self._is_known_var(e.name):
-                if e.name in self.policy.constants:
-                    return ("k", self.policy.constants[e.name])
-                if e.name in self.constants:
-                    return ("k", self.constants[e.name])
+            if not self._is_known_var(name):
+                if name in self.policy.constants:
+                    return ("k", self.policy.constants[name])
+                if name in self.constants:
+                    return ("k", self.constants[name])
             return None
-        if isinstance(e, (Field, Index, Deref)):
+        if cls is Const:
+            return ("k", e.value) if e.value is not None else None
+        if cls is Field or cls is Index or cls is Deref:
             loc = self._resolve(state, e, create=False)
-            if loc is not None and loc not in state.b and isinstance(e, Index):
+            if loc is not None and loc not in state.b and cls is Index:
                 return self._contained(state, loc)
             return state.b.get(loc) if loc is not None else None
-        if isinstance(e, Op):
+        if cls is Op:
             return self._eval_op(state, e)
         return None
 
@@ -140,16 +140,18 @@ class ValueTransfer:
 
     def _resolve(self, state: State, e: Expr, create: bool) -> LocKey | None:
         """The location an lvalue expression denotes, or None for memory the state cannot name."""
-        if isinstance(e, Var):
+        cls = type(e)  # (no subclasses in the IR: `is` tests)
+        if cls is Var:
             return (e.name,)
-        if isinstance(e, Field):
+        if cls is Field:
             base = self._resolve(state, e.base, create)
             return base + ("." + e.name,) if base is not None else None
-        if isinstance(e, (Deref, Index)):
-            op = "*" if isinstance(e, Deref) else "[]"
-            if isinstance(e.base, AddrOf):
+        if cls is Deref or cls is Index:
+            op = "*" if cls is Deref else "[]"
+            base_cls = type(e.base)
+            if base_cls is AddrOf:
                 return self._resolve(state, e.base.base, create)
-            if isinstance(e, Index) and isinstance(e.base, Var) and self.fn.locals.get(e.base.name):
+            if cls is Index and base_cls is Var and self.fn.locals.get(e.base.name):
                 return (e.base.name, "[]")
             base = self._resolve(state, e.base, create)
             if base is None:
