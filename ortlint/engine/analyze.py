@@ -113,6 +113,8 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         # callee's summary or policy entry makes of the call's arguments, the same in every state
         self._param_exprs: dict[tuple[int, tuple], tuple[Call, Expr | None]] = {}
         self._release_calls: dict[tuple[int, int], tuple[Call, object, Call]] = {}
+        self._release_text_memo: dict[tuple, tuple[Expr, tuple[str, str, str]]] = {}
+        self._branch_notes: dict[tuple[int, bool], tuple[ir.Branch, str]] = {}
         self._released_args_memo: dict[tuple[int, int], tuple[object, object, set]] = {}
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)

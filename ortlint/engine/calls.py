@@ -432,11 +432,13 @@ class CallTransfer:
             return  # releasing NULL does nothing
         if v is not None and v[0] != "r":
             return
-        rid, res = self._value_res(state, arg, create=True)
+        if v is not None:  # a resource: what `_value_res` would find, without evaluating `arg` again
+            rid, res = v[1], state.r.get(v[1])
+        else:
+            rid, res = self._value_res(state, arg, create=True)
         if rid is None or res is None:
             return
-        name = ir.expr_text(strip_value(arg))
-        via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
+        name, via, released_note = self._release_texts(arg, callee, helper, where)
         kind = self.policy.kinds.get(res.kind) if res.kind else None
         label = kind.label if kind else "it"
         if res.st in (RELEASED, DANGLING):
@@ -489,10 +491,23 @@ class CallTransfer:
         if res.st == ESCAPED and res.kind is None:
             return
         state.r[rid] = res.with_st(RELEASED)
-        state.note(ev.loc.line, ev.loc.col, f"`{name}` released by {callee}(){via}", rid, release=callee)
-        for other, ores in list(state.r.items()):
-            if ores.parent == rid and ores.st == BORROWED:
-                state.r[other] = ores.with_st(DANGLING)
+        state.note(ev.loc.line, ev.loc.col, released_note, rid, release=callee)
+        borrowed = [other for other, ores in state.r.items() if ores.parent == rid and ores.st == BORROWED]
+        for other in borrowed:
+            state.r[other] = state.r[other].with_st(DANGLING)
+
+
+    def _release_texts(self, arg: Expr, callee: str, helper: str | None, where: str) -> tuple[str, str, str]:
+        """The released expression's text, where the release happens (" inside helper() at
+        file:line") and the trace step of a release: the same for every state through one call
+        site, so made once (the entry keeps `arg` alive, so its id is not reused)."""
+        key = (id(arg), callee, helper, where)
+        hit = self._release_text_memo.get(key)
+        if hit is None:
+            name = ir.expr_text(strip_value(arg))
+            via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
+            hit = self._release_text_memo[key] = (arg, (name, via, f"`{name}` released by {callee}(){via}"))
+        return hit[1]
 
 
     def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:

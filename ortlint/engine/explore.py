@@ -353,11 +353,12 @@ class Exploration:
         """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
         value the caller owns, "known NULL here" and "released on the other path here" mean the
         same to the caller (releasing NULL does nothing): both become "released if not NULL"."""
-        if not released_elsewhere:
-            return
-        for rid, res in list(state.r.items()):
-            if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
-                state.r[rid] = replaced(res, st=RELEASED, fact=None)
+        r = state.r
+        for rid in released_elsewhere:  # (a few parameters: not a scan of the state)
+            res = r.get(rid)
+            if res is not None and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))) \
+                    and (res.st != RELEASED or res.fact is not None):  # (else: no change)
+                r[rid] = replaced(res, st=RELEASED, fact=None)
 
 
     def _run_block(self, bid: int, state: State) -> list[tuple[State, int]]:
@@ -455,6 +456,16 @@ class Exploration:
         return [state]
 
 
+    def _branch_note(self, term: ir.Branch, truth: bool) -> str:
+        """`branch_note`, made once per branch and side, not once per state through it (the
+        entry keeps `term` alive, so its id is not reused)."""
+        key = (id(term), truth)
+        hit = self._branch_notes.get(key)
+        if hit is None:
+            hit = self._branch_notes[key] = (term, branch_note(term, truth))
+        return hit[1]
+
+
     def _terminator(self, block: ir.Block, state: State) -> list[tuple[State, int]]:
         term = block.term
         if isinstance(term, ir.Jump):
@@ -466,7 +477,7 @@ class Exploration:
                 s = self._assume(state.copy() if truth else state, term.cond, truth, memo)  # the last one needs no copy
                 if s is None:
                     continue
-                s.note(term.loc.line, term.loc.col, branch_note(term, truth))
+                s.note(term.loc.line, term.loc.col, self._branch_note(term, truth))
                 out.append((s, target))
             return out
         if isinstance(term, ir.Return):

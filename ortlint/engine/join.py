@@ -33,14 +33,16 @@ Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI lo
 def property_key(state: State, tracked: Kinds) -> tuple:
     """The part of `state` that is never joined (see above). `tracked`: the kinds of resources
     that must be released."""
-    r = state.r
     # `_in_key`, inlined: this runs for every state that reaches a block past the exact ones
-    key_rids = {rid for rid, res in r.items()
-                if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)))}
-    if not key_rids:
-        return (frozenset(), frozenset())
-    return (frozenset((rid, r[rid]) for rid in key_rids),
-            frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
+    key_res = {rid: res for rid, res in state.r.items()
+               if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)))}
+    if not key_res:
+        return _NO_PROPERTIES
+    return (frozenset(key_res.items()),
+            frozenset([(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]))
+
+
+_NO_PROPERTIES = (frozenset(), frozenset())
 
 
 def _in_key(res: Res, tracked: Kinds) -> bool:
