@@ -199,8 +199,8 @@ class Exploration:
             table.joined[key] = merged
             pending.setdefault(bid, {})[("j", key)] = merged
             return True
-        relevant, retested = self._ahead.tested(bid)
         if old is not None:
+            relevant, retested = self._ahead.tested(bid)  # (asked only here and below: most blocks never need it)
             # `raw` was merged into `key` by the second-level join: a state with it joins the
             # same way ("held if acquired"), not by `join`, which would drop what it lacks
             merged = join_held(old, state, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
@@ -211,6 +211,7 @@ class Exploration:
             key = raw
         coarse = None
         if len(table.joined) >= self.budget.join_held_after:
+            relevant, retested = self._ahead.tested(bid)
             self._index_coarse(table, relevant, retested)
             coarse = self._coarse(state, relevant, retested)
             admitted = self._join_held(bid, table, pending, key, coarse, state, relevant, retested)
@@ -223,7 +224,9 @@ class Exploration:
         table.joined[key] = state
         table.coarse_src[key] = state
         if table.by_coarse is not None:
-            table.by_coarse.setdefault(coarse or self._coarse(state, relevant, retested), []).append(key)
+            if coarse is None:
+                coarse = self._coarse(state, *self._ahead.tested(bid))
+            table.by_coarse.setdefault(coarse, []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
         return self._retain(state)
 
