@@ -146,6 +146,8 @@ class Exploration:
         queued = {self.fn.entry}
         steps = 0
         self._work = 0
+        max_visits, max_work = self.budget.max_block_visits, self.budget.max_work
+        run_block, admit, order = self._run_block, self._admit, self.order  # (the hottest loop: bound once)
         while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
@@ -155,13 +157,13 @@ class Exploration:
                     return
                 steps += 1
                 self._work += len(state.b) + len(state.r)
-                if steps > self.budget.max_block_visits or self._work > self.budget.max_work:
+                if steps > max_visits or self._work > max_work:
                     self._give_up(f"analysis of {self.fn.name}() stopped at its work budget ({steps} states); "
                                   f"findings for it may be incomplete")
                     return
-                for succ_state, succ in self._run_block(bid, state):
-                    if self._admit(succ, succ_state, tables, pending) and succ not in queued:
-                        heapq.heappush(queue, (self.order.get(succ, 0), succ))
+                for succ_state, succ in run_block(bid, state):
+                    if admit(succ, succ_state, tables, pending) and succ not in queued:
+                        heapq.heappush(queue, (order.get(succ, 0), succ))
                         queued.add(succ)
 
 
@@ -310,9 +312,9 @@ class Exploration:
         b = state.b
         # which resource a tested variable holds is join_held's to weigh (it renames a location's
         # successive acquisitions into one); only that it holds one belongs here
-        values = tuple(_RESOURCE if v is not None and v[0] == "r" else v for v in (b.get((name,)) for name in order))
-        conds = frozenset(c for c in state.conds if c[0] in retested) if state.conds else frozenset()
-        facts = frozenset((rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None)
+        values = tuple([_RESOURCE if v is not None and v[0] == "r" else v for v in [b.get((name,)) for name in order]])
+        conds = frozenset([c for c in state.conds if c[0] in retested]) if state.conds else frozenset()
+        facts = frozenset([(rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None])
         return (values, conds, facts)
 
     def _statement_checks(self) -> None:

@@ -73,7 +73,6 @@ class ValueTransfer:
 
     def _eval_op(self, state: State, e: Op) -> Val | None:
         vals = [self._eval(state, o) for o in e.operands]
-        ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
         if e.op == "!" and len(vals) == 1:
             truth = self._truth(state, vals[0])
             return ("k", int(not truth)) if truth is not None else None
@@ -87,6 +86,7 @@ class ValueTransfer:
             if decided is not None:
                 return ("k", int(decided if e.op == "==" else not decided))
             return None
+        ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
         if len(ints) == 2 and None not in ints:
             a, b = ints
             fold = _INT_OPS.get(e.op)
@@ -530,11 +530,13 @@ class ValueTransfer:
 
 
     def _vars_of(self, e: Expr) -> frozenset[str]:
-        cached = self._cond_vars.get(e)
+        """The variables a condition reads, by the condition's identity: hashing an expression
+        walks all of it, and the remembered conditions are a handful of IR objects (the entry
+        keeps `e` alive, so its id is not reused)."""
+        cached = self._cond_vars.get(id(e))
         if cached is None:
-            cached = frozenset(expr_vars(e))
-            self._cond_vars[e] = cached
-        return cached
+            cached = self._cond_vars[id(e)] = (e, frozenset(expr_vars(e)))
+        return cached[1]
 
 
     def _use(self, state: State, pointer: Expr, loc: ir.Loc, how: str) -> None:
