@@ -122,6 +122,9 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.order = self._reverse_postorder()
         self._ahead = Ahead(fn, self._succs)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
+        # resources whose memory (`("@R", ...)` locations) some state of this function has had
+        # (values._note_key): `_gc` looks for orphaned memory only when one of them is gone
+        self._memory_rids: set[str] = set()
         self._signature_order: dict[frozenset, tuple[str, ...]] = {}
         self._tracked_kinds, self._local_ref_kinds = _kind_sets(policy)
         self._block = fn.entry  # the block being run (loop questions are asked about it)

@@ -432,10 +432,8 @@ class CallTransfer:
             return  # releasing NULL does nothing
         if v is not None and v[0] != "r":
             return
-        if v is not None:  # a resource: what `_value_res` would find, without evaluating `arg` again
-            rid, res = v[1], state.r.get(v[1])
-        else:
-            rid, res = self._value_res(state, arg, create=True)
+        # what `_value_res(create=True)` finds, without evaluating `arg` again
+        rid, res = (v[1], state.r.get(v[1])) if v is not None else self._new_value_res(state, arg)
         if rid is None or res is None:
             return
         name, via, released_note = self._release_texts(arg, callee, helper, where)

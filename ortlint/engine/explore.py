@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Container, Iterable
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import ir
 from ..ir import Call
@@ -44,19 +44,22 @@ class Budget:
     max_retained: int = 1_500_000
 
 
-@dataclass
 class _BlockStates:
-    """What has reached one block: the exact states, then one joined state per property key."""
+    """What has reached one block: the exact states, then one joined state per property key.
+    (A plain class: one is made per block of every analyzed function.)"""
 
-    exact: list[State] = field(default_factory=list)
-    joined: dict[tuple, State] = field(default_factory=dict)
-    # coarse key -> property keys, built when the second-level join is first tried here (most
-    # blocks never get that many property states): from the state that first had each key
-    by_coarse: dict[tuple, list[tuple]] | None = None
-    coarse_src: dict[tuple, State] = field(default_factory=dict)
-    alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
-    released: set[str] = field(default_factory=set)  # parameters released on some path here
-    exact_released: bool = False  # `released` has those of the exact states
+    __slots__ = ("exact", "joined", "by_coarse", "coarse_src", "alias", "released", "exact_released")
+
+    def __init__(self) -> None:
+        self.exact: list[State] = []
+        self.joined: dict[tuple, State] = {}
+        # coarse key -> property keys, built when the second-level join is first tried here (most
+        # blocks never get that many property states): from the state that first had each key
+        self.by_coarse: dict[tuple, list[tuple]] | None = None
+        self.coarse_src: dict[tuple, State] = {}
+        self.alias: dict[tuple, tuple] = {}  # property keys merged into another
+        self.released: set[str] = set()  # parameters released on some path here
+        self.exact_released = False  # `released` has those of the exact states
 
     def resolve(self, key: tuple) -> tuple:
         seen = 0

@@ -247,6 +247,12 @@ class ValueTransfer:
             return v[1], state.r.get(v[1])
         if v is not None or not create:
             return None, None
+        return self._new_value_res(state, e)
+
+
+    def _new_value_res(self, state: State, e: Expr) -> tuple[str | None, Res | None]:
+        """`_value_res` for an argument that evaluated to nothing: an opaque resource for the
+        memory it names (when it names any)."""
         loc = self._resolve(state, strip_value(e), create=True)
         if loc is None or too_deep(loc):
             return None, None
@@ -319,6 +325,8 @@ class ValueTransfer:
         prefixes = self._prefixes
         for i in range(1, len(loc)):
             prefixes.add(loc[:i])
+        if loc[0][:1] == "@":
+            self._memory_rids.add(loc[0][1:])
 
 
     def _invalidate(self, state: State, key: LocKey) -> None:
@@ -391,9 +399,11 @@ class ValueTransfer:
         """Forget resources nothing refers to; a held one losing its last reference is a leak."""
         b, r = state.b, state.r
         self._event_work += len(b)  # the scans below: what bounds one very long block
-        orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
-        for k in orphans:  # memory of resources already forgotten
-            del b[k]
+        memory = self._memory_rids
+        if memory and (len(memory) > len(b) or not r.keys() >= memory):  # (else no memory can be orphaned)
+            orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
+            for k in orphans:  # memory of resources already forgotten
+                del b[k]
         referenced = {v[1] for v in b.values() if v[0] == "r"}
         if len(referenced) >= len(r) and referenced.issuperset(r):
             return  # the common case: everything is still referenced
