@@ -115,7 +115,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._release_calls: dict[tuple[int, int], tuple[Call, object, Call]] = {}
         self._release_text_memo: dict[tuple, tuple[Expr, tuple[str, str, str]]] = {}
         self._branch_notes: dict[tuple[int, bool], tuple[ir.Branch, str]] = {}
-        self._released_args_memo: dict[tuple[int, int], tuple[object, object, set]] = {}
+        self._call_plans: dict[int, tuple] = {}  # calls.CallTransfer._call_plan
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._succs = successors(self.blocks)

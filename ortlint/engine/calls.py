@@ -22,20 +22,12 @@ class CallTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
     def _call(self, block: ir.Block, state: State, ev: Call) -> list[State]:
-        spec = self.policy.lookup(ev.style, ev.callee)
-        summary = None
-        if spec is not None and spec.status_check is not None:
-            summary = self._status_summary(spec)
-        elif spec is None and ev.style in ("plain", "method", "new", "table"):
-            summary = self.summaries(ev)
-        key = (id(spec), id(summary))
-        hit = self._released_args_memo.get(key)  # per callee, not per state (keeps both alive)
-        if hit is None:
-            hit = self._released_args_memo[key] = (spec, summary, self._released_args(spec, summary))
-        released_args = hit[2]
-        for i, arg in enumerate(ev.args):
-            if i not in released_args:
-                self._use(state, arg, ev.loc, "is passed to")
+        plan = self._call_plans.get(id(ev))
+        if plan is None:
+            plan = self._call_plans[id(ev)] = self._call_plan(ev)
+        _ev, spec, summary, released_args, neutral, used_args = plan
+        for arg in used_args:
+            self._use(state, arg, ev.loc, "is passed to")
         if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
             self._use(state, ev.receiver, ev.loc, "is used by")
         if ev.may_throw:
@@ -44,10 +36,28 @@ class CallTransfer:
             return self._apply_summary(block, state, ev, summary, spec)
         if spec is not None:
             return self._apply_spec(block, state, ev, spec)
-        if self.policy.is_neutral(ev.style, ev.callee):
+        if neutral:
             self._neutral(state, ev)
             return [state]
         return self._unknown(state, ev)
+
+
+    def _call_plan(self, ev: Call) -> tuple:
+        """What the policy and the callees' summaries say about a call: the same for every
+        state that reaches it (summaries do not change while one function is analyzed), so
+        looked up once per call site. (ev, spec, summary, released arguments, neutral, the
+        arguments a use-after-release check looks at: not the released ones, not constants);
+        the entry keeps `ev` alive, so its id is not reused."""
+        spec = self.policy.lookup(ev.style, ev.callee)
+        summary = None
+        if spec is not None and spec.status_check is not None:
+            summary = self._status_summary(spec)
+        elif spec is None and ev.style in ("plain", "method", "new", "table"):
+            summary = self.summaries(ev)
+        neutral = spec is None and summary is None and self.policy.is_neutral(ev.style, ev.callee)
+        released_args = self._released_args(spec, summary)
+        used_args = tuple(arg for i, arg in enumerate(ev.args) if i not in released_args and type(arg) is not Const)
+        return (ev, spec, summary, released_args, neutral, used_args)
 
 
     def _status_summary(self, spec: CallSpec) -> Summary:
