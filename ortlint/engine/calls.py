@@ -42,6 +42,14 @@ class CallTransfer:
         return self._unknown(state, ev)
 
 
+    def _drop_key(self, ev: Call) -> tuple[str]:
+        """The location of a call's dropped result (`$dropN`), made once per call id."""
+        key = self._drop_keys.get(ev.id)
+        if key is None:
+            key = self._drop_keys[ev.id] = (f"$drop{ev.id}",)
+        return key
+
+
     def _call_plan(self, ev: Call) -> tuple:
         """What the policy and the callees' summaries say about a call: the same for every
         state that reaches it (summaries do not change while one function is analyzed), so
@@ -165,7 +173,7 @@ class CallTransfer:
                 self._keep_args(s, ev, spec.stores)
             if spec.view and ev.dest is not None and ev.receiver is not None:
                 self._store(s, ev.dest, self._eval(s, ev.receiver), ev.loc)
-            s.b.pop((f"$drop{ev.id}",), None)
+            s.b.pop(self._drop_key(ev), None)
             self._gc(s, ev.loc)
         return dedupe(out)
 

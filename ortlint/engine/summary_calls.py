@@ -51,7 +51,7 @@ class SummaryTransfer:
             else:
                 self.exits.append((s, "abort", None))
         for s in out:
-            s.b.pop((f"$drop{ev.id}",), None)
+            s.b.pop(self._drop_key(ev), None)
             self._gc(s, ev.loc)
         return join_cases(out) if helper and self.fn.language == "java" else dedupe(out)
 

@@ -282,7 +282,8 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr)
             return
         local = self._is_local_loc(state, key)
-        self._invalidate(state, key)
+        if key in self._prefixes or (state.conds and len(key) == 1 and key[0] in self._memo_names):
+            self._invalidate(state, key)  # (else it has nothing to drop: most stores)
         old = state.b.get(key)
         if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
@@ -339,7 +340,9 @@ class ValueTransfer:
         if n == 1:
             name = key[0]
             if state.conds and name in self._memo_names:  # (no remembered condition reads most names)
-                state.conds = frozenset(c for c in state.conds if name not in self._vars_of(c[0]))
+                dropped = [c for c in state.conds if name in self._vars_of(c[0])]
+                if dropped:  # (a new set only then: building one hashes every condition again)
+                    state.conds = state.conds - frozenset(dropped)
             if self.fn.locals.get(name) and key in self._prefixes:
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
                     del state.b[k]
@@ -529,10 +532,11 @@ class ValueTransfer:
     def _assume_memo(self, state: State, cond: Expr, truth: bool) -> State | None:
         """Conditions the state cannot evaluate: remember the answer so a re-test agrees."""
         key = cond
-        if (key, not truth) in state.conds:
-            return None
-        if (key, truth) in state.conds:
-            return state
+        if state.conds:  # (a membership test hashes the whole expression, even in an empty set)
+            if (key, not truth) in state.conds:
+                return None
+            if (key, truth) in state.conds:
+                return state
         if len(state.conds) < self.budget.max_conds:
             state.conds = state.conds | {(key, truth)}
             self._memo_names |= self._vars_of(key)
