@@ -58,6 +58,22 @@ class FunctionResult:
 
 SummaryLookup = Callable[[Call], "Summary | None"]
 
+_KIND_SETS: dict[int, tuple[Policy, frozenset, frozenset]] = {}
+
+
+def _kind_sets(policy: Policy) -> tuple[frozenset, frozenset]:
+    """The kinds that must be released and the JNI local reference kinds: once per policy, not
+    once per analyzed function (the entry keeps the policy alive, so its id is not reused)."""
+    hit = _KIND_SETS.get(id(policy))
+    if hit is None or hit[0] is not policy:
+        hit = _KIND_SETS[id(policy)] = (
+            policy,
+            frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release),
+            frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release))
+        if len(_KIND_SETS) > 8:  # policies made by tests: keep the latest few
+            del _KIND_SETS[next(iter(_KIND_SETS))]
+    return hit[1], hit[2]
+
 
 
 class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer, LoopEffects, LeakCollection, Summarizing):
@@ -83,25 +99,36 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.unknown: dict[str, int] = {}
         self.notes: list[tuple[int, str]] = []
         self.incomplete = False
+        self._iterated_memo: dict[frozenset, frozenset] = {}  # loop_effects._iterated
         self._loop_release_cache: dict[frozenset, list[Expr]] = {}
         self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
         self._loop_load_cache: dict[frozenset, dict[str, tuple[str, Expr]]] = {}
-        self._cond_vars: dict[Expr, frozenset[str]] = {}
+        self._cond_vars: dict[int, tuple[Expr, frozenset[str]]] = {}  # id(condition) -> (it, its variables)
         self._memo_names: set[str] = set()  # variables of every condition ever remembered
         self._status_summaries: dict[str, Summary] = {}
         self._extra: list[tuple[State, int]] = []
         self._event_work = 0
         self._stopped = False
         self._helper_releases: dict[str | None, Release | None] = {}
+        # per call site (keyed by the event's id; each entry keeps the event alive): what a
+        # callee's summary or policy entry makes of the call's arguments, the same in every state
+        self._param_exprs: dict[tuple[int, tuple], tuple[Call, Expr | None]] = {}
+        self._release_calls: dict[tuple[int, int], tuple[Call, object, Call]] = {}
+        self._release_text_memo: dict[tuple, tuple[Expr, tuple[str, str, str]]] = {}
+        self._branch_notes: dict[tuple[int, bool], tuple[ir.Branch, str]] = {}
+        self._call_plans: dict[int, tuple] = {}  # calls.CallTransfer._call_plan
+        self._drop_keys: dict[int, tuple[str]] = {}  # call id -> ("$dropN",)
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._succs = successors(self.blocks)
         self.order = self._reverse_postorder()
         self._ahead = Ahead(fn, self._succs)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
+        # resources whose memory (`("@R", ...)` locations) some state of this function has had
+        # (values._note_key): `_gc` looks for orphaned memory only when one of them is gone
+        self._memory_rids: set[str] = set()
         self._signature_order: dict[frozenset, tuple[str, ...]] = {}
-        self._tracked_kinds = frozenset(k.id for k in policy.kinds.values() if k.owned and k.must_release)
-        self._local_ref_kinds = frozenset(k.id for k in policy.kinds.values() if k.loop_leak and not k.must_release)
+        self._tracked_kinds, self._local_ref_kinds = _kind_sets(policy)
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
 

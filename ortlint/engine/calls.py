@@ -22,16 +22,12 @@ class CallTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
     def _call(self, block: ir.Block, state: State, ev: Call) -> list[State]:
-        spec = self.policy.lookup(ev.style, ev.callee)
-        summary = None
-        if spec is not None and spec.status_check is not None:
-            summary = self._status_summary(spec)
-        elif spec is None and ev.style in ("plain", "method", "new", "table"):
-            summary = self.summaries(ev)
-        released_args = self._released_args(spec, summary)
-        for i, arg in enumerate(ev.args):
-            if i not in released_args:
-                self._use(state, arg, ev.loc, "is passed to")
+        plan = self._call_plans.get(id(ev))
+        if plan is None:
+            plan = self._call_plans[id(ev)] = self._call_plan(ev)
+        _ev, spec, summary, released_args, neutral, used_args = plan
+        for arg in used_args:
+            self._use(state, arg, ev.loc, "is passed to")
         if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
             self._use(state, ev.receiver, ev.loc, "is used by")
         if ev.may_throw:
@@ -40,10 +36,36 @@ class CallTransfer:
             return self._apply_summary(block, state, ev, summary, spec)
         if spec is not None:
             return self._apply_spec(block, state, ev, spec)
-        if self.policy.is_neutral(ev.style, ev.callee):
+        if neutral:
             self._neutral(state, ev)
             return [state]
         return self._unknown(state, ev)
+
+
+    def _drop_key(self, ev: Call) -> tuple[str]:
+        """The location of a call's dropped result (`$dropN`), made once per call id."""
+        key = self._drop_keys.get(ev.id)
+        if key is None:
+            key = self._drop_keys[ev.id] = (f"$drop{ev.id}",)
+        return key
+
+
+    def _call_plan(self, ev: Call) -> tuple:
+        """What the policy and the callees' summaries say about a call: the same for every
+        state that reaches it (summaries do not change while one function is analyzed), so
+        looked up once per call site. (ev, spec, summary, released arguments, neutral, the
+        arguments a use-after-release check looks at: not the released ones, not constants);
+        the entry keeps `ev` alive, so its id is not reused."""
+        spec = self.policy.lookup(ev.style, ev.callee)
+        summary = None
+        if spec is not None and spec.status_check is not None:
+            summary = self._status_summary(spec)
+        elif spec is None and ev.style in ("plain", "method", "new", "table"):
+            summary = self.summaries(ev)
+        neutral = spec is None and summary is None and self.policy.is_neutral(ev.style, ev.callee)
+        released_args = self._released_args(spec, summary)
+        used_args = tuple(arg for i, arg in enumerate(ev.args) if i not in released_args and type(arg) is not Const)
+        return (ev, spec, summary, released_args, neutral, used_args)
 
 
     def _status_summary(self, spec: CallSpec) -> Summary:
@@ -151,7 +173,7 @@ class CallTransfer:
                 self._keep_args(s, ev, spec.stores)
             if spec.view and ev.dest is not None and ev.receiver is not None:
                 self._store(s, ev.dest, self._eval(s, ev.receiver), ev.loc)
-            s.b.pop((f"$drop{ev.id}",), None)
+            s.b.pop(self._drop_key(ev), None)
             self._gc(s, ev.loc)
         return dedupe(out)
 
@@ -428,11 +450,11 @@ class CallTransfer:
             return  # releasing NULL does nothing
         if v is not None and v[0] != "r":
             return
-        rid, res = self._value_res(state, arg, create=True)
+        # what `_value_res(create=True)` finds, without evaluating `arg` again
+        rid, res = (v[1], state.r.get(v[1])) if v is not None else self._new_value_res(state, arg)
         if rid is None or res is None:
             return
-        name = ir.expr_text(strip_value(arg))
-        via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
+        name, via, released_note = self._release_texts(arg, callee, helper, where)
         kind = self.policy.kinds.get(res.kind) if res.kind else None
         label = kind.label if kind else "it"
         if res.st in (RELEASED, DANGLING):
@@ -485,10 +507,23 @@ class CallTransfer:
         if res.st == ESCAPED and res.kind is None:
             return
         state.r[rid] = res.with_st(RELEASED)
-        state.note(ev.loc.line, ev.loc.col, f"`{name}` released by {callee}(){via}", rid, release=callee)
-        for other, ores in list(state.r.items()):
-            if ores.parent == rid and ores.st == BORROWED:
-                state.r[other] = ores.with_st(DANGLING)
+        state.note(ev.loc.line, ev.loc.col, released_note, rid, release=callee)
+        borrowed = [other for other, ores in state.r.items() if ores.parent == rid and ores.st == BORROWED]
+        for other in borrowed:
+            state.r[other] = state.r[other].with_st(DANGLING)
+
+
+    def _release_texts(self, arg: Expr, callee: str, helper: str | None, where: str) -> tuple[str, str, str]:
+        """The released expression's text, where the release happens (" inside helper() at
+        file:line") and the trace step of a release: the same for every state through one call
+        site, so made once (the entry keeps `arg` alive, so its id is not reused)."""
+        key = (id(arg), callee, helper, where)
+        hit = self._release_text_memo.get(key)
+        if hit is None:
+            name = ir.expr_text(strip_value(arg))
+            via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
+            hit = self._release_text_memo[key] = (arg, (name, via, f"`{name}` released by {callee}(){via}"))
+        return hit[1]
 
 
     def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:

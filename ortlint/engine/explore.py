@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 from typing import Callable, Container, Iterable
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import ir
 from ..ir import Call
@@ -44,19 +44,22 @@ class Budget:
     max_retained: int = 1_500_000
 
 
-@dataclass
 class _BlockStates:
-    """What has reached one block: the exact states, then one joined state per property key."""
+    """What has reached one block: the exact states, then one joined state per property key.
+    (A plain class: one is made per block of every analyzed function.)"""
 
-    exact: list[State] = field(default_factory=list)
-    joined: dict[tuple, State] = field(default_factory=dict)
-    # coarse key -> property keys, built when the second-level join is first tried here (most
-    # blocks never get that many property states): from the state that first had each key
-    by_coarse: dict[tuple, list[tuple]] | None = None
-    coarse_src: dict[tuple, State] = field(default_factory=dict)
-    alias: dict[tuple, tuple] = field(default_factory=dict)  # property keys merged into another
-    released: set[str] = field(default_factory=set)  # parameters released on some path here
-    exact_released: bool = False  # `released` has those of the exact states
+    __slots__ = ("exact", "joined", "by_coarse", "coarse_src", "alias", "released", "exact_released")
+
+    def __init__(self) -> None:
+        self.exact: list[State] = []
+        self.joined: dict[tuple, State] = {}
+        # coarse key -> property keys, built when the second-level join is first tried here (most
+        # blocks never get that many property states): from the state that first had each key
+        self.by_coarse: dict[tuple, list[tuple]] | None = None
+        self.coarse_src: dict[tuple, State] = {}
+        self.alias: dict[tuple, tuple] = {}  # property keys merged into another
+        self.released: set[str] = set()  # parameters released on some path here
+        self.exact_released = False  # `released` has those of the exact states
 
     def resolve(self, key: tuple) -> tuple:
         seen = 0
@@ -146,6 +149,8 @@ class Exploration:
         queued = {self.fn.entry}
         steps = 0
         self._work = 0
+        max_visits, max_work = self.budget.max_block_visits, self.budget.max_work
+        run_block, admit, order = self._run_block, self._admit, self.order  # (the hottest loop: bound once)
         while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
@@ -155,13 +160,13 @@ class Exploration:
                     return
                 steps += 1
                 self._work += len(state.b) + len(state.r)
-                if steps > self.budget.max_block_visits or self._work > self.budget.max_work:
+                if steps > max_visits or self._work > max_work:
                     self._give_up(f"analysis of {self.fn.name}() stopped at its work budget ({steps} states); "
                                   f"findings for it may be incomplete")
                     return
-                for succ_state, succ in self._run_block(bid, state):
-                    if self._admit(succ, succ_state, tables, pending) and succ not in queued:
-                        heapq.heappush(queue, (self.order.get(succ, 0), succ))
+                for succ_state, succ in run_block(bid, state):
+                    if admit(succ, succ_state, tables, pending) and succ not in queued:
+                        heapq.heappush(queue, (order.get(succ, 0), succ))
                         queued.add(succ)
 
 
@@ -199,8 +204,8 @@ class Exploration:
             table.joined[key] = merged
             pending.setdefault(bid, {})[("j", key)] = merged
             return True
-        relevant, retested = self._ahead.tested(bid)
         if old is not None:
+            relevant, retested = self._ahead.tested(bid)  # (asked only here and below: most blocks never need it)
             # `raw` was merged into `key` by the second-level join: a state with it joins the
             # same way ("held if acquired"), not by `join`, which would drop what it lacks
             merged = join_held(old, state, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
@@ -211,6 +216,7 @@ class Exploration:
             key = raw
         coarse = None
         if len(table.joined) >= self.budget.join_held_after:
+            relevant, retested = self._ahead.tested(bid)
             self._index_coarse(table, relevant, retested)
             coarse = self._coarse(state, relevant, retested)
             admitted = self._join_held(bid, table, pending, key, coarse, state, relevant, retested)
@@ -223,7 +229,9 @@ class Exploration:
         table.joined[key] = state
         table.coarse_src[key] = state
         if table.by_coarse is not None:
-            table.by_coarse.setdefault(coarse or self._coarse(state, relevant, retested), []).append(key)
+            if coarse is None:
+                coarse = self._coarse(state, *self._ahead.tested(bid))
+            table.by_coarse.setdefault(coarse, []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
         return self._retain(state)
 
@@ -307,9 +315,9 @@ class Exploration:
         b = state.b
         # which resource a tested variable holds is join_held's to weigh (it renames a location's
         # successive acquisitions into one); only that it holds one belongs here
-        values = tuple(_RESOURCE if v is not None and v[0] == "r" else v for v in (b.get((name,)) for name in order))
-        conds = frozenset(c for c in state.conds if c[0] in retested) if state.conds else frozenset()
-        facts = frozenset((rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None)
+        values = tuple([_RESOURCE if v is not None and v[0] == "r" else v for v in [b.get((name,)) for name in order]])
+        conds = frozenset([c for c in state.conds if c[0] in retested]) if state.conds else frozenset()
+        facts = frozenset([(rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None])
         return (values, conds, facts)
 
     def _statement_checks(self) -> None:
@@ -353,11 +361,12 @@ class Exploration:
         """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
         value the caller owns, "known NULL here" and "released on the other path here" mean the
         same to the caller (releasing NULL does nothing): both become "released if not NULL"."""
-        if not released_elsewhere:
-            return
-        for rid, res in list(state.r.items()):
-            if rid in released_elsewhere and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))):
-                state.r[rid] = replaced(res, st=RELEASED, fact=None)
+        r = state.r
+        for rid in released_elsewhere:  # (a few parameters: not a scan of the state)
+            res = r.get(rid)
+            if res is not None and (res.st == RELEASED or (res.st == OPAQUE and is_null_fact(res.fact))) \
+                    and (res.st != RELEASED or res.fact is not None):  # (else: no change)
+                r[rid] = replaced(res, st=RELEASED, fact=None)
 
 
     def _run_block(self, bid: int, state: State) -> list[tuple[State, int]]:
@@ -455,6 +464,16 @@ class Exploration:
         return [state]
 
 
+    def _branch_note(self, term: ir.Branch, truth: bool) -> str:
+        """`branch_note`, made once per branch and side, not once per state through it (the
+        entry keeps `term` alive, so its id is not reused)."""
+        key = (id(term), truth)
+        hit = self._branch_notes.get(key)
+        if hit is None:
+            hit = self._branch_notes[key] = (term, branch_note(term, truth))
+        return hit[1]
+
+
     def _terminator(self, block: ir.Block, state: State) -> list[tuple[State, int]]:
         term = block.term
         if isinstance(term, ir.Jump):
@@ -466,7 +485,7 @@ class Exploration:
                 s = self._assume(state.copy() if truth else state, term.cond, truth, memo)  # the last one needs no copy
                 if s is None:
                     continue
-                s.note(term.loc.line, term.loc.col, branch_note(term, truth))
+                s.note(term.loc.line, term.loc.col, self._branch_note(term, truth))
                 out.append((s, target))
             return out
         if isinstance(term, ir.Return):

@@ -33,14 +33,16 @@ Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI lo
 def property_key(state: State, tracked: Kinds) -> tuple:
     """The part of `state` that is never joined (see above). `tracked`: the kinds of resources
     that must be released."""
-    r = state.r
     # `_in_key`, inlined: this runs for every state that reaches a block past the exact ones
-    key_rids = {rid for rid, res in r.items()
-                if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)))}
-    if not key_rids:
-        return (frozenset(), frozenset())
-    return (frozenset((rid, r[rid]) for rid in key_rids),
-            frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
+    key_res = {rid: res for rid, res in state.r.items()
+               if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)))}
+    if not key_res:
+        return _NO_PROPERTIES
+    return (frozenset(key_res.items()),
+            frozenset([(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]))
+
+
+_NO_PROPERTIES = (frozenset(), frozenset())
 
 
 def _in_key(res: Res, tracked: Kinds) -> bool:
@@ -56,9 +58,31 @@ def _in_key(res: Res, tracked: Kinds) -> bool:
 def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     """The upper bound of two states with the same property key (see above); the trace of `a`
     explains the result."""
+    bb, br = b.b, b.r
+    # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
+    # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
+    out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb)
+    referenced = {v[1] for v in out_b.values() if v[0] == "r"}
+    if a.r == br:
+        out_r: dict = a.r.copy()
+    else:
+        out_r = a.r.copy() if a.r.items() <= br.items() else _join_resources(a.r, br, tracked, local_ref)
+        for rid, rb in br.items():
+            if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
+                out_r[rid] = rb
+    for rid in [rid for rid, res in out_r.items()
+                if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
+        del out_r[rid]
+    for k in [k for k, v in out_b.items()
+              if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
+        del out_b[k]
+    return State(out_b, out_r, a.conds & b.conds, a.trace)
+
+
+def _join_bindings(ba: dict, bb: dict) -> dict:
+    """The bindings of both states, values joined (in `ba`'s order)."""
     out_b: dict = {}
-    bb = b.b
-    for k, va in a.b.items():
+    for k, va in ba.items():
         vb = bb.get(k)
         if vb is None:
             continue
@@ -68,10 +92,14 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
             v = _join_value(va, vb)
             if v is not None:
                 out_b[k] = v
-    referenced = {v[1] for v in out_b.values() if v[0] == "r"}
+    return out_b
+
+
+def _join_resources(ra_all: dict, br: dict, tracked: Kinds, local_ref: Kinds) -> dict:
+    """The resources of the first state, each joined with the second's (in the first's order;
+    those only the second has are `join`'s to add)."""
     out_r: dict = {}
-    br = b.r
-    for rid, ra in a.r.items():
+    for rid, ra in ra_all.items():
         rb = br.get(rid)
         if rb is None:
             if ra.st == HELD and (ra.coll or ra.kind in local_ref):
@@ -83,16 +111,7 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
             out_r[rid] = _tuple_new(Res, ra[:5] + (_join_value(ra.fact, rb.fact),) + ra[6:]) if ra.fact != rb.fact else ra
         else:
             out_r[rid] = _join_stage(ra, rb, ra.kind in local_ref)
-    for rid, rb in br.items():
-        if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
-            out_r[rid] = rb
-    for rid in [rid for rid, res in out_r.items()
-                if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
-        del out_r[rid]
-    for k in [k for k, v in out_b.items()
-              if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
-        del out_b[k]
-    return State(out_b, out_r, a.conds & b.conds, a.trace)
+    return out_r
 
 
 def _join_stage(ra: Res, rb: Res, local_ref: bool) -> Res:
@@ -135,10 +154,13 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
 
 def coarse_key(state: State, tracked: Kinds) -> tuple:
     """`property_key` without the held resources (and what holds them)."""
-    r = state.r
-    key_rids = {rid for rid, res in r.items() if _in_key(res, tracked) and not _joinable(res, tracked)}
-    return (frozenset((rid, r[rid]) for rid in key_rids),
-            frozenset((k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_rids))
+    # `_in_key(res) and not _joinable(res)`, inlined (every state past the first property states)
+    key_res = {rid: res for rid, res in state.r.items()
+               if (res.st == RELEASED if res.kind is None else
+                   (res.kind in tracked and (res.st != HELD if res.coll else res.st not in (HELD, RELEASED))))}
+    return (frozenset(key_res.items()),
+            frozenset([(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]) if key_res
+            else frozenset())
 
 
 def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,

@@ -51,7 +51,14 @@ class LoopEffects:
         """The blocks of a front end's loop region that run again on the next iteration: its
         natural loop (the CFG's). A region may also hold code on the way out of the loop, such
         as the deferred calls a `return` inside the body runs (Go), which run once, after the
-        loop: what they release is not released per element by the loop."""
+        loop: what they release is not released per element by the loop. Once per region (every
+        state through a loop's exit asks; the same set object also keeps the caches below cheap)."""
+        hit = self._iterated_memo.get(blocks)
+        if hit is None:
+            hit = self._iterated_memo[blocks] = self._natural_part(blocks)
+        return hit
+
+    def _natural_part(self, blocks: frozenset) -> frozenset:
         headed = [lp for lp in self.loops.loops if lp.header in blocks]
         if not headed:
             return blocks

@@ -28,6 +28,7 @@ OPAQUE = "opaque"
 PREV = "#prev"  # suffix of the identity of a call site's resources made by earlier runs (loops)
 
 _tuple_new = tuple.__new__
+_object_new = object.__new__
 
 Val = tuple  # ("r", rid) | ("k", int) | ("x", frozenset[int])
 LocKey = tuple  # ("name", op, op, ...) or ("@rid", op, ...)
@@ -86,7 +87,14 @@ class State:
         self.trace = trace
 
     def copy(self) -> "State":
-        return State(dict(self.b), dict(self.r), self.conds, self.trace)
+        """A state to change: new dicts (their values are immutable), shared conditions and
+        trace. Made without `__init__`'s defaults (every block run and every branch copies)."""
+        out = _object_new(State)
+        out.b = self.b.copy()
+        out.r = self.r.copy()
+        out.conds = self.conds
+        out.trace = self.trace
+        return out
 
     def key(self) -> tuple:
         return (frozenset(self.b.items()), frozenset(self.r.items()), self.conds)
@@ -104,7 +112,7 @@ class State:
         if depth > 400:  # keep long paths cheap: the explanation shows the recent part
             depth = 1
             self.trace = None
-        self.trace = TraceNode(line, col, text, rid, self.trace, depth, release)
+        self.trace = _tuple_new(TraceNode, (line, col, text, rid, self.trace, depth, release))  # (no __new__ call)
 
     def refs(self, rid: str) -> int:
         target = ("r", rid)

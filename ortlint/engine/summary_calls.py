@@ -23,8 +23,9 @@ class SummaryTransfer:
     def _apply_summary(self, block: ir.Block, state: State, ev: Call, summary: Summary, spec: CallSpec | None) -> list[State]:
         out: list[State] = []
         helper = None if summary.origin.startswith("policy") else ev.callee
-        for case in summary.cases:
-            s = state.copy()
+        last = len(summary.cases) - 1
+        for i, case in enumerate(summary.cases):
+            s = state.copy() if i < last else state  # the last case needs no copy: `state` is not used after it
             if not self._precondition(s, ev, case):
                 continue
             for effect in case.effects:
@@ -50,7 +51,7 @@ class SummaryTransfer:
             else:
                 self.exits.append((s, "abort", None))
         for s in out:
-            s.b.pop((f"$drop{ev.id}",), None)
+            s.b.pop(self._drop_key(ev), None)
             self._gc(s, ev.loc)
         return join_cases(out) if helper and self.fn.language == "java" else dedupe(out)
 
@@ -68,6 +69,18 @@ class SummaryTransfer:
 
 
     def _param_expr(self, ev: Call, path: tuple) -> Expr | None:
+        """The caller's expression for a summary's parameter path at this call. The same for
+        every state that reaches the call: built once per call site and path (the cache keeps
+        `ev` alive, so its id is not reused by another object)."""
+        key = (id(ev), path)
+        hit = self._param_exprs.get(key)
+        if hit is None:
+            hit = self._param_exprs[key] = (ev, self._build_param_expr(ev, path))
+        return hit[1]
+
+
+    @staticmethod
+    def _build_param_expr(ev: Call, path: tuple) -> Expr | None:
         idx = path[0]
         if idx >= len(ev.args):
             return None
@@ -102,8 +115,8 @@ class SummaryTransfer:
             return
         if effect.what == "release":
             rel = self._helper_release(effect.relby)
-            fake = Call(ev.id, ev.loc, effect.relby or ev.callee, ev.style, None, (e,), None, ev.text)
-            self._release_expr(state, fake, e, rel, effect.relby or ev.callee, helper, effect.where)
+            self._release_expr(state, self._release_call(ev, effect, e), e, rel, effect.relby or ev.callee, helper,
+                               effect.where)
         elif effect.what == "escape":
             self._escape_val(state, self._eval(state, e), None)
             self._escape_contents(state, e)
@@ -113,6 +126,17 @@ class SummaryTransfer:
             rid, res = self._value_res(state, e, create=True)
             if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):
                 state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _release_call(self, ev: Call, effect: Effect, e: Expr) -> Call:
+        """The release inside the callee as a call at this call site (for the release checks);
+        one per call site and effect, not one per state (the cache keeps both alive)."""
+        key = (id(ev), id(effect))
+        hit = self._release_calls.get(key)
+        if hit is None:
+            fake = Call(ev.id, ev.loc, effect.relby or ev.callee, ev.style, None, (e,), None, ev.text)
+            hit = self._release_calls[key] = (ev, effect, fake)
+        return hit[2]
 
 
     def _helper_release(self, name: str | None) -> Release | None:

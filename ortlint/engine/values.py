@@ -27,26 +27,26 @@ class ValueTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
     def _eval(self, state: State, e: Expr | None) -> Val | None:
-        if e is None:
-            return None
-        if isinstance(e, Const):
-            return ("k", e.value) if e.value is not None else None
-        if isinstance(e, Var):
-            v = state.b.get((e.name,))
+        cls = type(e)  # the IR's expression classes have no subclasses: `is` tests, most frequent first
+        if cls is Var:
+            name = e.name
+            v = state.b.get((name,))
             if v is not None:
                 return v
-            if not self._is_known_var(e.name):
-                if e.name in self.policy.constants:
-                    return ("k", self.policy.constants[e.name])
-                if e.name in self.constants:
-                    return ("k", self.constants[e.name])
+            if not self._is_known_var(name):
+                if name in self.policy.constants:
+                    return ("k", self.policy.constants[name])
+                if name in self.constants:
+                    return ("k", self.constants[name])
             return None
-        if isinstance(e, (Field, Index, Deref)):
+        if cls is Const:
+            return ("k", e.value) if e.value is not None else None
+        if cls is Field or cls is Index or cls is Deref:
             loc = self._resolve(state, e, create=False)
-            if loc is not None and loc not in state.b and isinstance(e, Index):
+            if loc is not None and loc not in state.b and cls is Index:
                 return self._contained(state, loc)
             return state.b.get(loc) if loc is not None else None
-        if isinstance(e, Op):
+        if cls is Op:
             return self._eval_op(state, e)
         return None
 
@@ -73,7 +73,6 @@ class ValueTransfer:
 
     def _eval_op(self, state: State, e: Op) -> Val | None:
         vals = [self._eval(state, o) for o in e.operands]
-        ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
         if e.op == "!" and len(vals) == 1:
             truth = self._truth(state, vals[0])
             return ("k", int(not truth)) if truth is not None else None
@@ -87,6 +86,7 @@ class ValueTransfer:
             if decided is not None:
                 return ("k", int(decided if e.op == "==" else not decided))
             return None
+        ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
         if len(ints) == 2 and None not in ints:
             a, b = ints
             fold = _INT_OPS.get(e.op)
@@ -140,16 +140,18 @@ class ValueTransfer:
 
     def _resolve(self, state: State, e: Expr, create: bool) -> LocKey | None:
         """The location an lvalue expression denotes, or None for memory the state cannot name."""
-        if isinstance(e, Var):
+        cls = type(e)  # (no subclasses in the IR: `is` tests)
+        if cls is Var:
             return (e.name,)
-        if isinstance(e, Field):
+        if cls is Field:
             base = self._resolve(state, e.base, create)
             return base + ("." + e.name,) if base is not None else None
-        if isinstance(e, (Deref, Index)):
-            op = "*" if isinstance(e, Deref) else "[]"
-            if isinstance(e.base, AddrOf):
+        if cls is Deref or cls is Index:
+            op = "*" if cls is Deref else "[]"
+            base_cls = type(e.base)
+            if base_cls is AddrOf:
                 return self._resolve(state, e.base.base, create)
-            if isinstance(e, Index) and isinstance(e.base, Var) and self.fn.locals.get(e.base.name):
+            if cls is Index and base_cls is Var and self.fn.locals.get(e.base.name):
                 return (e.base.name, "[]")
             base = self._resolve(state, e.base, create)
             if base is None:
@@ -245,6 +247,12 @@ class ValueTransfer:
             return v[1], state.r.get(v[1])
         if v is not None or not create:
             return None, None
+        return self._new_value_res(state, e)
+
+
+    def _new_value_res(self, state: State, e: Expr) -> tuple[str | None, Res | None]:
+        """`_value_res` for an argument that evaluated to nothing: an opaque resource for the
+        memory it names (when it names any)."""
         loc = self._resolve(state, strip_value(e), create=True)
         if loc is None or too_deep(loc):
             return None, None
@@ -274,7 +282,8 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr)
             return
         local = self._is_local_loc(state, key)
-        self._invalidate(state, key)
+        if key in self._prefixes or (state.conds and len(key) == 1 and key[0] in self._memo_names):
+            self._invalidate(state, key)  # (else it has nothing to drop: most stores)
         old = state.b.get(key)
         if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
@@ -317,6 +326,8 @@ class ValueTransfer:
         prefixes = self._prefixes
         for i in range(1, len(loc)):
             prefixes.add(loc[:i])
+        if loc[0][:1] == "@":
+            self._memory_rids.add(loc[0][1:])
 
 
     def _invalidate(self, state: State, key: LocKey) -> None:
@@ -329,7 +340,9 @@ class ValueTransfer:
         if n == 1:
             name = key[0]
             if state.conds and name in self._memo_names:  # (no remembered condition reads most names)
-                state.conds = frozenset(c for c in state.conds if name not in self._vars_of(c[0]))
+                dropped = [c for c in state.conds if name in self._vars_of(c[0])]
+                if dropped:  # (a new set only then: building one hashes every condition again)
+                    state.conds = state.conds - frozenset(dropped)
             if self.fn.locals.get(name) and key in self._prefixes:
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
                     del state.b[k]
@@ -389,9 +402,11 @@ class ValueTransfer:
         """Forget resources nothing refers to; a held one losing its last reference is a leak."""
         b, r = state.b, state.r
         self._event_work += len(b)  # the scans below: what bounds one very long block
-        orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
-        for k in orphans:  # memory of resources already forgotten
-            del b[k]
+        memory = self._memory_rids
+        if memory and (len(memory) > len(b) or not r.keys() >= memory):  # (else no memory can be orphaned)
+            orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
+            for k in orphans:  # memory of resources already forgotten
+                del b[k]
         referenced = {v[1] for v in b.values() if v[0] == "r"}
         if len(referenced) >= len(r) and referenced.issuperset(r):
             return  # the common case: everything is still referenced
@@ -517,10 +532,11 @@ class ValueTransfer:
     def _assume_memo(self, state: State, cond: Expr, truth: bool) -> State | None:
         """Conditions the state cannot evaluate: remember the answer so a re-test agrees."""
         key = cond
-        if (key, not truth) in state.conds:
-            return None
-        if (key, truth) in state.conds:
-            return state
+        if state.conds:  # (a membership test hashes the whole expression, even in an empty set)
+            if (key, not truth) in state.conds:
+                return None
+            if (key, truth) in state.conds:
+                return state
         if len(state.conds) < self.budget.max_conds:
             state.conds = state.conds | {(key, truth)}
             self._memo_names |= self._vars_of(key)
@@ -528,11 +544,13 @@ class ValueTransfer:
 
 
     def _vars_of(self, e: Expr) -> frozenset[str]:
-        cached = self._cond_vars.get(e)
+        """The variables a condition reads, by the condition's identity: hashing an expression
+        walks all of it, and the remembered conditions are a handful of IR objects (the entry
+        keeps `e` alive, so its id is not reused)."""
+        cached = self._cond_vars.get(id(e))
         if cached is None:
-            cached = frozenset(expr_vars(e))
-            self._cond_vars[e] = cached
-        return cached
+            cached = self._cond_vars[id(e)] = (e, frozenset(expr_vars(e)))
+        return cached[1]
 
 
     def _use(self, state: State, pointer: Expr, loc: ir.Loc, how: str) -> None:
