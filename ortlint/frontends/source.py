@@ -417,7 +417,8 @@ def _next_token(data: bytes, pos: int) -> int | None:
 
 # `new T*[n]`: tree-sitter-cpp reads `(new T) * [n]` (a lambda capture in error). The `*`s become
 # blanks (`new T [n]`, same length): still an array `new[]` to release with `delete[]`.
-_NEW_POINTER_ARRAY = re.compile(rb"\bnew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
+# (`n(?<![A-Za-z0-9_]n)ew` is `\bnew` with a literal first: the regex jumps from `n` to `n`)
+_NEW_POINTER_ARRAY = re.compile(rb"n(?<![A-Za-z0-9_]n)ew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
 
 
 def blank_pointer_new_arrays(data: bytes) -> bytes:
