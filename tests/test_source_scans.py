@@ -451,3 +451,18 @@ def test_macro_argument_splitting_matches_the_reference() -> None:
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 16)))
         assert split_macro_args(text) == ref_split_macro_args(text), text
+
+
+def test_pointer_new_arrays_match_the_reference() -> None:
+    old = re.compile(rb"\bnew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
+    pieces = [b"new", b" ", b"T", b"*", b"**", b"[", b"n]", b"const ", b"<int>", b"x", b"renew", b"_new", b"anew",
+              b"\n", b"::", b"std::vector<int*>", b"(", b";", b"\t", b"new T*[n]", b"new const T **[", b"new X<a> *[",
+              b"new\tns::T*\t["]
+    rng = random.Random(23)
+    found = 0
+    for _ in range(5000):
+        text = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        want = [m.span(1) for m in old.finditer(text)]
+        assert [m.span(1) for m in source._NEW_POINTER_ARRAY.finditer(text)] == want, text
+        found += bool(want)
+    assert found > 500

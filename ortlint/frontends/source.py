@@ -417,7 +417,8 @@ def _next_token(data: bytes, pos: int) -> int | None:
 
 # `new T*[n]`: tree-sitter-cpp reads `(new T) * [n]` (a lambda capture in error). The `*`s become
 # blanks (`new T [n]`, same length): still an array `new[]` to release with `delete[]`.
-_NEW_POINTER_ARRAY = re.compile(rb"\bnew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
+# (`n(?<![A-Za-z0-9_]n)ew` is `\bnew` with a literal first: the regex jumps from `n` to `n`)
+_NEW_POINTER_ARRAY = re.compile(rb"n(?<![A-Za-z0-9_]n)ew[ \t]+(?:const[ \t]+)?[A-Za-z_][\w:]*(?:[ \t]*<[^<>;{}()\n]*>)?[ \t]*(\*+)[ \t]*\[")
 
 
 def blank_pointer_new_arrays(data: bytes) -> bytes:
@@ -448,7 +449,7 @@ def has_conditional(data: bytes) -> bool:
     return line_start_search(_CONDITIONAL, data) is not None
 
 
-def _regions(data: bytes) -> Iterator[tuple[int, int, bytes | None]]:
+def _regions(data: bytes) -> list[tuple[int, int, bytes | None]]:
     """(start, end, directive) of every string, character literal, comment and conditional
     directive line (`directive` b"if", b"ifdef", ..., b"endif"; None for the others), in order.
 
@@ -456,7 +457,34 @@ def _regions(data: bytes) -> Iterator[tuple[int, int, bytes | None]]:
     parentheses and braces: `[ \\t]*#...` anchored at a line start made that regex try every
     position, and each of some 60 000 parentheses was a Python iteration. A directive starts
     where its line does (blanks included); a `#if` that does not start its line (or whose line
-    began inside the previous region) is no region, and the search goes on after its `#`."""
+    began inside the previous region) is no region, and the search goes on after its `#`.
+    When every `#if` found starts its line (nearly always), that is what `finditer` found."""
+    out: list[tuple[int, int, bytes | None]] = []
+    end = 0
+    for m in _REGIONS.finditer(data):
+        directive = m.group(1)
+        if directive is None:
+            out.append((m.start(), m.end(), None))
+        else:
+            line = _line_start_before(data, m.start(), end)
+            if line < 0:
+                return list(_regions_searched(data))
+            out.append((line, m.end(), directive))
+        end = m.end()
+    return out
+
+
+def _line_start_before(data: bytes, start: int, pos: int) -> int:
+    """Where the line of `start` begins when only blanks come before `start` on it, at or after
+    `pos`; -1 otherwise."""
+    line = start
+    while line > pos and data[line - 1] in _BLANKS:
+        line -= 1
+    return line if line == 0 or data[line - 1] == _NEWLINE else -1
+
+
+def _regions_searched(data: bytes) -> Iterator[tuple[int, int, bytes | None]]:
+    """`_regions` when a `#if` does not start its line: the search goes on after its `#`."""
     pos = 0
     search = _REGIONS.search
     while True:
@@ -466,13 +494,10 @@ def _regions(data: bytes) -> Iterator[tuple[int, int, bytes | None]]:
         start = m.start()
         directive = m.group(1)
         if directive is not None:
-            line = start
-            while line > pos and data[line - 1] in _BLANKS:
-                line -= 1
-            if line != 0 and data[line - 1] != _NEWLINE:
-                pos = start + 1
+            start = _line_start_before(data, start, pos)
+            if start < 0:
+                pos = m.start() + 1
                 continue
-            start = line
         yield start, m.end(), directive
         pos = m.end()
 
@@ -602,7 +627,7 @@ def blank_preprocessor_alternatives(data: bytes) -> bytes:
     of the text once when the first pass changes nothing (the common case)."""
     if not has_conditional(data):
         return data
-    regions = list(_regions(data))
+    regions = _regions(data)
     blanked = _blank_conditionals_in_parens(data, regions)
     if blanked is not data:
         return blank_unbalanced_alternatives(blanked)
