@@ -99,6 +99,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.unknown: dict[str, int] = {}
         self.notes: list[tuple[int, str]] = []
         self.incomplete = False
+        self._unbound_values: dict[str, tuple | None] = {}  # values._unbound_value
         self._iterated_memo: dict[frozenset, frozenset] = {}  # loop_effects._iterated
         self._loop_release_cache: dict[frozenset, list[Expr]] = {}
         self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}

@@ -23,6 +23,9 @@ _INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: 
             "^": lambda a, b: a ^ b}
 
 
+_UNSEEN = object()  # (a cache miss, where None is a cached answer)
+
+
 class ValueTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
@@ -33,12 +36,10 @@ class ValueTransfer:
             v = state.b.get((name,))
             if v is not None:
                 return v
-            if not self._is_known_var(name):
-                if name in self.policy.constants:
-                    return ("k", self.policy.constants[name])
-                if name in self.constants:
-                    return ("k", self.constants[name])
-            return None
+            hit = self._unbound_values.get(name, _UNSEEN)
+            if hit is _UNSEEN:
+                hit = self._unbound_values[name] = self._unbound_value(name)
+            return hit
         if cls is Const:
             return ("k", e.value) if e.value is not None else None
         if cls is Field or cls is Index or cls is Deref:
@@ -48,6 +49,18 @@ class ValueTransfer:
             return state.b.get(loc) if loc is not None else None
         if cls is Op:
             return self._eval_op(state, e)
+        return None
+
+
+    def _unbound_value(self, name: str) -> Val | None:
+        """The value of a variable the state does not bind: a named constant (the policy's, or
+        one the analyzed tree declares) unless a local or parameter hides it. A function of the
+        name alone, so `_eval` asks once per name."""
+        if not self._is_known_var(name):
+            if name in self.policy.constants:
+                return ("k", self.policy.constants[name])
+            if name in self.constants:
+                return ("k", self.constants[name])
         return None
 
 
