@@ -30,7 +30,7 @@ from .liveness import Ahead
 from .leaks import LeakCollection, LeakRecord, Site
 from .loop_effects import LoopEffects
 from .loops import LoopForest
-from .state import OPAQUE, Res, State, Val
+from .state import UNKNOWN, State, Val
 from .summaries import Summary
 from .summarize import Summarizing
 from .summary_calls import SummaryTransfer
@@ -142,7 +142,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         entry_state = State()
         for i, name in enumerate(self.fn.params):
             rid = f"p{i}"
-            entry_state.r[rid] = Res(None, OPAQUE)
+            entry_state.r[rid] = UNKNOWN
             entry_state.b[(name,)] = ("r", rid)
         self._explore(entry_state)
         if self.incomplete:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
-from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, Res, State, Val, is_nonnull_fact, is_null_fact, replaced)
+from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, UNKNOWN, UNKNOWN_ELEMENTS, Res, State, Val, is_nonnull_fact,
+                    is_null_fact, replaced)
 
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)
@@ -187,7 +188,7 @@ class ValueTransfer:
         while rid in state.r:
             n += 1
             rid = f"{base}#{n}"
-        state.r[rid] = Res(None, OPAQUE, coll="[]" in loc)
+        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
         return rid
