@@ -30,7 +30,7 @@ from .liveness import Ahead
 from .leaks import LeakCollection, LeakRecord, Site
 from .loop_effects import LoopEffects
 from .loops import LoopForest
-from .state import OPAQUE, Res, State, Val
+from .state import UNKNOWN, State, Val
 from .summaries import Summary
 from .summarize import Summarizing
 from .summary_calls import SummaryTransfer
@@ -99,6 +99,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.unknown: dict[str, int] = {}
         self.notes: list[tuple[int, str]] = []
         self.incomplete = False
+        self._unbound_values: dict[str, tuple | None] = {}  # values._unbound_value
         self._iterated_memo: dict[frozenset, frozenset] = {}  # loop_effects._iterated
         self._loop_release_cache: dict[frozenset, list[Expr]] = {}
         self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
@@ -141,7 +142,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         entry_state = State()
         for i, name in enumerate(self.fn.params):
             rid = f"p{i}"
-            entry_state.r[rid] = Res(None, OPAQUE)
+            entry_state.r[rid] = UNKNOWN
             entry_state.b[(name,)] = ("r", rid)
         self._explore(entry_state)
         if self.incomplete:

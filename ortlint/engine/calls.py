@@ -14,7 +14,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, is_temp, owner_shown, same_owner, short_path, strip_value)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg
-from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, Res, State, Val
+from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val
 from .summaries import Summary, summary_from_status_check
 
 
@@ -116,7 +116,7 @@ class CallTransfer:
         if self.options.unknown_calls == "escape":
             for arg in (ev.args if not ev.borrows else [a for i, a in enumerate(ev.args) if i not in ev.borrows]):
                 v = self._eval(state, arg)
-                if v is not None and v[0] == "r" and state.r.get(v[1], Res(None, OPAQUE)).st == HELD:
+                if v is not None and v[0] == "r" and state.r.get(v[1], UNKNOWN).st == HELD:
                     tracked = True
                 self._escape_val(state, v, None)
                 tracked |= self._contents_held(state, arg)
@@ -135,12 +135,12 @@ class CallTransfer:
 
     def _contents_held(self, state: State, arg: Expr) -> bool:
         v = self._eval(state, arg)
-        if v is not None and v[0] == "r" and state.r.get(v[1], Res(None, OPAQUE)).st == HELD:
+        if v is not None and v[0] == "r" and state.r.get(v[1], UNKNOWN).st == HELD:
             return True
         if isinstance(arg, AddrOf):
             loc = self._resolve(state, arg.base, create=False)
             if loc is not None:
-                return any(k[:len(loc)] == loc and val[0] == "r" and state.r.get(val[1], Res(None, OPAQUE)).st == HELD
+                return any(k[:len(loc)] == loc and val[0] == "r" and state.r.get(val[1], UNKNOWN).st == HELD
                            for k, val in state.b.items())
         return False
 

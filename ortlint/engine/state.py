@@ -54,6 +54,11 @@ class Res(NamedTuple):
 
 _FIELD_INDEX = {name: i for i, name in enumerate(Res._fields)}
 
+# Unknown memory, as one (immutable, shared) value each: made for every pointer the function did
+# not create, and as the default of lookups (NamedTuple's keyword `__new__` is interpreted code)
+UNKNOWN = Res(None, OPAQUE)
+UNKNOWN_ELEMENTS = Res(None, OPAQUE, coll=True)
+
 
 def replaced(res: Res, **changes: object) -> Res:
     """`res._replace(...)` without NamedTuple's generic machinery (which runs as interpreted

@@ -12,7 +12,8 @@ from __future__ import annotations
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
-from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, Res, State, Val, is_nonnull_fact, is_null_fact, replaced)
+from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, UNKNOWN, UNKNOWN_ELEMENTS, Res, State, Val, is_nonnull_fact,
+                    is_null_fact, replaced)
 
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)
@@ -21,6 +22,9 @@ _INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: 
             "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b), "&&": lambda a, b: int(bool(a and b)),
             "||": lambda a, b: int(bool(a or b)), "<<": lambda a, b: a << b if 0 <= b < 64 else None,
             "^": lambda a, b: a ^ b}
+
+
+_UNSEEN = object()  # (a cache miss, where None is a cached answer)
 
 
 class ValueTransfer:
@@ -33,12 +37,10 @@ class ValueTransfer:
             v = state.b.get((name,))
             if v is not None:
                 return v
-            if not self._is_known_var(name):
-                if name in self.policy.constants:
-                    return ("k", self.policy.constants[name])
-                if name in self.constants:
-                    return ("k", self.constants[name])
-            return None
+            hit = self._unbound_values.get(name, _UNSEEN)
+            if hit is _UNSEEN:
+                hit = self._unbound_values[name] = self._unbound_value(name)
+            return hit
         if cls is Const:
             return ("k", e.value) if e.value is not None else None
         if cls is Field or cls is Index or cls is Deref:
@@ -48,6 +50,18 @@ class ValueTransfer:
             return state.b.get(loc) if loc is not None else None
         if cls is Op:
             return self._eval_op(state, e)
+        return None
+
+
+    def _unbound_value(self, name: str) -> Val | None:
+        """The value of a variable the state does not bind: a named constant (the policy's, or
+        one the analyzed tree declares) unless a local or parameter hides it. A function of the
+        name alone, so `_eval` asks once per name."""
+        if not self._is_known_var(name):
+            if name in self.policy.constants:
+                return ("k", self.policy.constants[name])
+            if name in self.constants:
+                return ("k", self.constants[name])
         return None
 
 
@@ -174,7 +188,7 @@ class ValueTransfer:
         while rid in state.r:
             n += 1
             rid = f"{base}#{n}"
-        state.r[rid] = Res(None, OPAQUE, coll="[]" in loc)
+        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
         return rid
