@@ -153,9 +153,11 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                         metas.append(unit_meta(unit, policy))
                 reply: tuple = ("ok", metas)
             elif kind == "analyze":
-                _, jobs, new_constants = message
+                _, jobs, new_constants, adopted = message
                 if new_constants is not None:  # sent with the first chunk of a level only
                     constants = new_constants
+                if adopted:  # functions another worker parsed, moved here to balance the work
+                    functions.update(adopted)
                 costs: dict[FunctionKey, float] = {}
                 with cycle_collection_paused(keep=False):  # the engine makes no reference cycles (see runner)
                     results = _analyze_batch(functions, jobs, policy, options, constants, mark, costs)
@@ -438,22 +440,38 @@ class WorkerPool:
 
     MIN_MOVE = 0.005  # estimated seconds of analysis below which nothing is moved (a move costs ~2 ms)
     CHUNK_SECONDS = 0.02  # estimated analysis per request at least (a round trip costs ~0.2 ms)
+    REPRIORITIZE_SECONDS = 0.2  # how often the order of the queued jobs is revised (costs ~5 ms)
+    MAX_CHUNK_SECONDS = 0.1  # and at most: a move to a worker that runs out waits for the request in flight
     MAX_CHUNK = 1000  # jobs per request at most (the results of one request are held at once)
 
-    def _steal(self, queue: list, cost: dict[FunctionKey, float], left: float) -> list:
-        """The jobs to move from a queue (costliest first) to a worker that ran out: the
-        cheapest, up to half of what is left, when that is worth a move; never a component
-        (its members' IR stays together)."""
-        if len(queue) < 2 or left < 2 * self.MIN_MOVE:
+    def _steal(self, queue: list, cost: dict[FunctionKey, float], gap: float, moved: set) -> list:
+        """The jobs to move from a queue (costliest first) to a less loaded worker: the
+        cheapest, up to half of the gap, when that is worth a move; never a component (its
+        members' IR stays together), never a job moved before."""
+        if len(queue) < 2:
             return []
-        picked, want = [], left / 2
+        picked, want = [], gap / 2
         for job in reversed(queue):
-            if len(job) > 3 and job[3]:
+            if (len(job) > 3 and job[3]) or job[0] in moved:
                 continue
             if cost[job[0]] <= want:
                 picked.append(job)
                 want -= cost[job[0]]
         return picked if sum(cost[job[0]] for job in picked) >= self.MIN_MOVE else []
+
+    def _export(self, source: int, keys: list[FunctionKey]) -> list[tuple[FunctionKey, ir.Function]] | None:
+        """The IR of `keys` from an idle worker (to move them); None when it is lost on the
+        way (it is replaced) or no longer has one of them."""
+        self.conns[source].send(("ir", keys))
+        try:
+            status, fns = self._receive(source)
+        except WorkerLost:
+            self._replace(source)
+            return None
+        if status != "ok" or any(fn is None for fn in fns):
+            return None
+        return list(zip(keys, fns))
+
     DEFAULT_RATE = 20e-6  # seconds per size unit before any function was analyzed (a median on real code)
 
     def _observe(self, costs: dict[FunctionKey, float]) -> None:
@@ -479,15 +497,9 @@ class WorkerPool:
     def _transfer(self, source: int, target: int, keys: list[FunctionKey]) -> bool:
         """Copy the IR of `keys` from worker `source` to worker `target`; False when either is
         lost on the way (a lost worker is replaced; nothing is moved)."""
-        self.conns[source].send(("ir", keys))
-        try:
-            status, fns = self._receive(source)
-        except WorkerLost:
-            self._replace(source)
+        items = self._export(source, keys)
+        if not items:
             return False
-        if status != "ok" or any(fn is None for fn in fns):
-            return False
-        items = list(zip(keys, fns))
         self.conns[target].send(("take", items))
         try:
             status, _ = self._receive(target)
@@ -657,20 +669,22 @@ class WorkerPool:
     def analyze(self, jobs: list[tuple[FunctionKey, dict[str, Summary | None]]], constants: dict[str, int],
                 on_results: Callable[[dict[FunctionKey, FunctionResult | None]], None] | None = None,
                 idle: Callable[[], bool] | None = None, more: Callable[[], list] | None = None,
-                priority: dict[FunctionKey, float] | None = None) -> dict[FunctionKey, FunctionResult | None]:
+                priority: Callable[[], dict[FunctionKey, float]] | None = None) -> dict[FunctionKey, FunctionResult | None]:
         """Analyze functions on the workers that hold their IR, in chunks, so results stream
         back while the workers go on (and no worker holds a whole level's results at once).
         With `on_results`, each chunk's results are handed to it as they arrive. `idle` is the
         main process's own work, done a piece at a time while no reply is waiting (it returns
         False when nothing is left for now). `more()` gives the jobs that became ready since
         (after each reply and each piece of `idle`): the call returns once no job is left
-        and none is running. Each worker takes its jobs highest `priority` first (default:
-        the estimated cost)."""
+        and none is running. Each worker takes its jobs highest `priority()` first (default:
+        the estimated cost), asked again every REPRIORITIZE_SECONDS: the estimates behind it
+        learn what each file's code costs as results come."""
         batches: dict[int, list] = {}  # per worker, highest priority first
         out: dict[FunctionKey, FunctionResult | None] = {}
         cost: dict[FunctionKey, float] = {}
         left: dict[int, float] = {}  # estimated cost of the jobs not yet sent, per worker
-        rank = priority or cost
+        rank = priority() if priority is not None else cost
+        ranked = [time.monotonic()]  # when `rank` was last asked for
 
         def first(job: tuple) -> float:
             """First the costliest chains (or jobs); the cheap ones last, to even out the end."""
@@ -711,37 +725,50 @@ class WorkerPool:
                 return None
             chunk = [queue.pop(0)]
             spent = cost.get(chunk[0][0], 0.0)
-            target = max(self.CHUNK_SECONDS, left.get(w, 0.0) / 4)
+            target = min(max(self.CHUNK_SECONDS, left.get(w, 0.0) / 4), self.MAX_CHUNK_SECONDS)
             while queue and w not in singles and spent < target and len(chunk) < self.MAX_CHUNK:
                 chunk.append(queue.pop(0))
                 spent += cost.get(chunk[-1][0], 0.0)
             left[w] = max(0.0, left.get(w, 0.0) - spent)
             return chunk
 
+        pending: dict[int, list] = {}  # IR moved to a worker, sent with its next request
+        moved: set[FunctionKey] = set()  # a job moves once at most (no back and forth)
+
         def refill(w: int, starving: list[int]) -> list[int]:
-            """A worker that ran out takes the cheaper half of what `w` has not been sent yet
-            (estimates go wrong: one function of a file may cost ten times its neighbours)."""
-            if not starving or w in singles:
+            """`w` just answered (so it is idle for a moment): when it has much more work
+            queued than the least loaded worker, the cheaper part of the difference moves
+            there (estimates go wrong: one function of a file may cost ten times its
+            neighbours, and a file's functions all start where it was parsed). The IR goes
+            out with that worker's next request, so the move waits for nobody."""
+            others = [v for v in range(len(self.conns)) if v != w]
+            if w in singles or not others:
                 return []
-            picked = self._steal(batches.get(w, []), cost, left.get(w, 0.0))
-            if not picked:
+            v = min(others, key=lambda x: (left.get(x, 0.0), x not in starving, x))
+            gap = left.get(w, 0.0) - left.get(v, 0.0)
+            if gap < 2 * self.MIN_MOVE or (left.get(w, 0.0) < 2 * left.get(v, 0.0) and v not in starving):
                 return []
-            if not self._transfer(w, starving[0], [job[0] for job in picked]):
-                sent_constants.difference_update((w, starving[0]))  # either may have been replaced
+            picked = self._steal(batches.get(w, []), cost, gap, moved)
+            items = self._export(w, [job[0] for job in picked]) if picked else None
+            if not items:
+                sent_constants.discard(w)  # it may have been replaced
                 return []
             gone = {job[0] for job in picked}
+            moved.update(gone)
             batches[w] = [job for job in batches[w] if job[0] not in gone]
-            batches.setdefault(starving[0], []).extend(picked)
-            batches[starving[0]].sort(key=first)
-            moved = sum(cost[key] for key in gone)
-            left[w] -= moved
-            left[starving[0]] = left.get(starving[0], 0.0) + moved
-            return [starving[0]]
+            for job in picked:
+                bisect.insort(batches.setdefault(v, []), job, key=first)
+            amount = sum(cost[key] for key in gone)
+            left[w] -= amount
+            left[v] = left.get(v, 0.0) + amount
+            pending.setdefault(v, []).extend(items)
+            self.adopted.setdefault(v, []).extend(items)  # for its replacement, should it be lost
+            return [v] if v in starving else []
 
         def message(w: int, chunk: list) -> tuple:
             first = w not in sent_constants
             sent_constants.add(w)
-            return ("analyze", chunk, constants if first else None)
+            return ("analyze", chunk, constants if first else None, pending.pop(w, None))
 
         def on_reply(_w: int, _chunk: Any, payload: Any) -> None:
             if isinstance(payload, tuple):  # (results, CPU time of each) from a worker
@@ -753,6 +780,11 @@ class WorkerPool:
                 out.update(payload)
             if more is not None:
                 add(more())
+            if priority is not None and time.monotonic() - ranked[0] > self.REPRIORITIZE_SECONDS:
+                rank.update(priority())
+                ranked[0] = time.monotonic()
+                for w in batches:
+                    order(w)
 
         def idle_step() -> bool:
             assert idle is not None

@@ -411,8 +411,12 @@ class Analysis:
         assert self.pool is not None
         pool = self.pool
         readiness = Readiness(graph, components)
-        chain = readiness.chain_costs(lambda i: sum(pool._estimate(k) for k in components[i]))
-        priority = {key: chain[i] for i, members in enumerate(components) for key in members}
+
+        def priority() -> dict[FunctionKey, float]:
+            """Costliest chain first, by the pool's estimates (which learn as results come)."""
+            chain = readiness.chain_costs(lambda i: sum(pool._estimate(k) for k in components[i]))
+            return {key: chain[i] for i, members in enumerate(components) for key in members}
+
         index_of = {key: i for i, members in enumerate(components) for key in members}
         expected: dict[int, int] = {}  # component -> results still to come from the workers
         local: deque[int] = deque()  # components the main process analyzes itself

@@ -210,24 +210,25 @@ def test_functions_moved_to_balance_the_workers_give_the_same_findings(tree: Pat
 
 
 
-def test_a_worker_that_runs_out_takes_work_from_the_other(tree: Path, expected: list,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Estimates go wrong: a worker left with nothing in a level takes the cheaper half of what
-    the other has not been sent yet (its IR is sent over, WorkerPool.analyze's refill): the
-    findings are the same."""
+def test_a_worker_with_less_work_takes_some_from_the_other(tree: Path, expected: list,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Estimates go wrong: when a worker answers with much more work queued than the other,
+    the cheaper part of the difference moves (its IR goes with the other's next request,
+    WorkerPool.analyze's refill): the findings are the same."""
     from ortlint.parallel import WorkerPool
     (tree / "boom.c").unlink()
     moved: list[int] = []
-    real_transfer = WorkerPool._transfer
+    real_export = WorkerPool._export
 
-    def transfer(self, source, target, keys):  # noqa: ANN001, ANN202 - records what moved
-        done = real_transfer(self, source, target, keys)
-        moved.extend([len(keys)] if done else [])
-        return done
+    def export(self, source, keys):  # noqa: ANN001, ANN202 - records what moved
+        items = real_export(self, source, keys)
+        moved.extend([len(items)] if items else [])
+        return items
 
-    monkeypatch.setattr(WorkerPool, "_transfer", transfer)
+    monkeypatch.setattr(WorkerPool, "_export", export)
     monkeypatch.setattr(WorkerPool, "_balance", lambda self, batches, cost: None)  # no move up front
     monkeypatch.setattr(WorkerPool, "CHUNK_SECONDS", 0.0)  # one job per request: something is left to take
+    monkeypatch.setattr(WorkerPool, "MAX_CHUNK_SECONDS", 0.0)
     monkeypatch.setattr(WorkerPool, "MIN_MOVE", 0.0)
     monkeypatch.setattr(WorkerPool, "_estimate", lambda self, key: 1.0)
     report = go(tree, 2, monkeypatch=monkeypatch)
