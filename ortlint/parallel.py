@@ -440,7 +440,7 @@ class WorkerPool:
 
     MIN_MOVE = 0.005  # estimated seconds of analysis below which nothing is moved (a move costs ~2 ms)
     CHUNK_SECONDS = 0.02  # estimated analysis per request at least (a round trip costs ~0.2 ms)
-    REPRIORITIZE_SECONDS = 0.2  # how often the order of the queued jobs is revised (costs ~5 ms)
+    REPRIORITIZE_SECONDS = 0.25  # how often the order of the queued jobs is revised (a few ms)
     MAX_CHUNK_SECONDS = 0.1  # and at most: a move to a worker that runs out waits for the request in flight
     MAX_CHUNK = 1000  # jobs per request at most (the results of one request are held at once)
 

@@ -414,8 +414,8 @@ class Analysis:
 
         def priority() -> dict[FunctionKey, float]:
             """Costliest chain first, by the pool's estimates (which learn as results come)."""
-            chain = readiness.chain_costs(lambda i: sum(pool._estimate(k) for k in components[i]))
-            return {key: chain[i] for i, members in enumerate(components) for key in members}
+            chain = readiness.chain_costs(lambda i: sum([pool._estimate(k) for k in components[i]]))
+            return {key: cost for i, cost in chain.items() for key in components[i]}
 
         index_of = {key: i for i, members in enumerate(components) for key in members}
         expected: dict[int, int] = {}  # component -> results still to come from the workers

@@ -23,6 +23,7 @@ class Readiness:
         component_of = {key: i for i, members in enumerate(components) for key in members}
         self.users: list[list[int]] = [[] for _ in components]
         self.waiting: list[int] = [0] * len(components)
+        self.finished: list[bool] = [False] * len(components)
         for i, members in enumerate(components):
             callees = {component_of[t] for key in members for t in graph.get(key, ()) if t in component_of} - {i}
             self.waiting[i] = len(callees)
@@ -35,6 +36,7 @@ class Readiness:
 
     def done(self, i: int) -> list[int]:
         """Component `i` is analyzed: the components that became ready by it."""
+        self.finished[i] = True
         ready = []
         for user in self.users[i]:
             self.waiting[user] -= 1
@@ -46,10 +48,13 @@ class Readiness:
         """Components still waiting for a callee (none once every result has come)."""
         return [i for i, count in enumerate(self.waiting) if count > 0]
 
-    def chain_costs(self, cost: Callable[[int], float]) -> list[float]:
-        """Each component's cost plus the costliest chain of callers above it (the components
-        are in callee-first order, so callers come later and are computed first here)."""
-        out = [0.0] * len(self.components)
+    def chain_costs(self, cost: Callable[[int], float]) -> dict[int, float]:
+        """Each unfinished component's cost plus the costliest chain of callers above it (the
+        components are in callee-first order, so callers come later and are computed first
+        here; a finished component's callers are finished too)."""
+        out: dict[int, float] = {}
+        finished, users = self.finished, self.users
         for i in reversed(range(len(self.components))):
-            out[i] = cost(i) + max((out[u] for u in self.users[i]), default=0.0)
+            if not finished[i]:
+                out[i] = cost(i) + max([out[u] for u in users[i]], default=0.0)
         return out

@@ -54,3 +54,12 @@ def test_chain_costs_put_the_longest_chain_of_callers_first() -> None:
     assert chain[index["load"]] == 14.0  # load -> run -> main
     assert chain[index["log"]] == 15.0
     assert chain[index["a"]] == 1.0  # a and b: 0.5 each, nothing above them
+
+
+def test_chain_costs_leave_out_finished_components() -> None:
+    components, index = components_of(GRAPH)
+    ready = Readiness(GRAPH, components)
+    ready.done(index["log"])
+    chain = ready.chain_costs(lambda i: 1.0)
+    assert index["log"] not in chain
+    assert chain[index["load"]] == 3.0  # load -> run -> main
