@@ -1,10 +1,11 @@
 """Parallel runs: worker processes that parse files, keep their IR, and analyze functions on
-request, so no syntax tree or IR ever crosses a process boundary.
+request, so no syntax tree crosses a process boundary (and IR only when work is moved).
 
-The main process owns the program-wide view (names, call graph, summaries). It walks the
-call graph in levels (callees before callers); all functions of one level are independent and
-are analyzed by the workers that parsed them, each given the summaries of the callees it
-needs. The results are exactly those of a serial run, whatever the number of workers.
+The main process owns the program-wide view (names, call graph, summaries). A function is
+sent for analysis, with the summaries of the callees it needs, as soon as those callees are
+done (schedule.py), to the worker that parsed it; when one worker has much more queued than
+the other, some of its functions' IR moves over. The results are exactly those of a serial
+run, whatever the number of workers and wherever a function runs.
 
 Workers are also what keeps one bad input from taking the run down. Each worker says in shared
 memory which item (a file to parse, a function to analyze) it is working on and since when; the
@@ -154,7 +155,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 reply: tuple = ("ok", metas)
             elif kind == "analyze":
                 _, jobs, new_constants, adopted = message
-                if new_constants is not None:  # sent with the first chunk of a level only
+                if new_constants is not None:  # sent with a worker's first request of a run only
                     constants = new_constants
                 if adopted:  # functions another worker parsed, moved here to balance the work
                     functions.update(adopted)
@@ -286,8 +287,8 @@ class WorkerPool:
         self.relost: dict[str, str] = {}  # the files of these lost when parsed again for a replacement
         self.replaced = 0  # workers that died or were stopped and were replaced
         self.load = [0] * workers
-        self.sizes: dict[FunctionKey, int] = {}  # cost estimates (function_size), to balance the levels
-        self.adopted: dict[int, list[tuple[FunctionKey, ir.Function]]] = {}  # this level's moved IR, by new holder
+        self.sizes: dict[FunctionKey, int] = {}  # cost estimates (function_size), to balance the workers
+        self.adopted: dict[int, list[tuple[FunctionKey, ir.Function]]] = {}  # IR moved in this `analyze`, by new holder
         self.spent: dict[str, list] = {}  # path -> [analysis CPU seconds, size units] observed so far
         self.spent_total = [0.0, 0]
 
@@ -378,8 +379,8 @@ class WorkerPool:
                     "nothing is reported for it")
 
     def _readopt(self, w: int) -> None:
-        """A replacement worker gets again the functions moved to its slot in this level (the
-        main process keeps them until the level ends); if that fails, they are analyzed by
+        """A replacement worker gets again the functions moved to its slot in this `analyze`
+        call (the main process keeps them until it returns); if that fails, they are analyzed by
         nobody and come back as None, like a function whose IR is gone."""
         items = self.adopted.get(w)
         if not items:
@@ -392,11 +393,11 @@ class WorkerPool:
             self._start(w)
 
     def _balance(self, batches: dict[int, list], cost: dict[FunctionKey, float]) -> None:
-        """Move some of a level's functions from the worker with the most estimated work to the
-        one with the least (their IR is sent over), until the estimates are within a tenth:
-        a file's functions all belong to the worker that parsed it, and one heavy file (or
-        two copies of one landing in the same worker) would leave the other worker idle for
-        most of the level. Where a function is analyzed does not change its result."""
+        """Before any job is sent: move some jobs from the worker with the most estimated work
+        to the one with the least (their IR is sent over), until the estimates are within a
+        tenth: a file's functions all belong to the worker that parsed it, and one heavy file
+        (or two copies of one landing in the same worker) would leave the other worker idle.
+        Where a function is analyzed does not change its result."""
         workers = range(len(self.conns))
         load = {w: sum(cost[job[0]] for job in batches.get(w, ())) for w in workers}
         total = sum(load.values())
@@ -411,7 +412,7 @@ class WorkerPool:
                 break
             queue = batches.get(heavy, [])
             # the largest jobs that fit in half the gap, from the end of the queue (the queue is
-            # in the level's order; which jobs move only decides where they run)
+            # in priority order; which jobs move only decides where they run)
             picked, want = [], gap / 2
             for job in sorted(queue, key=lambda j: (-cost[j[0]], j[0])):
                 if len(job) > 3 and job[3]:
@@ -477,7 +478,7 @@ class WorkerPool:
     def _observe(self, costs: dict[FunctionKey, float]) -> None:
         """Learn what a size unit costs, per file: the cost of a function depends much more on
         its file's code (how many resources it juggles, the summaries it applies) than on its
-        size alone, and a file's functions are spread over the levels."""
+        size alone, and a file's functions are analyzed all along the run."""
         for key, seconds in costs.items():
             size = self.sizes.get(key, 1)
             spent = self.spent.setdefault(key[0], [0.0, 0])
@@ -671,7 +672,7 @@ class WorkerPool:
                 idle: Callable[[], bool] | None = None, more: Callable[[], list] | None = None,
                 priority: Callable[[], dict[FunctionKey, float]] | None = None) -> dict[FunctionKey, FunctionResult | None]:
         """Analyze functions on the workers that hold their IR, in chunks, so results stream
-        back while the workers go on (and no worker holds a whole level's results at once).
+        back while the workers go on (and no worker holds all its results at once).
         With `on_results`, each chunk's results are handed to it as they arrive. `idle` is the
         main process's own work, done a piece at a time while no reply is waiting (it returns
         False when nothing is left for now). `more()` gives the jobs that became ready since
