@@ -272,3 +272,25 @@ def test_recursive_components_analyzed_by_a_worker_match_one_process(tmp_path: P
     assert [(Path(f.path).name, f.line) for f in together.findings if f.rule == "ORT001"].count(("rec0.c", 7)) == 1
     assert {(Path(k[0]).name, k[1]): v for k, v in together.summaries.items()} == \
         {(Path(k[0]).name, k[1]): v for k, v in alone.summaries.items()}
+
+
+def test_callers_waiting_for_a_result_that_never_came_are_analyzed_all_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dataflow order must never silence a function: if the news that its callees are done
+    is lost, it is analyzed once nothing else is left (Analysis._run_parallel's last resort)."""
+    from ortlint import schedule
+    for i in range(2):
+        (tmp_path / f"rec{i}.c").write_text(RECURSIVE_C.replace("drop_", f"drop{i}_").replace("use_", f"use{i}_"))
+    alone = run(RunConfig([str(tmp_path)], default_policy(), jobs=1))
+    real_done = schedule.Readiness.done
+
+    def done(self, i):  # noqa: ANN001, ANN202 - the callers of the recursive helpers are never told
+        if any("drop" in key[1] for key in self.components[i]):
+            self.finished[i] = True
+            return []
+        return real_done(self, i)
+
+    monkeypatch.setattr(schedule.Readiness, "done", done)
+    together = go(tmp_path, 2, monkeypatch=monkeypatch)
+    assert leaks(together) == leaks(alone) and any(name == "rec0.c" for name, _l, _r in leaks(alone))
+    assert {(Path(k[0]).name, k[1]) for k in together.summaries} == {(Path(k[0]).name, k[1]) for k in alone.summaries}
