@@ -1506,7 +1506,8 @@ class CppLowering(FunctionLowering):
         base = fn.child_by_field_id(self.F.argument)
         field_node = fn.child_by_field_id(self.F.field)
         name = strip_template_args(clean_name(self.text(field_node))) if field_node is not None else "?"
-        op = self.text(fn.child_by_field_id(self.F.operator)).strip() if fn.child_by_field_id(self.F.operator) else "."
+        op_node = fn.child_by_field_id(self.F.operator)
+        op = self.text(op_node).strip() if op_node else "."
         base_inner = self.strip_casts(base) if base is not None else None
         if base_inner is not None and base_inner.type == "this" and self.cls is not None and self.cls.has_method(name):
             return self.call_own_method(node, name, arg_nodes, discard, dest)
