@@ -150,7 +150,11 @@ def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
     for p in params.named_children:
         if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
-        const = any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const" for c in p.children)
+        const = False
+        for c in p.children:  # (a loop, not `any(<genexpr>)`: every parameter of every prototype)
+            if c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const":
+                const = True
+                break
         decl = p.child_by_field_name("declarator")
         indirect = decl is not None and decl.type in ("pointer_declarator", "abstract_pointer_declarator",
                                                       "reference_declarator", "abstract_reference_declarator")
@@ -213,14 +217,14 @@ def collect_facts(src: bytes, root: Node, path: str, own: bool = False) -> Heade
         elif kind in ("type_definition", "alias_declaration"):
             _collect_alias(src, node, facts, ns, stack)
         elif kind == "template_declaration":
-            stack.extend((c, ns) for c in reversed(node.named_children))
+            stack.extend([(c, ns) for c in reversed(node.named_children)])
         elif kind in _CONTAINERS:
             if kind == "preproc_if" and _text(src, node.child_by_field_name("condition")).strip() in ("0", "(0)"):
                 alt = node.child_by_field_name("alternative")
                 if alt is not None:
                     stack.append((alt, ns))
                 continue
-            stack.extend((c, ns) for c in reversed(node.named_children))
+            stack.extend([(c, ns) for c in reversed(node.named_children)])
     return facts
 
 
