@@ -475,7 +475,11 @@ class CppLowering(FunctionLowering):
 
     def stmt_return_statement(self, node: Node) -> None:
         self.stmt_temps = []
-        value_node = next((c for c in node.named_children if c.type != "comment"), None)
+        for value_node in node.named_children:  # the first one that is not a comment
+            if value_node.type != "comment":
+                break
+        else:
+            value_node = None
         skip: frozenset[str] = frozenset()
         value = None
         if value_node is not None:
