@@ -268,7 +268,7 @@ class FunctionLowering(CfgBuilder):
         self.start(join)
 
     def kill_at_start(self, temps: tuple[str, ...], node: Node | None) -> None:
-        if node is not None:
+        if node is not None and temps:  # most conditions leave no temporaries: no location to build
             self.kill(temps, self.loc(node))
 
     def stmt_while_statement(self, node: Node) -> None:

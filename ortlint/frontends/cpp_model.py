@@ -83,6 +83,12 @@ def _angle_events(text: str) -> list[tuple[int, int]]:
 
 
 _BRACKETS = re.compile(r"[()\[\]{}<>]")
+# Compiled once: `re.sub(pattern, ...)` looks the pattern up in re's cache on every call, and
+# `clean_name`/`parse_type` run for most declarations and calls.
+_LEADING_SCOPE = re.compile(r"^::")
+_INLINE_STD_NAMESPACE = re.compile(r"\bstd::__(?:1|cxx11)::")
+_FUNCTION_POINTER = re.compile(r"\(\s*\*\s*\w*\s*\)\s*\(")
+_ARRAY_AND_DECLARATOR_MARKS = re.compile(r"\[[^\]]*\]|[*&]")
 
 
 def split_template_args(text: str) -> list[str]:
@@ -109,8 +115,8 @@ def split_template_args(text: str) -> list[str]:
 def clean_name(name: str) -> str:
     """Drop spaces, a leading `::`, `(anonymous namespace)::` and inline namespaces like `__1`."""
     name = name.replace("(anonymous namespace)::", "").replace(" ", "")
-    name = re.sub(r"^::", "", name)
-    return re.sub(r"\bstd::__(?:1|cxx11)::", "std::", name)
+    name = _LEADING_SCOPE.sub("", name)
+    return _INLINE_STD_NAMESPACE.sub("std::", name)
 
 
 @functools.lru_cache(maxsize=8192)  # pure (TypeRef is frozen); the same spellings recur all over a file
@@ -135,11 +141,11 @@ def parse_type(text: str) -> TypeRef:
             return TypeRef("", (), 0, False, raw)
         args = tuple(split_template_args(text[start + 1:end]))
         rest = text[:start] + text[end + 1:]
-    if re.search(r"\(\s*\*\s*\w*\s*\)\s*\(", rest):  # a function pointer type
+    if _FUNCTION_POINTER.search(rest):  # a function pointer type
         return TypeRef("<function pointer>", (), 1, False, raw)
     pointers = rest.count("*")
     array = "[" in rest
-    words = re.sub(r"\[[^\]]*\]|[*&]", " ", rest).split()
+    words = _ARRAY_AND_DECLARATOR_MARKS.sub(" ", rest).split()
     name = clean_name(words[0]) if words else ""
     return TypeRef(name, args, pointers, array, raw)
 

@@ -441,7 +441,8 @@ class CppLowering(FunctionLowering):
 
     def run_cleanups(self, scopes: list[Scope], loc: Loc, skip: frozenset[str] = frozenset()) -> None:
         """Emit the destructors of `scopes`, innermost first (`skip`: objects moved out by a return)."""
-        self.cleanup_runs += sum(len(scope.cleanups) for scope in scopes)
+        for scope in scopes:  # (a loop: `sum(<genexpr>)` cost a generator step per scope, at every exit)
+            self.cleanup_runs += len(scope.cleanups)
         if self.cleanup_runs > MAX_CLEANUP_RUNS:
             raise TooManyCleanups()
         saved = self.loc_override
@@ -474,7 +475,11 @@ class CppLowering(FunctionLowering):
 
     def stmt_return_statement(self, node: Node) -> None:
         self.stmt_temps = []
-        value_node = next((c for c in node.named_children if c.type != "comment"), None)
+        for value_node in node.named_children:  # the first one that is not a comment
+            if value_node.type != "comment":
+                break
+        else:
+            value_node = None
         skip: frozenset[str] = frozenset()
         value = None
         if value_node is not None:
@@ -671,7 +676,11 @@ class CppLowering(FunctionLowering):
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []
         type_node = node.child_by_field_id(self.F.type)
-        static = any(c.type == "storage_class_specifier" and self.text(c) in ("static", "thread_local") for c in node.children)
+        static = False
+        for c in node.children:  # a plain loop: `any(<genexpr>)` cost a generator frame per child
+            if c.type == "storage_class_specifier" and self.text(c) in ("static", "thread_local"):
+                static = True
+                break
         for child in node.children_by_field_id(self.F.declarator):
             self.lower_cpp_declarator(child, type_node, static)
         self.finish_statement(node)
@@ -927,8 +936,11 @@ class CppLowering(FunctionLowering):
         return node
 
     def lambda_var(self, node: Node) -> Node | None:
-        if not any(frame.lambdas for frame in self.frames):
-            return None  # no lambda variable anywhere: nothing to look up (asked for every argument)
+        for frame in self.frames:  # (a loop, not `any(<genexpr>)`: asked for every call argument)
+            if frame.lambdas:
+                break
+        else:
+            return None  # no lambda variable anywhere: nothing to look up
         node = self.strip_casts(node)
         if node.type == "identifier":
             return self.lookup("lambdas", self.text(node))
@@ -1282,8 +1294,7 @@ class CppLowering(FunctionLowering):
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """Assigning to a smart pointer releases what it held first."""
         left = self.unparen(node.child_by_field_id(self.F.left))
-        op = self.text(node.child_by_field_id(self.F.operator)).strip()
-        if op == "=" and left.type == "identifier":
+        if left.type == "identifier" and self.operator(node) == "=":
             own = self.owner_of(self.text(left))
             if own is not None and own.what == "smart" and not own.shared:
                 target = self.lower_expr(left)
@@ -1506,7 +1517,8 @@ class CppLowering(FunctionLowering):
         base = fn.child_by_field_id(self.F.argument)
         field_node = fn.child_by_field_id(self.F.field)
         name = strip_template_args(clean_name(self.text(field_node))) if field_node is not None else "?"
-        op = self.text(fn.child_by_field_id(self.F.operator)).strip() if fn.child_by_field_id(self.F.operator) else "."
+        op_node = fn.child_by_field_id(self.F.operator)
+        op = self.text(op_node).strip() if op_node else "."
         base_inner = self.strip_casts(base) if base is not None else None
         if base_inner is not None and base_inner.type == "this" and self.cls is not None and self.cls.has_method(name):
             return self.call_own_method(node, name, arg_nodes, discard, dest)

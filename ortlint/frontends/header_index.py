@@ -142,6 +142,15 @@ def method_declarator(node: Node | None) -> Node | None:
     return None if inner is not None and inner.type == "parenthesized_declarator" else fn
 
 
+def has_const_qualifier(src: bytes, node: Node) -> bool:
+    """Is one of `node`'s children the `const` qualifier? (A loop, not `any(<genexpr>)`: asked for
+    every parameter and member of every header.)"""
+    for c in node.children:
+        if c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const":
+            return True
+    return False
+
+
 def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
     """Per parameter: is it `const T *` or `const T &` (one level of indirection to const)?"""
     if params is None:
@@ -150,7 +159,7 @@ def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
     for p in params.named_children:
         if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
             continue
-        const = any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const" for c in p.children)
+        const = has_const_qualifier(src, p)
         decl = p.child_by_field_name("declarator")
         indirect = decl is not None and decl.type in ("pointer_declarator", "abstract_pointer_declarator",
                                                       "reference_declarator", "abstract_reference_declarator")
@@ -158,7 +167,7 @@ def const_pointee_flags(src: bytes, params: Node | None) -> tuple[bool, ...]:
             inner = decl.child_by_field_name("declarator")
             if inner is not None and inner.type in ("pointer_declarator", "abstract_pointer_declarator"):
                 indirect = False  # `const T **`: the callee may write a pointer through it
-            if any(c.type == "type_qualifier" for c in decl.children):
+            if "type_qualifier" in [c.type for c in decl.children]:
                 indirect = indirect and const  # `const T * const p` stays a borrow; `T * const p` is not
         flags.append(const and indirect)
     return tuple(flags)
@@ -213,14 +222,14 @@ def collect_facts(src: bytes, root: Node, path: str, own: bool = False) -> Heade
         elif kind in ("type_definition", "alias_declaration"):
             _collect_alias(src, node, facts, ns, stack)
         elif kind == "template_declaration":
-            stack.extend((c, ns) for c in reversed(node.named_children))
+            stack.extend([(c, ns) for c in reversed(node.named_children)])
         elif kind in _CONTAINERS:
             if kind == "preproc_if" and _text(src, node.child_by_field_name("condition")).strip() in ("0", "(0)"):
                 alt = node.child_by_field_name("alternative")
                 if alt is not None:
                     stack.append((alt, ns))
                 continue
-            stack.extend((c, ns) for c in reversed(node.named_children))
+            stack.extend([(c, ns) for c in reversed(node.named_children)])
     return facts
 
 
@@ -287,8 +296,7 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                 if method_declarator(decl) is not None:
                     info.methods.add(member_name)
                     continue
-                prefix = "const " if any(c.type == "type_qualifier" and src[c.start_byte:c.end_byte] == b"const"
-                                         for c in member.children) else ""
+                prefix = "const " if has_const_qualifier(src, member) else ""
                 written = _text(src, decl)
                 suffix = "".join(ch for ch in written.split(member_name, 1)[0] if ch in "*&")
                 info.fields[member_name] = prefix + " ".join(_text(src, type_node).split()) + \

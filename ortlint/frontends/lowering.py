@@ -336,8 +336,8 @@ class CfgBuilder:
         if node_type == "unary_expression" and self.operator(node) == "!":
             self.lower_cond(node.child_by_field_name(self.UNARY_OPERAND), f, t, kind)
             return
-        if node_type == "binary_expression" and self.operator(node) in ("&&", "||"):
-            op = self.operator(node)
+        op = self.operator(node) if node_type == "binary_expression" else None
+        if op == "&&" or op == "||":
             operands = self.chain_operands(node, op)
             for operand in operands[:-1]:
                 mid = self.new_block()
