@@ -8,6 +8,7 @@ evaluation order or which language it is looking at.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import NamedTuple, Union
 
@@ -17,7 +18,35 @@ from .pickling import pickle_by_fields
 # are made (nothing assigns to their fields). They are not `frozen=True` because the front ends
 # create half a million of them per 100 K lines, and a frozen dataclass's __init__ (one
 # object.__setattr__ per field) costs four times a plain one.
-value_class = dataclass(slots=True, unsafe_hash=True)
+_value_dataclass = dataclass(slots=True, unsafe_hash=True)
+
+
+def value_class(cls: type) -> type:
+    """A value dataclass (see above) whose hash is computed once and kept in a `_hash` slot:
+    the engine hashes the same expressions over and over (memo keys, sets of locations), and
+    the generated `__hash__` rebuilds a tuple of the fields, recursively, every time. Equality
+    and the hash value are the generated ones; `_hash` takes no part in equality, repr or
+    construction, and is never pickled (`pickle_by_fields` pickles the constructor's arguments:
+    a string's hash differs between processes)."""
+    cls.__annotations__["_hash"] = int
+    cls._hash = field(default=0, init=False, repr=False, compare=False, hash=False, metadata={"cache": True})
+    cls = _value_dataclass(cls)
+    names = cls.__match_args__
+    get = operator.attrgetter(*names)
+    if len(names) == 1:
+        def fields_of(self):  # noqa: ANN001, ANN202
+            return (get(self),)
+    else:
+        fields_of = get
+
+    def __hash__(self) -> int:  # noqa: N807
+        h = self._hash
+        if not h:  # (a hash of 0 is recomputed each time: harmless)
+            h = self._hash = hash(fields_of(self))
+        return h
+
+    cls.__hash__ = __hash__
+    return cls
 
 
 class Loc(NamedTuple):

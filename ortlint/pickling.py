@@ -12,9 +12,11 @@ def pickle_by_fields(cls):
     every object) made loading findings and summaries from worker processes and from the
     cache 3x slower, and moving IR between processes 2.5x slower. Every field must be a
     positional constructor argument (checked here, so a new keyword-only field fails loudly
-    instead of being dropped)."""
+    instead of being dropped). Fields marked `metadata={"cache": True}` are left out: a
+    cache (like the IR's kept hashes) is recomputed on the other side, never carried."""
     names = cls.__match_args__
-    if len(names) != len(dataclasses.fields(cls)):  # a keyword-only or init=False field would be lost
+    stored = [f for f in dataclasses.fields(cls) if not f.metadata.get("cache")]  # (caches are recomputed)
+    if len(names) != len(stored):  # a keyword-only or init=False field would be lost
         raise TypeError(f"pickle_by_fields: {cls.__name__} has fields its constructor does not take in order")
     if len(names) == 1:
         name = names[0]

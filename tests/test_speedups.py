@@ -96,6 +96,26 @@ def test_ir_pickles_by_constructor() -> None:
     assert pickle.loads(pickle.dumps(ir.Loc(1, 2, 3, 4))) == ir.Loc(1, 2, 3, 4)
 
 
+def _nested() -> ir.Expr:
+    return ir.Op("==", (ir.Field(ir.Deref(ir.Var("p")), "data"), ir.Index(ir.Var("a"), ir.Const(0, "0")),
+                        ir.Opaque("f(x)", (ir.AddrOf(ir.Var("x")),))))
+
+
+def test_ir_expressions_keep_their_hash_but_never_pickle_it() -> None:
+    e = _nested()
+    first = hash(e)
+    assert e._hash == first  # kept once computed
+    assert first == hash((e.op, e.operands))  # the value the generated __hash__ gave
+    assert hash(ir.Var("p")) == hash(("p",))
+    other = _nested()
+    assert other._hash == 0 and other == e and hash(other) == first  # the cache takes no part in equality
+    assert ir.Var("p") != ir.Var("q") and "_hash" not in repr(e)
+    blob = pickle.dumps(e, pickle.HIGHEST_PROTOCOL)
+    assert blob == pickle.dumps(_nested(), pickle.HIGHEST_PROTOCOL)  # no hash in the bytes
+    back = pickle.loads(blob)
+    assert back._hash == 0 and back == e and hash(back) == first
+
+
 # ----------------------------------------------------------------------------- policy tables
 
 

@@ -128,7 +128,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         # resources whose memory (`("@R", ...)` locations) some state of this function has had
         # (values._note_key): `_gc` looks for orphaned memory only when one of them is gone
         self._memory_rids: set[str] = set()
-        self._signature_order: dict[frozenset, tuple[str, ...]] = {}
+        self._signature_order: dict[frozenset, tuple[tuple[str], ...]] = {}  # explore._signature
         self._tracked_kinds, self._local_ref_kinds = _kind_sets(policy)
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None

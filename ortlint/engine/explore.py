@@ -309,13 +309,12 @@ class Exploration:
         """The facts `join_held` must not lose, so states that differ in them are never even
         tried: values of variables and remembered conditions that an `if` ahead tests
         (liveness.Ahead), NULL facts of unknown pointers."""
-        order = self._signature_order.get(relevant)
-        if order is None:
-            order = self._signature_order[relevant] = tuple(sorted(relevant))
-        b = state.b
+        locs = self._signature_order.get(relevant)
+        if locs is None:  # the tested variables' locations, in a stable order, made once
+            locs = self._signature_order[relevant] = tuple([(name,) for name in sorted(relevant)])
         # which resource a tested variable holds is join_held's to weigh (it renames a location's
         # successive acquisitions into one); only that it holds one belongs here
-        values = tuple([_RESOURCE if v is not None and v[0] == "r" else v for v in [b.get((name,)) for name in order]])
+        values = tuple([_RESOURCE if v is not None and v[0] == "r" else v for v in map(state.b.get, locs)])
         conds = frozenset([c for c in state.conds if c[0] in retested]) if state.conds else frozenset()
         facts = frozenset([(rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None])
         return (values, conds, facts)
