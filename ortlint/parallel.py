@@ -440,6 +440,7 @@ class WorkerPool:
                 batches.setdefault(heavy, []).extend(picked)
 
     MIN_MOVE = 0.005  # estimated seconds of analysis below which nothing is moved (a move costs ~2 ms)
+    DEFAULT_RATE = 20e-6  # seconds per size unit before any function was analyzed (a median on real code)
     CHUNK_SECONDS = 0.02  # estimated analysis per request at least (a round trip costs ~0.2 ms)
     REPRIORITIZE_SECONDS = 0.25  # how often the order of the queued jobs is revised (a few ms)
     MAX_CHUNK_SECONDS = 0.1  # and at most: a move to a worker that runs out waits for the request in flight
@@ -463,17 +464,20 @@ class WorkerPool:
     def _export(self, source: int, keys: list[FunctionKey]) -> list[tuple[FunctionKey, ir.Function]] | None:
         """The IR of `keys` from an idle worker (to move them); None when it is lost on the
         way (it is replaced) or no longer has one of them."""
-        self.conns[source].send(("ir", keys))
-        try:
-            status, fns = self._receive(source)
-        except WorkerLost:
-            self._replace(source)
-            return None
+        status, fns = self._ask(source, ("ir", keys))
         if status != "ok" or any(fn is None for fn in fns):
             return None
         return list(zip(keys, fns))
 
-    DEFAULT_RATE = 20e-6  # seconds per size unit before any function was analyzed (a median on real code)
+    def _ask(self, w: int, message: tuple) -> tuple[str, Any]:
+        """One request to an idle worker and its reply; ("lost", None) when the worker is lost
+        on the way (it is replaced)."""
+        self.conns[w].send(message)
+        try:
+            return self._receive(w)
+        except WorkerLost:
+            self._replace(w)
+            return "lost", None
 
     def _observe(self, costs: dict[FunctionKey, float]) -> None:
         """Learn what a size unit costs, per file: the cost of a function depends much more on
@@ -501,13 +505,7 @@ class WorkerPool:
         items = self._export(source, keys)
         if not items:
             return False
-        self.conns[target].send(("take", items))
-        try:
-            status, _ = self._receive(target)
-        except WorkerLost:
-            self._replace(target)
-            return False
-        if status != "ok":
+        if self._ask(target, ("take", items))[0] != "ok":
             return False
         self.adopted.setdefault(target, []).extend(items)
         return True

@@ -471,8 +471,7 @@ class Analysis:
             waiting, blocked[:] = blocked[:], []
             start(waiting, streaming=False)  # nothing runs now: IR can be fetched, files parsed
             if not (jobs or local or blocked):  # a result that never came must not silence its callers
-                start([i for i in readiness.stuck() if not expected.get(i)], streaming=False)
-                readiness.waiting = [0] * len(components)
+                start([i for i in readiness.release_stuck() if not expected.get(i)], streaming=False)
 
     def _placement(self, infos: list[FunctionInfo], graph: dict[FunctionKey, list[FunctionKey]],
                    streaming: bool) -> tuple | str | None:

@@ -48,6 +48,14 @@ class Readiness:
         """Components still waiting for a callee (none once every result has come)."""
         return [i for i, count in enumerate(self.waiting) if count > 0]
 
+    def release_stuck(self) -> list[int]:
+        """The components still waiting, now taken as ready (a last resort: a result that
+        never came must not keep its callers from being analyzed)."""
+        stuck = self.stuck()
+        for i in stuck:
+            self.waiting[i] = 0
+        return stuck
+
     def chain_costs(self, cost: Callable[[int], float]) -> dict[int, float]:
         """Each unfinished component's cost plus the costliest chain of callers above it (the
         components are in callee-first order, so callers come later and are computed first

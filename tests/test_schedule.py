@@ -63,3 +63,11 @@ def test_chain_costs_leave_out_finished_components() -> None:
     chain = ready.chain_costs(lambda i: 1.0)
     assert index["log"] not in chain
     assert chain[index["load"]] == 3.0  # load -> run -> main
+
+
+def test_release_stuck_takes_the_waiting_components_as_ready_once() -> None:
+    components, index = components_of(GRAPH)
+    ready = Readiness(GRAPH, components)
+    ready.done(index["log"])
+    assert sorted(ready.release_stuck()) == sorted([index["run"], index["main"]])
+    assert ready.stuck() == [] and ready.release_stuck() == []
