@@ -412,9 +412,11 @@ class Analysis:
         pool = self.pool
         readiness = Readiness(graph, components)
 
+        estimates = pool.estimator(components)
+
         def priority() -> dict[FunctionKey, float]:
             """Costliest chain first, by the pool's estimates (which learn as results come)."""
-            chain = readiness.chain_costs(lambda i: sum([pool._estimate(k) for k in components[i]]))
+            chain = readiness.chain_costs(estimates())
             return {key: cost for i, cost in chain.items() for key in components[i]}
 
         index_of = {key: i for i, members in enumerate(components) for key in members}

@@ -56,13 +56,14 @@ class Readiness:
             self.waiting[i] = 0
         return stuck
 
-    def chain_costs(self, cost: Callable[[int], float]) -> dict[int, float]:
-        """Each unfinished component's cost plus the costliest chain of callers above it (the
-        components are in callee-first order, so callers come later and are computed first
-        here; a finished component's callers are finished too)."""
+    def chain_costs(self, cost: Sequence[float]) -> dict[int, float]:
+        """Each unfinished component's cost (`cost[i]`) plus the costliest chain of callers
+        above it (the components are in callee-first order, so callers come later and are
+        computed first here; a finished component's callers are finished too)."""
         out: dict[int, float] = {}
         finished, users = self.finished, self.users
         for i in reversed(range(len(self.components))):
             if not finished[i]:
-                out[i] = cost(i) + max([out[u] for u in users[i]], default=0.0)
+                above = users[i]
+                out[i] = cost[i] + (max([out[u] for u in above]) if above else 0.0)
         return out

@@ -48,7 +48,7 @@ def test_chain_costs_put_the_longest_chain_of_callers_first() -> None:
     components, index = components_of(GRAPH)
     ready = Readiness(GRAPH, components)
     cost = {"log": 1.0, "load": 2.0, "run": 4.0, "main": 8.0}
-    chain = ready.chain_costs(lambda i: sum(cost.get(k, 0.5) for k in components[i]))
+    chain = ready.chain_costs([sum(cost.get(k, 0.5) for k in members) for members in components])
     assert chain[index["main"]] == 8.0
     assert chain[index["run"]] == 12.0
     assert chain[index["load"]] == 14.0  # load -> run -> main
@@ -60,7 +60,7 @@ def test_chain_costs_leave_out_finished_components() -> None:
     components, index = components_of(GRAPH)
     ready = Readiness(GRAPH, components)
     ready.done(index["log"])
-    chain = ready.chain_costs(lambda i: 1.0)
+    chain = ready.chain_costs([1.0] * len(components))
     assert index["log"] not in chain
     assert chain[index["load"]] == 3.0  # load -> run -> main
 
@@ -71,3 +71,38 @@ def test_release_stuck_takes_the_waiting_components_as_ready_once() -> None:
     ready.done(index["log"])
     assert sorted(ready.release_stuck()) == sorted([index["run"], index["main"]])
     assert ready.stuck() == [] and ready.release_stuck() == []
+
+
+# ------------------------------------------------------------------- parse chunks (parallel._Chunks)
+
+def test_parse_chunks_keep_each_worker_on_neighbouring_files() -> None:
+    from ortlint.parallel import _Chunks, _path_order_chunks
+    items = [(f"/t/{d}/f{i}.c", "c", None) for d in ("a", "b", "c", "d") for i in range(6)]
+    chunks = _path_order_chunks(items, [1 << 20] * len(items), 2)  # one file a chunk (large files)
+    assert [c[0][0] for c in chunks] == sorted(path for path, _l, _d in items)
+    queue = _Chunks(chunks, 2)
+    taken: dict[int, list[str]] = {0: [], 1: []}
+    for _ in range(10):  # both take in turn: each goes on from its own start
+        for w in (0, 1):
+            taken[w].append(queue.take(w)[0][0])
+    assert taken[0] == sorted(taken[0]) and taken[1] == sorted(taken[1])
+    assert not set(taken[0]) & set(taken[1])
+    assert all(path.startswith(("/t/a/", "/t/b/")) for path in taken[0][:12])
+    rest = []
+    while (chunk := queue.take(1)) is not None:
+        rest.append(chunk[0][0])
+    assert sorted(taken[0] + taken[1] + rest) == sorted(path for path, _l, _d in items)
+
+
+def test_a_worker_whose_next_chunk_is_taken_starts_in_the_middle_of_the_longest_free_run() -> None:
+    from ortlint.parallel import _Chunks
+    queue = _Chunks([[(str(i), "c", None)] for i in range(10)], 2)  # worker 0 starts at 0, worker 1 at 5
+    assert [queue.take(1)[0][0] for _ in range(5)] == ["5", "6", "7", "8", "9"]
+    assert queue.take(1)[0][0] == "2"  # free: 0-4, the middle
+    assert queue.take(0)[0][0] == "0"
+    assert queue.take(0)[0][0] == "1"
+    assert queue.take(0)[0][0] == "4"  # 2 is taken: the longest free run is 3-4
+    queue.put_back([[("again", "c", None)]])
+    assert queue.take(1)[0][0] == "again"  # a lost request's files come first
+    assert queue.take(1)[0][0] == "3"
+    assert queue.take(0) is None
