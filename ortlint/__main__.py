@@ -1,4 +1,4 @@
 """`python -m ortlint` runs the command line."""
-from .cli import main
+from .cli import console
 
-main(prog_name="ortlint")
+console()

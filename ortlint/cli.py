@@ -74,6 +74,27 @@ def main() -> None:
     """Release-pairing checks for ONNX Runtime C API, JNI, C++ and Java code."""
 
 
+def console() -> None:
+    """The `ortlint` command: `main`, then an exit without the interpreter's teardown, which
+    frees every object of the run one by one (a tenth of a second on a large tree, after the
+    results are out; mypy exits the same way). Output is flushed first; the workers are
+    already stopped."""
+    try:
+        main(prog_name="ortlint")
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more can be said
+            code = code or 1
+    os._exit(code or 0)
+
+
 # ----------------------------------------------------------------------------- check
 
 

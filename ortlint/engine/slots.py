@@ -137,22 +137,33 @@ def slot_name(fn: ir.Function, e: ir.Expr) -> str | None:
 
 def mentioned_names(e: ir.Expr | None, depth: int = 0) -> set[str]:
     """Every variable and member name an expression reads (for "handed on" slots)."""
-    if e is None or depth > 12:
-        return set()
-    if isinstance(e, Var):
-        return {e.name}
-    if isinstance(e, Field):
-        return {e.name} | mentioned_names(e.base, depth + 1)
-    if isinstance(e, (Index,)):
-        return mentioned_names(e.base, depth + 1) | mentioned_names(e.index, depth + 1)
-    if isinstance(e, (Deref, AddrOf)):
-        return mentioned_names(e.base, depth + 1)
-    if isinstance(e, (Op, Opaque)):
-        out: set[str] = set()
-        for part in e.operands if isinstance(e, Op) else e.parts:
-            out |= mentioned_names(part, depth + 1)
-        return out
-    return set()
+    out: set[str] = set()
+    _add_mentioned(e, depth, out)
+    return out
+
+
+def _add_mentioned(e: ir.Expr | None, depth: int, out: set[str]) -> None:
+    """`mentioned_names` into `out` (one set for the whole expression: this runs for every
+    argument and condition of every function)."""
+    while e is not None and depth <= 12:
+        cls = type(e)
+        if cls is Var:
+            out.add(e.name)
+            return
+        if cls is Field:
+            out.add(e.name)
+            e, depth = e.base, depth + 1
+        elif cls is Deref or cls is AddrOf:
+            e, depth = e.base, depth + 1
+        elif cls is Index:
+            _add_mentioned(e.index, depth + 1, out)
+            e, depth = e.base, depth + 1
+        elif cls is Op or cls is Opaque:
+            for part in e.operands if cls is Op else e.parts:
+                _add_mentioned(part, depth + 1, out)
+            return
+        else:
+            return
 
 
 # ----------------------------------------------------------------------------- per unit
