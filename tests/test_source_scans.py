@@ -466,3 +466,29 @@ def test_pointer_new_arrays_match_the_reference() -> None:
         assert [m.span(1) for m in source._NEW_POINTER_ARRAY.finditer(text)] == want, text
         found += bool(want)
     assert found > 500
+
+
+# ------------------------------------------------------------- `else` continuing across `#endif`
+
+def test_a_one_branch_conditional_inside_an_if_chain_keeps_its_branch_without_the_directives() -> None:
+    text = (b"if (a) { x(); }\n#ifdef FEATURE\n  /* optional */ else if (b) { y(); }\n#endif\n"
+            b"else { z(); }\n")
+    out = source.blank_else_continuations(text)
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    assert b"#" not in out and b"else if (b) { y(); }" in out and b"else { z(); }" in out
+
+
+def test_under_if_zero_the_continued_branch_goes_too() -> None:
+    text = b"if (a) { x(); }\n#if 0\nelse if (b) { y(); }\n#endif\nelse { z(); }\n"
+    out = source.blank_else_continuations(text)
+    assert b"y()" not in out and b"else { z(); }" in out and len(out) == len(text)
+
+
+def test_conditionals_that_continue_no_chain_are_left_alone() -> None:
+    two_branches = b"if (a) { x(); }\n#ifdef F\nelse if (b) { y(); }\n#else\nelse if (c) { w(); }\n#endif\n"
+    plain = b"#ifdef F\nint a;\n#endif\nelse\n"
+    nested_other = b"#ifdef F\n#ifdef G\nelse if (b) { y(); }\n#endif\n#endif\n"
+    assert source.blank_else_continuations(two_branches) == two_branches
+    assert source.blank_else_continuations(plain) == plain
+    out = source.blank_else_continuations(nested_other)  # only the inner one continues a chain
+    assert out.startswith(b"#ifdef F\n") and out.rstrip().endswith(b"#endif") and out.count(b"#") == 2

@@ -20,7 +20,7 @@ from ..policy import Policy
 from .lowering import MAX_CLEANUP_RUNS, CfgBuilder, TooDeep, TooManyCleanups, field_ids, handler_table, short
 from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
-from .source import (ParseTimeout, SourceText, blank_preprocessor_alternatives, parse_limited, read_source,
+from .source import (ParseTimeout, SourceText, blank_else_continuations, blank_preprocessor_alternatives, parse_limited, read_source,
                      scan_function_macros, statement_macro_names, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
@@ -1088,6 +1088,7 @@ class CFrontEnd:
             self.src = terminate_statement_macros(self.src, names)
         self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
+        self.src = blank_else_continuations(self.src)
         self.ascii = self.src.isascii()
 
     def add_visible_declarations(self, root: Node) -> None:

@@ -622,6 +622,48 @@ def _blank_unbalanced_alternatives(data: bytes, regions: Iterable[tuple[int, int
     return bytes(out) if out is not None else data
 
 
+# A conditional directive line followed (after blanks and comments) by `else`: the branch goes
+# on an `if` chain that began before the directive (line_start_matches anchors it).
+_ELSE_AFTER_CONDITIONAL = re.compile(
+    rb"#[ \t]*(?:if|ifdef|ifndef)\b(?:[^\n\\]|\\\r?\n|\\)*\n(?:[ \t\r\n]|/\*(?:[^*]|\*(?!/))*\*/|//[^\n]*)*else\b")
+
+
+def blank_else_continuations(data: bytes) -> bytes:
+    """`if (a) {...}\n#ifdef X\nelse if (b) {...}\n#endif\nelse {...}`: the branches of one
+    `if` chain on both sides of a one-branch conditional. Tree-sitter takes the conditional as a
+    statement of its own, so the `else` inside it (and the one after it) belongs to no `if` and
+    the rest of the function is lost ("could not parse code"). The directive lines become
+    blanks (same length): the chain is read with its optional part, as a one-branch `#ifdef`
+    is read everywhere else; under `#if 0` the part goes too, as a compiler drops it."""
+    if line_start_search(_ELSE_AFTER_CONDITIONAL, data) is None:
+        return data
+    continued = {m.start() for m in line_start_matches(_ELSE_AFTER_CONDITIONAL, data)}
+    out = bytearray(data)
+    stack: list[tuple[int, int, bool, bool]] = []  # (start, end, continues a chain, `#if 0`), per open `#if`
+    for start, end, directive in _regions(data):
+        if directive in (b"if", b"ifdef", b"ifndef"):
+            parts = data[start:end].split(None, 1)
+            zero = directive == b"if" and len(parts) > 1 and parts[1].strip() in (b"0", b"(0)")
+            stack.append((start, end, _directive_start(data, start) in continued, zero))
+        elif directive in (b"elif", b"else") and stack:
+            stack[-1] = (stack[-1][0], stack[-1][1], False, stack[-1][3])  # two branches: left as they are
+        elif directive == b"endif" and stack:
+            if_start, if_end, continues, zero = stack.pop()
+            if continues:
+                spans = [(if_start, end)] if zero else [(if_start, if_end), (start, end)]
+                for a, b in spans:
+                    out[a:b] = data[a:b].translate(_SPACES)
+    return bytes(out)
+
+
+def _directive_start(data: bytes, line_start: int) -> int:
+    """Where the `#` of a directive whose line (blanks included) starts at `line_start` is."""
+    pos = line_start
+    while pos < len(data) and data[pos] in _BLANKS:
+        pos += 1
+    return pos
+
+
 def blank_preprocessor_alternatives(data: bytes) -> bytes:
     """`blank_unbalanced_alternatives(blank_conditionals_in_parens(data))`, finding the regions
     of the text once when the first pass changes nothing (the common case)."""
