@@ -92,6 +92,28 @@ def test_function_nested_500_levels_deep(tree: Path) -> None:
     assert any("deep()" in m and "nested too deeply" in m for m in messages), messages
 
 
+def _nested_finally(name: str, depth: int) -> str:
+    """A method of `depth` try/finally nested in each other's finally, each try with a return:
+    every exit of a try runs its own copy of the finally (the copies grow as 3^depth)."""
+    body = "a();"
+    for i in range(depth):
+        body = f"try {{ if (x > {i}) return; a(); }} finally {{ {body} }}"
+    return f"  static void {name}(int x) {{\n    {body}\n  }}\n"
+
+
+def test_finally_blocks_nested_sixteen_deep_skip_their_method_only(tree: Path) -> None:
+    leak = ("  static Object leaks(OrtEnvironment env) throws OrtException {\n"
+            "    OnnxTensor t = OnnxTensor.createTensor(env, new float[]{1f});\n"
+            "    return null;\n  }\n")
+    write(tree, "Nested.java", "import ai.onnxruntime.*;\npublic class Nested {\n  static void a() {}\n"
+          + _nested_finally("shallow", 3) + _nested_finally("deep", 16) + leak + "}\n")
+    code, out, doc = check(".")
+    assert code == 1 and GOOD_FINDING in out
+    assert findings_in(doc, "Nested.java") == [(11, "ORT010")]  # the method after it is still checked
+    messages = [n["message"] for n in notices_for(doc, "Nested.java")]
+    assert len(messages) == 1 and "Nested.deep()" in messages[0] and "finally" in messages[0], messages
+
+
 def test_expression_nested_5000_levels_deep(tree: Path) -> None:
     write(tree, "paren.c", "int h(int x) { return " + "(" * 5000 + "x" + ")" * 5000 + "; }\n#include <stdlib.h>\n" + EXTRA_LEAK)
     code, out, doc = check(".")

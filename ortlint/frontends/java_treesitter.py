@@ -40,7 +40,7 @@ from tree_sitter import Node
 from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .lowering import CfgBuilder, TooDeep, short
+from .lowering import CfgBuilder, TooDeep, TooManyCleanups, short
 from .source import read_source
 from .java_syntax import (INDEX_PARSE_SHARE, JAVA_LANGUAGE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan,
                           _walk, lambda_param_names, parse_budget, parse_tree)
@@ -54,6 +54,7 @@ ORT_PACKAGE = "ai.onnxruntime"
 _ORT_PREFIXES = ("Ort", "Onnx")  # class-name convention of ai.onnxruntime (OrtSession, OnnxTensor)
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 MAX_NESTING = 300
+MAX_FINALLY_BYTES = 1 << 20  # source lowered as copies of `finally` blocks, per method (run_finally)
 MAX_TYPE_NESTING = 64  # type arguments inside type arguments; deeper ones are kept as written
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 _PRIMITIVES = frozenset({"int", "long", "short", "byte", "char", "float", "double", "boolean", "void"})
@@ -373,6 +374,7 @@ class JavaLowering(CfgBuilder):
         self.cls = cls
         self.captured = dict(captured or {})
         self.ctx: list[Finalizer | Breakable | Inlined] = []
+        self.finally_bytes = 0  # source lowered again as copies of `finally` blocks (run_finally)
         self.thrown: list[set[str]] = []  # per enclosing try body: the checked exceptions it may throw ("*": unknown)
         self.scopes: list[dict[str, str]] = [{}]
         self.visible: dict[str, str] = {}  # the innermost declaration of every local in scope
@@ -986,7 +988,7 @@ class JavaLowering(CfgBuilder):
         dispatch = self.new_block(handler=fin_exc.id if fin_exc else outer) if catches else None
         after_body = fin_norm or join
         if fin_body is not None:
-            self.ctx.append(Finalizer(lambda: self.stmt_block(fin_body), outer))
+            self.ctx.append(Finalizer(lambda: self.run_finally(fin_body), outer))
         self.thrown.append(set())
         try:
             self.handler = dispatch.id if dispatch else (fin_exc.id if fin_exc else outer)
@@ -1011,13 +1013,24 @@ class JavaLowering(CfgBuilder):
             self.handler = outer
         if fin_body is not None and fin_exc is not None and fin_norm is not None:
             self.start(fin_norm)
-            self.stmt_block(fin_body)
+            self.run_finally(fin_body)
             self.jump(join)
             self.start(fin_exc)
-            self.stmt_block(fin_body)
+            self.run_finally(fin_body)
             if self.cur is not None:
                 self.raise_here(self.loc(fin_clause))
         self.start(join)
+
+    def run_finally(self, body: Node) -> None:
+        """One copy of a `finally` block (each exit through it runs its own copy, as javac
+        does). A `finally` holding a `try` with a `return` copies the inner one at each of the
+        outer one's exits: the copies grow with the nesting exponentially (a fuzzed method of
+        twelve: minutes). Past MAX_FINALLY_BYTES of copied source the method is skipped with a
+        note (TooManyCleanups); real methods copy a few kilobytes."""
+        self.finally_bytes += body.end_byte - body.start_byte
+        if self.finally_bytes > MAX_FINALLY_BYTES:
+            raise TooManyCleanups()
+        self.stmt_block(body)
 
     def catches_exception(self, clause: Node, exc: str) -> bool:
         """Does this clause catch `exc` (a checked exception a call of the try declares)?
@@ -1937,6 +1950,11 @@ class JavaFrontEnd:
         except TooDeep:
             loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
             self.notes.append((loc, f"{item.name}() is nested too deeply to analyze; skipped"))
+            return None
+        except TooManyCleanups:
+            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{item.name}() has too many copies of its finally blocks to analyze (more than "
+                                    f"{MAX_FINALLY_BYTES >> 10} KB of source, each exit running its own copy); skipped"))
             return None
         except RecursionError:  # a walk without its own bound (plain Python only: the compiled build crashes)
             loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
