@@ -411,6 +411,13 @@ class Exploration:
             groups[key] = s if old is None else join(old, s, self._tracked_kinds, self._local_ref_kinds)
         if len(groups) <= self.budget.join_held_after:
             return list(groups.values())
+        if len(groups) > self.budget.max_states_per_block:
+            # the bound of a block's entry (`_admit`), inside one block: twenty calls in a row
+            # that may each release an unknown value double the property states twenty times
+            self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
+                          f"findings for it may be incomplete")
+            self._stopped = True
+            return []
         # Calls that each acquire or fail, one after the other with no test in between, give
         # 2^n property states inside one block: the second-level join applies here as at a
         # block's entry, with the same refusals (so a status and its out-parameters stay tied).
