@@ -492,3 +492,11 @@ def test_conditionals_that_continue_no_chain_are_left_alone() -> None:
     assert source.blank_else_continuations(plain) == plain
     out = source.blank_else_continuations(nested_other)  # only the inner one continues a chain
     assert out.startswith(b"#ifdef F\n") and out.rstrip().endswith(b"#endif") and out.count(b"#") == 2
+
+
+def test_comment_runs_after_a_conditional_are_read_once() -> None:
+    """"Blanks and comments, then `else`" as one regex backtracked exponentially over a line of
+    `// // // ...` (the fuzzer's hang); the scan of the regions reads each comment once."""
+    text = b"#if X\n" + b"// " * 4000 + b"\n/* a */ // b\n  else { z(); }\n#endif\n" + b"#if Y\n// " + b"// " * 4000 + b"\n#endif\n"
+    out = source.blank_else_continuations(text)
+    assert len(out) == len(text) and out.count(b"#") == 2 and b"else { z(); }" in out

@@ -622,10 +622,8 @@ def _blank_unbalanced_alternatives(data: bytes, regions: Iterable[tuple[int, int
     return bytes(out) if out is not None else data
 
 
-# A conditional directive line followed (after blanks and comments) by `else`: the branch goes
-# on an `if` chain that began before the directive (line_start_matches anchors it).
-_ELSE_AFTER_CONDITIONAL = re.compile(
-    rb"#[ \t]*(?:if|ifdef|ifndef)\b(?:[^\n\\]|\\\r?\n|\\)*\n(?:[ \t\r\n]|/\*(?:[^*]|\*(?!/))*\*/|//[^\n]*)*else\b")
+_BLANK_RUN = re.compile(rb"[ \t\r\n]*")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
 def blank_else_continuations(data: bytes) -> bytes:
@@ -634,34 +632,45 @@ def blank_else_continuations(data: bytes) -> bytes:
     statement of its own, so the `else` inside it (and the one after it) belongs to no `if` and
     the rest of the function is lost ("could not parse code"). The directive lines become
     blanks (same length): the chain is read with its optional part, as a one-branch `#ifdef`
-    is read everywhere else; under `#if 0` the part goes too, as a compiler drops it."""
-    if line_start_search(_ELSE_AFTER_CONDITIONAL, data) is None:
+    is read everywhere else; under `#if 0` the part goes too, as a compiler drops it.
+    (A scan of the `#if` regions, not a regex: "blanks and comments, then `else`" as a pattern
+    backtracks exponentially over a line of `// // // ...`.)"""
+    if b"else" not in data or not has_conditional(data):
         return data
-    continued = {m.start() for m in line_start_matches(_ELSE_AFTER_CONDITIONAL, data)}
-    out = bytearray(data)
-    stack: list[tuple[int, int, bool, bool]] = []  # (start, end, continues a chain, `#if 0`), per open `#if`
-    for start, end, directive in _regions(data):
+    regions = _regions(data)
+    out: bytearray | None = None
+    stack: list[list] = []  # per open `#if`: [start, end, continues a chain, `#if 0`]
+    for index, (start, end, directive) in enumerate(regions):
         if directive in (b"if", b"ifdef", b"ifndef"):
             parts = data[start:end].split(None, 1)
             zero = directive == b"if" and len(parts) > 1 and parts[1].strip() in (b"0", b"(0)")
-            stack.append((start, end, _directive_start(data, start) in continued, zero))
+            stack.append([start, end, _else_follows(data, regions, index), zero])
         elif directive in (b"elif", b"else") and stack:
-            stack[-1] = (stack[-1][0], stack[-1][1], False, stack[-1][3])  # two branches: left as they are
+            stack[-1][2] = False  # two branches: left as they are
         elif directive == b"endif" and stack:
             if_start, if_end, continues, zero = stack.pop()
             if continues:
-                spans = [(if_start, end)] if zero else [(if_start, if_end), (start, end)]
-                for a, b in spans:
+                if out is None:
+                    out = bytearray(data)
+                for a, b in ([(if_start, end)] if zero else [(if_start, if_end), (start, end)]):
                     out[a:b] = data[a:b].translate(_SPACES)
-    return bytes(out)
+    return bytes(out) if out is not None else data
 
 
-def _directive_start(data: bytes, line_start: int) -> int:
-    """Where the `#` of a directive whose line (blanks included) starts at `line_start` is."""
-    pos = line_start
-    while pos < len(data) and data[pos] in _BLANKS:
-        pos += 1
-    return pos
+def _else_follows(data: bytes, regions: list[tuple[int, int, bytes | None]], index: int) -> bool:
+    """Is the first token after region `index` (a directive line), past blanks and comments,
+    the keyword `else`?"""
+    pos = regions[index][1]
+    following = index + 1
+    while True:
+        pos = _BLANK_RUN.match(data, pos).end()
+        if following < len(regions) and regions[following][0] == pos and regions[following][2] is None \
+                and data.startswith((b"/*", b"//"), pos):
+            pos = regions[following][1]
+            following += 1
+            continue
+        break
+    return data.startswith(b"else", pos) and (pos + 4 >= len(data) or data[pos + 4] not in _WORD_BYTES)
 
 
 def blank_preprocessor_alternatives(data: bytes) -> bytes:
