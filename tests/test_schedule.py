@@ -78,7 +78,8 @@ def test_release_stuck_takes_the_waiting_components_as_ready_once() -> None:
 def test_parse_chunks_keep_each_worker_on_neighbouring_files() -> None:
     from ortlint.parallel import _Chunks, _path_order_chunks
     items = [(f"/t/{d}/f{i}.c", "c", None) for d in ("a", "b", "c", "d") for i in range(6)]
-    chunks = _path_order_chunks(items, [1 << 20] * len(items), 2)  # one file a chunk (large files)
+    chunks, big = _path_order_chunks(items, [1 << 16] * len(items), 2)  # one file a chunk
+    assert not big
     assert [c[0][0] for c in chunks] == sorted(path for path, _l, _d in items)
     queue = _Chunks(chunks, 2)
     taken: dict[int, list[str]] = {0: [], 1: []}
@@ -106,3 +107,15 @@ def test_a_worker_whose_next_chunk_is_taken_starts_in_the_middle_of_the_longest_
     assert queue.take(1)[0][0] == "again"  # a lost request's files come first
     assert queue.take(1)[0][0] == "3"
     assert queue.take(0) is None
+
+
+def test_a_file_much_larger_than_a_chunk_is_parsed_first() -> None:
+    from ortlint.parallel import _Chunks, _path_order_chunks
+    items = [(f"/t/a/f{i}.java", "java", None) for i in range(40)] + [("/t/z/Generated.java", "java", None)]
+    sizes = [20 << 10] * 40 + [2 << 20]
+    in_order, big = _path_order_chunks(items, sizes, 2)
+    assert big == [[("/t/z/Generated.java", "java", None)]]
+    assert all(path != "/t/z/Generated.java" for chunk in in_order for path, _l, _d in chunk)
+    queue = _Chunks(in_order, 2, big)
+    assert queue.take(1)[0][0] == "/t/z/Generated.java"  # whoever asks first
+    assert queue.take(0)[0][0] == "/t/a/f0.java"
