@@ -500,3 +500,16 @@ def test_comment_runs_after_a_conditional_are_read_once() -> None:
     text = b"#if X\n" + b"// " * 4000 + b"\n/* a */ // b\n  else { z(); }\n#endif\n" + b"#if Y\n// " + b"// " * 4000 + b"\n#endif\n"
     out = source.blank_else_continuations(text)
     assert len(out) == len(text) and out.count(b"#") == 2 and b"else { z(); }" in out
+
+
+# ------------------------------------------------------------------- `delete[]` before a parenthesis
+
+def test_a_cast_after_array_delete_becomes_blanks_and_parentheses_around_its_operand_too() -> None:
+    text = b"delete[](uint8_t*) data;\ndelete [] (char*)(q);\ndelete[](name);\nredelete[](x);\ndelete (p);\n"
+    out = source.blank_array_delete_parens(text)
+    assert len(out) == len(text)
+    lines = out.split(b"\n")
+    assert lines[0].split() == [b"delete[]", b"data;"]
+    assert lines[1].split() == [b"delete", b"[]", b"(q);"]  # the cast goes; `(q)` is its operand
+    assert lines[2].split() == [b"delete[]", b"name", b";"]
+    assert lines[3] == b"redelete[](x);" and lines[4] == b"delete (p);"  # another name; no `[]`

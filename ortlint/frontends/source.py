@@ -432,6 +432,31 @@ def blank_pointer_new_arrays(data: bytes) -> bytes:
     return bytes(out) if out is not None else data
 
 
+# `delete[] (T*) p` and `delete[](p)`: tree-sitter-cpp reads `[](...)` as a lambda and loses the
+# statement. A cast in front of the operand becomes blanks (`delete[]        p`), parentheses
+# around it too (`delete[] p `): the same length, still an array delete.
+_DELETE_ARRAY_PAREN = re.compile(rb"d(?<![A-Za-z0-9_]d)elete[ \t]*\[[ \t]*\][ \t]*\(")
+
+
+def blank_array_delete_parens(data: bytes) -> bytes:
+    if b"delete" not in data:
+        return data
+    out = None
+    for m in _DELETE_ARRAY_PAREN.finditer(data):
+        open_at = m.end() - 1
+        close = _closing_paren(data, open_at, 4096)
+        if close is None:
+            continue
+        after = _BLANK_RUN.match(data, close).end()
+        is_cast = after < len(data) and data[after] not in b";,)"  # `delete[] (p);` is no cast
+        if out is None:
+            out = bytearray(data)
+        spans = [(open_at, close)] if is_cast else [(open_at, open_at + 1), (close - 1, close)]
+        for a, b in spans:
+            out[a:b] = data[a:b].translate(_SPACES)
+    return bytes(out) if out is not None else data
+
+
 # ----------------------------------------------------------------------------- `#if` inside parentheses
 
 # What the `#if` passes skip or act on: strings, characters, comments and conditional directive
