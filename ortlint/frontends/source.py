@@ -424,12 +424,17 @@ _NEW_POINTER_ARRAY = re.compile(rb"n(?<![A-Za-z0-9_]n)ew[ \t]+(?:const[ \t]+)?[A
 def blank_pointer_new_arrays(data: bytes) -> bytes:
     if b"new" not in data:
         return data
-    out = None
-    for m in _NEW_POINTER_ARRAY.finditer(data):
-        if out is None:
-            out = bytearray(data)
-        out[m.start(1):m.end(1)] = b" " * (m.end(1) - m.start(1))
-    return bytes(out) if out is not None else data
+    return _blanked(data, [m.span(1) for m in _NEW_POINTER_ARRAY.finditer(data)])
+
+
+def _blanked(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """`data` with the bytes of `spans` made blanks (newlines kept: lines and offsets stay)."""
+    if not spans:
+        return data
+    out = bytearray(data)
+    for a, b in spans:
+        out[a:b] = data[a:b].translate(_SPACES)
+    return bytes(out)
 
 
 # `delete[] (T*) p` and `delete[](p)`: tree-sitter-cpp reads `[](...)` as a lambda and loses the
@@ -441,7 +446,7 @@ _DELETE_ARRAY_PAREN = re.compile(rb"d(?<![A-Za-z0-9_]d)elete[ \t]*\[[ \t]*\][ \t
 def blank_array_delete_parens(data: bytes) -> bytes:
     if b"delete" not in data:
         return data
-    out = None
+    spans = []
     for m in _DELETE_ARRAY_PAREN.finditer(data):
         open_at = m.end() - 1
         close = _closing_paren(data, open_at, 4096)
@@ -449,12 +454,8 @@ def blank_array_delete_parens(data: bytes) -> bytes:
             continue
         after = _BLANK_RUN.match(data, close).end()
         is_cast = after < len(data) and data[after] not in b";,)"  # `delete[] (p);` is no cast
-        if out is None:
-            out = bytearray(data)
-        spans = [(open_at, close)] if is_cast else [(open_at, open_at + 1), (close - 1, close)]
-        for a, b in spans:
-            out[a:b] = data[a:b].translate(_SPACES)
-    return bytes(out) if out is not None else data
+        spans.extend([(open_at, close)] if is_cast else [(open_at, open_at + 1), (close - 1, close)])
+    return _blanked(data, spans)
 
 
 # ----------------------------------------------------------------------------- `#if` inside parentheses
