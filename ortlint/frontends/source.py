@@ -664,7 +664,7 @@ def blank_else_continuations(data: bytes) -> bytes:
     if b"else" not in data or not has_conditional(data):
         return data
     regions = _regions(data)
-    out: bytearray | None = None
+    spans: list[tuple[int, int]] = []
     stack: list[list] = []  # per open `#if`: [start, end, continues a chain, `#if 0`]
     for index, (start, end, directive) in enumerate(regions):
         if directive in (b"if", b"ifdef", b"ifndef"):
@@ -676,11 +676,8 @@ def blank_else_continuations(data: bytes) -> bytes:
         elif directive == b"endif" and stack:
             if_start, if_end, continues, zero = stack.pop()
             if continues:
-                if out is None:
-                    out = bytearray(data)
-                for a, b in ([(if_start, end)] if zero else [(if_start, if_end), (start, end)]):
-                    out[a:b] = data[a:b].translate(_SPACES)
-    return bytes(out) if out is not None else data
+                spans.extend([(if_start, end)] if zero else [(if_start, if_end), (start, end)])
+    return _blanked(data, spans)
 
 
 def _else_follows(data: bytes, regions: list[tuple[int, int, bytes | None]], index: int) -> bool:
