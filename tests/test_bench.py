@@ -169,3 +169,18 @@ def test_bench_sizes_parse() -> None:
     assert [run_bench.parse_size(s) for s in ("10k", "100K", "1m", "2500", "1.5k")] == [10_000, 100_000, 1_000_000,
                                                                                          2500, 1500]
     assert run_bench.label(1_000_000) == "1M" and run_bench.label(10_000) == "10K"
+
+
+def test_ab_compare_runs_two_versions_in_pairs_and_compares_their_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    import ab_compare
+    tree = str(ROOT / "fixtures" / "c")
+    assert ab_compare.main([tree, "--a", f"same={ROOT}", "--pairs", "2", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("pair ") == 2 and "B faster in" in out
+    assert "reports: identical" in out  # one checkout against itself
+
+
+def test_ab_compare_refuses_what_is_no_version(tmp_path: Path) -> None:
+    import ab_compare
+    with pytest.raises(SystemExit, match="neither a checkout"):
+        ab_compare.version_command(str(tmp_path))
