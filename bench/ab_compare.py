@@ -20,6 +20,7 @@ paired median of -0.42 s).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -45,10 +46,19 @@ def version_command(spec: str) -> tuple[str, list[str], dict[str, str]]:
 
 
 def run_once(command: list[str], extra_env: dict[str, str], tree: str, jobs: int, out: str):
+    """One run, from the folder of `out`: `python -m` puts the working directory first on the
+    path, and a checkout there would win over the one PYTHONPATH names."""
     env = dict(os.environ)
     env.update(extra_env)
     return run_process(command + ["--no-cache", "--format", "json", "--verbose", "--jobs", str(jobs),
-                                  "--output", out, tree], env=env)
+                                  "--output", out, tree], env=env, cwd=os.path.dirname(out))
+
+
+def _report(path: str) -> dict:
+    """The JSON report without what names the version (the tool's own description)."""
+    doc = json.loads(Path(path).read_text())
+    doc.pop("tool", None)
+    return doc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args(argv)
     versions = [version_command(args.a), version_command(args.b)]
+    tree = os.path.abspath(args.tree)
     compile_package()
     walls: dict[int, list[float]] = {0: [], 1: []}
     cpus: dict[int, list[float]] = {0: [], 1: []}
@@ -68,15 +79,15 @@ def main(argv: list[str] | None = None) -> int:
         outs = [os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json")]
         print(f"tree {args.tree}, --jobs {args.jobs}, {args.pairs} pairs; A = {versions[0][0]}, B = {versions[1][0]}")
         for side in (0, 1):  # not counted: writes each version's byte code, warms the file cache
-            run_once(versions[side][1], versions[side][2], args.tree, args.jobs, outs[side])
+            run_once(versions[side][1], versions[side][2], tree, args.jobs, outs[side])
         for pair in range(args.pairs):
             order = (0, 1) if pair % 2 == 0 else (1, 0)
             for side in order:
                 _name, command, env = versions[side]
-                run = run_once(command, env, args.tree, args.jobs, outs[side])
+                run = run_once(command, env, tree, args.jobs, outs[side])
                 walls[side].append(run.wall)
                 cpus[side].append(run.user + run.sys)
-            same = same and Path(outs[0]).read_bytes() == Path(outs[1]).read_bytes()
+            same = same and _report(outs[0]) == _report(outs[1])
             print(f"pair {pair + 1:2d}: A {walls[0][-1]:.3f} s ({cpus[0][-1]:.2f} s CPU)   "
                   f"B {walls[1][-1]:.3f} s ({cpus[1][-1]:.2f} s CPU)   B-A {walls[1][-1] - walls[0][-1]:+.3f} s")
     for side, label in ((0, "A"), (1, "B")):
