@@ -11,9 +11,9 @@ from pathlib import Path
 from ortlint.api import default_policy, lint
 from ortlint.discover import SourceFile
 from ortlint.engine.analyze import Budget, FunctionAnalyzer, Options
-from ortlint.engine.join import coarse_key, join, join_held, property_key
+from ortlint.engine.join import FactScope, coarse_key, fact_matters, join, join_held, property_key
 from ortlint.engine.state import HELD, OPAQUE, RELEASED, Res, State
-from ortlint.runner import RunConfig, parse_file, run
+from ortlint.runner import Analysis, Program, RunConfig, parse_file, run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -310,3 +310,95 @@ def test_what_lies_ahead_settles_in_linear_work() -> None:
     ahead = _propagate((postorder([n - 1], range(n), succs), preds), {0: 1}, succs)
     assert all(ahead.get(i) == 1 for i in range(n))
     assert calls[0] < 10 * n
+
+
+def _scope(params: tuple[str, ...], *paths: tuple[str, ...]) -> FactScope:
+    prefixes = {path[:i] for path in paths for i in range(1, len(path) + 1)}
+    return FactScope(params, frozenset(prefixes), frozenset())
+
+
+def test_a_flag_nothing_ahead_reads_does_not_keep_states_apart() -> None:
+    """`if (opts->with_header) append(&out, ...)`: after the test, whether the flag was set
+    decides nothing, so the state that reallocated `out.data` there joins the one that did not."""
+    def taken(flag: tuple, rid: str) -> State:
+        return state({("opts",): ("r", "p0"), ("out", ".data"): ("r", rid)},
+                     {"p0": Res(None, OPAQUE), "p0/*/.with_header": Res(None, OPAQUE, fact=flag),
+                      rid: Res("libc.heap", HELD)})
+    a, b = taken(("k", 0), "4:out.data"), taken(("x", frozenset({0})), "7:out.data")
+    nothing_ahead = _scope(("opts",), ("opts", "*", ".error"))
+    joined = join_held(a, b, tracked, no_local_refs, frozenset({"opts"}), frozenset(), scope=nothing_ahead)
+    assert joined is not None and joined.r["p0/*/.with_header"].fact is None
+    read_ahead = _scope(("opts",), ("opts", "*", ".with_header"))
+    assert join_held(a, b, tracked, no_local_refs, frozenset({"opts"}), frozenset(), scope=read_ahead) is None
+    assert join_held(a, b, tracked, no_local_refs, frozenset({"opts"}), frozenset()) is None  # no scope: every fact
+
+
+def test_a_flag_read_ahead_through_another_pointer_still_matters() -> None:
+    """`again = opts; ... if (again->keep)`: the fact about `opts->keep` is read through `again`."""
+    scope = _scope(("opts",), ("again", "*", ".keep"))
+    pinned = {"p0": ["again"]}
+    assert fact_matters("p0/*/.keep", scope, pinned)
+    assert not fact_matters("p0/*/.keep", scope, {})
+    assert not fact_matters("p0/*/.other", scope, pinned)
+    assert fact_matters("7:return/*/.keep", scope, {})  # memory of an acquired resource: kept
+    assert fact_matters("v:again/.keep", _scope((), ("again", ".keep")), {})
+
+
+def test_optional_steps_tested_once_stay_linear(tmp_path: Path, monkeypatch) -> None:
+    """24 flags, each tested once to decide a step that reallocates one buffer (a PNG
+    encoder's chunks): the facts about flags already tested kept the paths apart, and the
+    block runs grew with the square of the steps (1 628 runs for 55 blocks; 481 now)."""
+    flags = [f"f{i}" for i in range(24)]
+    steps = "\n".join(f"  if (opts->{f}) append(&out, \"X\", 1);" for f in flags)
+    path = tmp_path / "encode.c"
+    path.write_text(
+        "#include <stdlib.h>\n#include <string.h>\n"
+        "struct buffer { unsigned char *data; size_t size; };\n"
+        f"struct options {{ int {', '.join(flags)}; int keep, error; }};\n"
+        "static int append(struct buffer *out, const void *bytes, size_t n) {\n"
+        "  unsigned char *grown = realloc(out->data, out->size + n);\n"
+        "  if (grown == NULL) return 83;\n"
+        "  memcpy(grown + out->size, bytes, n);\n"
+        "  out->data = grown;\n  out->size += n;\n  return 0;\n}\n"
+        "int encode(unsigned char **result, struct options *opts) {\n"
+        "  struct buffer out = {NULL, 0};\n  unsigned char *scratch = NULL;\n"
+        f"  if (opts->keep) scratch = malloc(64);\n{steps}\n"
+        "  if (opts->keep) free(scratch);\n"
+        "  if (opts->error) { free(out.data); return opts->error; }\n"
+        "  *result = out.data;\n  return 0;\n}\n")
+    policy = default_policy()
+    unit = parse_file(SourceFile(str(path), "c"), policy)
+    runs: list[int] = []
+    real = FunctionAnalyzer._run_block
+    monkeypatch.setattr(FunctionAnalyzer, "_run_block", lambda self, bid, st: (
+        runs.append(bid) if self.fn.name == "encode" else None, real(self, bid, st))[1])
+    analysis = Analysis(Program([unit]), policy, Options())
+    analysis.run()
+    blocks = len(next(fn for fn in unit.functions if fn.name == "encode").blocks)
+    assert len(runs) < 12 * blocks
+    assert not [f for r in analysis.results.values() for f in r.findings]
+
+
+def test_a_leak_trace_starts_at_its_acquisition(tmp_path: Path) -> None:
+    """A state joined from a path that reallocated the buffer and one that did not (join_held)
+    explains a leak by the path that did: each finding's trace starts at its own call."""
+    path = tmp_path / "drops.c"
+    path.write_text(
+        "#include <stdlib.h>\n#include <string.h>\n"
+        "struct buffer { unsigned char *data; size_t size; };\n"
+        "struct options { int a, b, c, d, error; };\n"
+        "static int append(struct buffer *out, const void *bytes, size_t n) {\n"
+        "  unsigned char *grown = realloc(out->data, out->size + n);\n"
+        "  if (grown == NULL) return 83;\n"
+        "  memcpy(grown + out->size, bytes, n);\n"
+        "  out->data = grown;\n  out->size += n;\n  return 0;\n}\n"
+        "int encode(unsigned char **result, struct options *opts) {\n"
+        "  struct buffer out = {NULL, 0};\n  *result = NULL;\n  append(&out, \"SIG\", 3);\n"
+        "  if (opts->a) append(&out, \"A\", 1);\n  if (opts->b) append(&out, \"B\", 1);\n"
+        "  if (opts->c) append(&out, \"C\", 1);\n  if (opts->d) append(&out, \"D\", 1);\n"
+        "  if (opts->error) return opts->error;\n  *result = out.data;\n  return 0;\n}\n")
+    report = run(RunConfig([str(path)], default_policy(), isolate=False))
+    assert len(report.findings) >= 3 and {f.rule for f in report.findings} == {"ORT001"}
+    for finding in report.findings:
+        assert finding.trace[0].line == finding.line and "acquired by append()" in finding.trace[0].message
+        assert finding.trace[-1].line == 21

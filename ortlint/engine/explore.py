@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..ir import Call
 from .exprs import dedupe
-from .join import coarse_key, join, join_held, property_key
+from .join import FactScope, coarse_key, fact_matters, join, join_held, pinned_by, property_key
 from .messages import branch_note
 from .state import OPAQUE, RELEASED, State, is_null_fact, replaced
 
@@ -209,7 +209,7 @@ class Exploration:
             # `raw` was merged into `key` by the second-level join: a state with it joins the
             # same way ("held if acquired"), not by `join`, which would drop what it lacks
             merged = join_held(old, state, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
-                               self._ahead.dead(bid))
+                               self._ahead.dead(bid), self._fact_scope(bid))
             if merged is not None:
                 return self._merge_into(bid, table, pending, key, raw, merged)
             del table.alias[raw]  # a correlation decides: kept apart after all
@@ -217,8 +217,8 @@ class Exploration:
         coarse = None
         if len(table.joined) >= self.budget.join_held_after:
             relevant, retested = self._ahead.tested(bid)
-            self._index_coarse(table, relevant, retested)
-            coarse = self._coarse(state, relevant, retested)
+            self._index_coarse(bid, table, relevant, retested)
+            coarse = self._coarse(bid, state, relevant, retested)
             admitted = self._join_held(bid, table, pending, key, coarse, state, relevant, retested)
             if admitted is not None:
                 return admitted
@@ -230,7 +230,7 @@ class Exploration:
         table.coarse_src[key] = state
         if table.by_coarse is not None:
             if coarse is None:
-                coarse = self._coarse(state, *self._ahead.tested(bid))
+                coarse = self._coarse(bid, state, *self._ahead.tested(bid))
             table.by_coarse.setdefault(coarse, []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
         return self._retain(state)
@@ -248,16 +248,16 @@ class Exploration:
         return True
 
 
-    def _coarse(self, state: State, relevant: frozenset, retested: frozenset) -> tuple:
-        return (coarse_key(state, self._tracked_kinds), self._signature(state, relevant, retested))
+    def _coarse(self, bid: int, state: State, relevant: frozenset, retested: frozenset) -> tuple:
+        return (coarse_key(state, self._tracked_kinds), self._signature(bid, state, relevant, retested))
 
 
-    def _index_coarse(self, table: "_BlockStates", relevant: frozenset, retested: frozenset) -> None:
+    def _index_coarse(self, bid: int, table: "_BlockStates", relevant: frozenset, retested: frozenset) -> None:
         """`table.by_coarse`, on its first need (see `_BlockStates`)."""
         if table.by_coarse is None:
             table.by_coarse = {}
             for key in table.joined:
-                table.by_coarse.setdefault(self._coarse(table.coarse_src[key], relevant, retested), []).append(key)
+                table.by_coarse.setdefault(self._coarse(bid, table.coarse_src[key], relevant, retested), []).append(key)
 
 
     def _join_held(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, coarse: tuple,
@@ -267,7 +267,7 @@ class Exploration:
         assert table.by_coarse is not None
         for okey in table.by_coarse.get(coarse, ())[-3:]:  # the latest few: a bounded effort per state
             merged = join_held(table.joined[okey], state, self._tracked_kinds, self._local_ref_kinds,
-                               relevant, retested, self._ahead.dead(bid))
+                               relevant, retested, self._ahead.dead(bid), self._fact_scope(bid))
             if merged is not None:
                 return self._merge_into(bid, table, pending, okey, key, merged)
         return None
@@ -305,7 +305,7 @@ class Exploration:
         return True
 
 
-    def _signature(self, state: State, relevant: frozenset, retested: frozenset) -> tuple:
+    def _signature(self, bid: int, state: State, relevant: frozenset, retested: frozenset) -> tuple:
         """The facts `join_held` must not lose, so states that differ in them are never even
         tried: values of variables and remembered conditions that an `if` ahead tests
         (liveness.Ahead), NULL facts of unknown pointers."""
@@ -316,8 +316,17 @@ class Exploration:
         # successive acquisitions into one); only that it holds one belongs here
         values = tuple([_RESOURCE if v is not None and v[0] == "r" else v for v in map(state.b.get, locs)])
         conds = frozenset([c for c in state.conds if c[0] in retested]) if state.conds else frozenset()
-        facts = frozenset([(rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None])
-        return (values, conds, facts)
+        facts = [(rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None]
+        if facts:
+            pinned = pinned_by(state, relevant)
+            scope = self._fact_scope(bid)
+            facts = [f for f in facts if fact_matters(f[0], scope, pinned)]
+        return (values, conds, frozenset(facts))
+
+    def _fact_scope(self, bid: int) -> FactScope:
+        """What an unknown value's fact may still decide from the block's entry on (join.fact_matters)."""
+        paths, wholes = self._ahead.tested_paths(bid)
+        return FactScope(self.fn.params, paths, wholes)
 
     def _statement_checks(self) -> None:
         """Findings that need no path, for every reachable statement, when exploration stopped
@@ -424,10 +433,10 @@ class Exploration:
         buckets: dict[tuple, list[State]] = {}
         relevant, retested = self._ahead.tested(self._block)
         for s in groups.values():
-            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds), self._signature(s, relevant, retested)), [])
+            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds), self._signature(self._block, s, relevant, retested)), [])
             for i in range(len(bucket) - 1, max(-1, len(bucket) - 4), -1):  # the latest few: bounded effort
                 merged = join_held(bucket[i], s, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
-                                   self._ahead.dead(self._block))
+                                   self._ahead.dead(self._block), self._fact_scope(self._block))
                 if merged is not None:
                     bucket[i] = merged
                     break

@@ -5,7 +5,8 @@ function of states; the exploration (explore.py) decides when to call it.
 """
 from __future__ import annotations
 
-from typing import AbstractSet
+from functools import lru_cache
+from typing import AbstractSet, NamedTuple, Sequence
 
 from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, replaced
 
@@ -164,14 +165,17 @@ def coarse_key(state: State, tracked: Kinds) -> tuple:
 
 
 def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
-              relevant: frozenset, retested: frozenset, dead: frozenset = frozenset()) -> State | None:
+              relevant: frozenset, retested: frozenset, dead: frozenset = frozenset(),
+              scope: FactScope | None = None) -> State | None:
     """Join states with the same `coarse_key` (see above), or None when that would lose a
     correlation. `relevant`: variables that an `if` ahead tests; `retested`: conditions that an
     `if` ahead tests (the others decide nothing any more); `dead`: locals nothing ahead mentions
-    (see liveness.py)."""
+    (see liveness.py); `scope`: what an unknown value's fact may decide ahead (see
+    `fact_matters`; without it, a differing fact always refuses)."""
     if a.conds != b.conds and any(c[0] in retested for c in a.conds ^ b.conds):
         return None
     diff: list[str] = []
+    pinned: dict[str, list[str]] | None = None
     for rid in sorted(set(a.r) | set(b.r)):  # a stable order: the result must not depend on hashing
         ra, rb = a.r.get(rid), b.r.get(rid)
         if ra == rb:
@@ -179,7 +183,10 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
         if ra is not None and rb is not None:
             if ra.st == OPAQUE and rb.st == OPAQUE:
                 if ra.fact != rb.fact:
-                    return None
+                    if pinned is None:
+                        pinned = pinned_by(a, relevant) | pinned_by(b, relevant)
+                    if fact_matters(rid, scope, pinned):
+                        return None
                 continue
             if _joinable(ra, tracked) or _joinable(rb, tracked):
                 if replaced(ra, maybe_null=False) != replaced(rb, maybe_null=False):
@@ -208,8 +215,81 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
             continue
         if len(k) == 1 and k[0] in relevant:
             return None
+    # the path that acquired them explains the result (its leaks' traces show the acquisition)
+    swap = sum(rid in b.r and rid not in a.r for rid in diff) > sum(rid in a.r and rid not in b.r for rid in diff)
     a, b = _complete(a, b, diff), _complete(b, a, diff)
-    return join(a, b, tracked, local_ref)
+    out = join(a, b, tracked, local_ref)
+    if swap:
+        out.trace = b.trace
+    return out
+
+
+class FactScope(NamedTuple):
+    """What lies ahead of a block that an unknown value's fact could still decide (see
+    `fact_matters`): the function's parameter names, the access paths `if`s ahead read (every
+    prefix, liveness.Ahead.tested_paths) and the variables they read in unparsed parts."""
+
+    params: Sequence[str]
+    paths: AbstractSet[tuple[str, ...]]
+    wholes: AbstractSet[str]
+
+
+def pinned_by(state: State, relevant: AbstractSet[str]) -> dict[str, list[str]]:
+    """The unknown values that variables an `if` ahead reads hold, with those variables
+    (`q = s->ptr; ... if (q->f)`: `s->ptr`'s identity, read again as `q`)."""
+    out: dict[str, list[str]] = {}
+    for k, v in state.b.items():
+        if v[0] == "r" and len(k) == 1 and k[0] in relevant:
+            out.setdefault(v[1], []).append(k[0])
+    return out
+
+
+def fact_matters(rid: str, scope: FactScope | None, pinned: dict[str, list[str]]) -> bool:
+    """Whether the value fact of the unknown pointer or integer `rid` (`state->flag == 0`, a
+    parameter known non-NULL) can still decide a branch: only if an `if` ahead reads it, by the
+    access path it was reached through (`p5/*/.flag` is `state->flag` when the sixth parameter
+    is `state`) or through a variable that holds it or a pointer it was reached through
+    (`pinned`: `q->flag` when `q` holds `p5`). Facts nothing ahead can read are joined away
+    like other value facts: kept, they split states that hold the same resources by flags
+    tested before (a PNG encoder's optional chunk writers, each reallocating the output
+    buffer). Without a scope, every fact matters."""
+    if scope is None:
+        return True
+    path = _rid_path(rid)
+    if path is None:
+        return True  # memory of a resource the function made, a collection slot: kept, to be safe
+    param, root, rest = path
+    if param is not None:
+        if param >= len(scope.params):
+            return True
+        root = scope.params[param]
+    if root in scope.wholes or (root, *rest) in scope.paths:
+        return True
+    if pinned:
+        cut = len(rid)
+        while cut > 0:
+            names = pinned.get(rid[:cut])
+            if names is not None:
+                tail = tuple(part.split("#", 1)[0] for part in rid[cut + 1:].split("/")) if cut < len(rid) else ()
+                if any(name in scope.wholes or (name, *tail) in scope.paths for name in names):
+                    return True
+            cut = rid.rfind("/", 0, cut)
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
+def _rid_path(rid: str) -> tuple[int | None, str, tuple[str, ...]] | None:
+    """`(5, "", ("*", ".flag"))` for `p5/*/.flag#3` (a parameter, by index), `(None, "info",
+    (".f",))` for `v:info/.f`; None for identities not rooted at a variable."""
+    parts = [part.split("#", 1)[0] for part in rid.split("/")]
+    if not all(parts[1:]):  # an op that is all suffix: a collection's slot
+        return None
+    root = parts[0]
+    if root[:2] == "v:":
+        return None, root[2:], tuple(parts[1:])
+    if root[:1] == "p" and root[1:].isdigit():
+        return int(root[1:]), "", tuple(parts[1:])
+    return None
 
 
 def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> tuple[State, list[str]]:

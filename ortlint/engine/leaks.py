@@ -44,6 +44,7 @@ class LeakRecord:
     trace: tuple | None = None
     exceptional_only: bool = True
     bound: bool = False
+    shows_site: bool = False  # `trace` starts at the acquisition (a joined state's path may not)
 
 
 
@@ -99,8 +100,13 @@ class LeakCollection:
         res = state.r.get(rid)
         if res is not None and res.bound:
             record.bound = True
-        if record.trace is None or (how != "throw" and record.exceptional_only is False and record.trace[1] == "throw"):
-            record.trace = (self._trace_for(state, rid, (loc.line, loc.col, text)), how)
+        # the first trace that starts at the acquisition, preferably not through a throw: a state
+        # joined from paths that did and did not acquire (join.join_held) may follow one that did not
+        if record.trace is None or not record.shows_site or (how != "throw" and record.trace[1] == "throw"):
+            trace, shows_site = self._trace_steps(state, rid, (loc.line, loc.col, text))
+            if record.trace is None or (shows_site, how != "throw") > (record.shows_site, record.trace[1] != "throw"):
+                record.trace = (trace, how)
+                record.shows_site = shows_site
 
 
     def _emit_leaks(self) -> None:
@@ -113,6 +119,10 @@ class LeakCollection:
                 continue
             exits = sorted(record.exits)
             trace = record.trace[0] if record.trace else ()
+            if trace and not record.shows_site:  # no path that reached a leaking exit showed it: say only where and where
+                target = f" into `{site.target}`" if site.target else ""
+                trace = (Step(self.fn.path, site.line, site.col, f"{res_kind.label} acquired by {site.callee}(){target}"),
+                         trace[-1])
             if site.macro:
                 trace = (Step(self.fn.path, site.line, site.col, f"in the expansion of {site.macro}"),) + tuple(trace)
             first = next((e for e in exits if e[3] != "throw"), exits[0])
@@ -171,7 +181,14 @@ class LeakCollection:
 
 
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:
+        return self._trace_steps(state, rid, final)[0]
+
+
+    def _trace_steps(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[tuple[Step, ...], bool]:
+        """The path notes of `state` that concern `rid`, from its acquisition on, then `final`;
+        and whether the acquisition was on the path."""
         steps: list[tuple[int, int, str]] = []
+        found = False
         node = state.trace
         # an earlier run's resource (`rid#prev`) was acquired under the call site's own
         # identity, before the run that made the current one
@@ -185,10 +202,11 @@ class LeakCollection:
                 if node.rid is None or node.rid == rid or made:
                     steps.append((node.line, node.col, node.text))
                 if made:
+                    found = True
                     break
             node = node.prev
         steps.reverse()
         if len(steps) > 24:
             steps = steps[:1] + steps[-23:]
         steps.append(final)
-        return tuple(Step(self.fn.path, line, col, text) for line, col, text in steps)
+        return tuple(Step(self.fn.path, line, col, text) for line, col, text in steps), found

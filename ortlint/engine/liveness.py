@@ -43,6 +43,7 @@ class Ahead:
         self._local_mask = 0
         self._decoded_tests: dict[int, tuple[frozenset, frozenset]] = {}
         self._decoded_dead: dict[int, frozenset[str]] = {}
+        self._decoded_paths: dict[int, tuple[frozenset, frozenset]] = {}
         self._flow_cache: tuple[list[int], dict[int, list[int]]] | None = None
 
     def tested(self, bid: int) -> tuple[frozenset, frozenset]:
@@ -58,6 +59,21 @@ class Ahead:
             items = [self._items[i] for i in _bits(mask)]
             hit = self._decoded_tests[mask] = (frozenset(x[1] for x in items if x[0] == "v"),
                                                frozenset(x[1] for x in items if x[0] == "c"))
+        return hit
+
+    def tested_paths(self, bid: int) -> tuple[frozenset[tuple[str, ...]], frozenset[str]]:
+        """(access paths, whole names) an `if` reachable from the block's entry reads: every
+        prefix of each path it tests (`s->enc.flag` gives `(s,)`, `(s, *)`, `(s, *, .enc)` and
+        `(s, *, .enc, .flag)`), and the variables it reads in a way no path describes (inside
+        an unparsed expression). What an unknown value's fact may still decide (join.fact_matters)."""
+        if self._tested is None:
+            self._tested = self._compute_tested()
+        mask = self._tested.get(bid, 0)
+        hit = self._decoded_paths.get(mask)
+        if hit is None:
+            items = [self._items[i] for i in _bits(mask)]
+            hit = self._decoded_paths[mask] = (frozenset(x[1] for x in items if x[0] == "p"),
+                                               frozenset(x[1] for x in items if x[0] == "w"))
         return hit
 
     def dead(self, bid: int) -> frozenset[str]:
@@ -93,7 +109,12 @@ class Ahead:
         for bid, cond in branches:
             names: set[str] = set()
             _names(cond, names)
+            paths: set[tuple[str, ...]] = set()
+            wholes: set[str] = set()
+            _paths(cond, paths, wholes)
             wanted = [("v", n) for n in sorted(names)] + [("c", p) for p in conjuncts(cond) if sites[p] > 1]
+            wanted += [("p", path[:i]) for path in sorted(paths) for i in range(1, len(path) + 1)]
+            wanted += [("w", n) for n in sorted(wholes)]
             mask = 0
             for item in wanted:
                 bit = index.get(item)
@@ -209,6 +230,37 @@ def _names(e: Expr, out: set[str]) -> None:
             for part in e.operands if isinstance(e, Op) else e.parts:
                 _names(part, out)
         return
+
+
+def _paths(e: Expr, out: set[tuple[str, ...]], wholes: set[str]) -> None:
+    """The access paths a condition reads, in the form of the locations the engine names
+    (`("s", "*", ".enc", ".flag")`; any index is `"[]"`); the variables of an unparsed part
+    go to `wholes`."""
+    if isinstance(e, Op):
+        for part in e.operands:
+            _paths(part, out, wholes)
+        return
+    if isinstance(e, Opaque):
+        for part in e.parts:
+            _names(part, wholes)
+        return
+    ops: list[str] = []
+    while True:
+        if isinstance(e, Var):
+            out.add((e.name, *reversed(ops)))
+            return
+        if isinstance(e, Field):
+            ops.append("." + e.name)
+        elif isinstance(e, Deref):
+            ops.append("*")
+        elif isinstance(e, Index):
+            ops.append("[]")
+            _paths(e.index, out, wholes)
+        elif isinstance(e, AddrOf):
+            ops.clear()  # `&x.f` reads no value: what `x` is, at most
+        else:
+            return
+        e = e.base
 
 
 def _addressed(block: ir.Block) -> set[str]:
