@@ -119,6 +119,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._branch_notes: dict[tuple[int, bool], tuple[ir.Branch, str]] = {}
         self._call_plans: dict[int, tuple] = {}  # calls.CallTransfer._call_plan
         self._drop_keys: dict[int, tuple[str]] = {}  # call id -> ("$dropN",)
+        self._params_released = False  # some state released a parameter's value (explore._admit looks for them)
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._succs = successors(self.blocks)

@@ -188,12 +188,13 @@ class Exploration:
             table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
             pending.setdefault(bid, {})[("e", len(table.exact))] = state
             return self._retain(state)
-        if not table.exact_released:  # the exact states' released parameters, once they are all in
-            table.exact_released = True
-            for s in table.exact:
-                table.released |= _released_params(s)
-        table.released |= _released_params(state)
-        self._collapse_released_params(state, table.released)
+        if self._params_released:  # (a scan of every state, for the few functions that release a parameter)
+            if not table.exact_released:  # the exact states' released parameters, once they are all in
+                table.exact_released = True
+                for s in table.exact:
+                    table.released |= _released_params(s)
+            table.released |= _released_params(state)
+            self._collapse_released_params(state, table.released)
         raw = property_key(state, self._tracked_kinds)
         key = table.resolve(raw)
         old = table.joined.get(key)

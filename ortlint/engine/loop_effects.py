@@ -38,6 +38,7 @@ class LoopEffects:
                 if res is not None and res.coll and (res.st in (HELD, OPAQUE) or (res.st == RELEASED and not res.swept)):
                     if what == "release":
                         state.r[v[1]] = replaced(res, st=RELEASED, swept=True)
+                        self._params_released |= v[1][0] == "p"
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
