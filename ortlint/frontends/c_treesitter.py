@@ -20,6 +20,7 @@ from ..policy import Policy
 from .lowering import MAX_CLEANUP_RUNS, CfgBuilder, TooDeep, TooManyCleanups, field_ids, handler_table, short
 from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
+from .definition_macros import rewrite_definition_macros
 from .source import (ParseTimeout, SourceText, blank_else_continuations, blank_preprocessor_alternatives, parse_limited, read_source,
                      scan_function_macros, statement_macro_names, terminate_statement_macros)
 
@@ -1078,11 +1079,14 @@ class CFrontEnd:
 
     def load_headers(self) -> None:
         """What the file's `#include "..."` headers declare (see header_index); with libclang
-        (an oracle) the compiler's view is used instead. Before parsing, statement macros
+        (an oracle) the compiler's view is used instead. Before parsing, macros that write a
+        function's head or braces are rewritten (see definition_macros), statement macros
         invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
         (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
+        self.src = rewrite_definition_macros(self.src, self._oracle_macros() if oracle else self.visible.macros,
+                                             self.policy)
         names = statement_macro_names(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names)
@@ -1090,6 +1094,14 @@ class CFrontEnd:
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.src = blank_else_continuations(self.src)
         self.ascii = self.src.isascii()
+
+    def _oracle_macros(self) -> dict[str, header_index.MacroDef]:
+        """The macros libclang saw the file use, as the header index describes them."""
+        oracle = self.oracle  # type: ignore[attr-defined]
+        out = {name: header_index.MacroDef(name, list(m.params), m.body, m.variadic, "", 0)
+               for name, m in oracle.macros.items()}
+        out.update((name, header_index.MacroDef(name, None, body, False, "", 0)) for name, body in oracle.objects.items())
+        return out
 
     def add_visible_declarations(self, root: Node) -> None:
         """Function-like macros of the headers (the file's own win; names the policy describes

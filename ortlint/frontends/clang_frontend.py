@@ -232,6 +232,7 @@ class ClangOracle:
     """Facts from the AST, keyed by (line, column) of a name in the main file."""
 
     macros: dict[str, Macro] = field(default_factory=dict)
+    objects: dict[str, str] = field(default_factory=dict)  # object-like macros used: name -> body
     calls: dict[tuple[int, int], tuple[str, str | None]] = field(default_factory=dict)
     decls: dict[tuple[int, int], str] = field(default_factory=dict)
     refs: dict[tuple[int, int], str] = field(default_factory=dict)
@@ -360,6 +361,8 @@ def _add_macros(oracle: ClangOracle, used: list, definitions: dict[str, Any], po
         macro = macro_from_tokens(tokens)
         if macro is not None:
             oracle.macros[name] = macro
+        elif tokens:
+            oracle.objects[name] = " ".join(t.spelling for t in tokens[1:])  # (definition_macros reads them)
         work.extend(definitions[t.spelling] for t in tokens[1:] if t.spelling in definitions and t.spelling not in seen)
 
 
