@@ -76,3 +76,12 @@ def test_macros_come_from_the_headers_and_the_file() -> None:
     out = rewrite_definition_macros(src, visible, POLICY)
     assert out.splitlines()[1].split() == [b"OrtStatusPtr", b"f(", b"int", b"a)", b"{"]
     assert out.splitlines()[2].strip() == b"{" and out.splitlines()[4].strip() == b"}"
+
+
+def test_nested_object_macros_are_expanded_once_each() -> None:
+    """Forty levels of macros each naming the next twice: 2^40 expansions without the memo;
+    past MAX_DEPTH levels a macro is not a brace."""
+    objects = {f"M{i}": f"M{i + 1} M{i + 1}" for i in range(40)}
+    objects["M40"] = "{"
+    objects["B"] = "try M40"
+    assert brace_macros(objects, blank, ["M0", "M37", "B"]) == {"B": b"{"}

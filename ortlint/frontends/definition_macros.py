@@ -42,6 +42,7 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _TIGHT_PARENS = re.compile(r"\s*([()])\s*")
 _STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 MAX_DEPTH = 4  # object-like macros expanded inside one another (TENSOR_READ_API_BEGIN -> API_IMPL_BEGIN)
+MAX_TEXT = 4096  # characters of an expansion looked at (a brace macro is a line or a few)
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,10 @@ def brace_macros(object_macros: dict[str, str], blank: Callable[[str], str], nam
     (`object_macros`: name -> body) and function-like ones (`function_bodies`, `API_IMPL_END(api)`)."""
     out: dict[str, bytes] = {}
     function_bodies = function_bodies or {}
+    memo: dict[str, str | None] = {}
     for name in names:
         if name in object_macros:
-            text = _expanded(name, object_macros, 0)
+            text = _expanded(name, object_macros, 0, memo)
         elif name in function_bodies:
             text = function_bodies[name].replace("\\\n", " ")
         else:
@@ -102,7 +104,12 @@ def brace_macros(object_macros: dict[str, str], blank: Callable[[str], str], nam
     return out
 
 
-def _expanded(name: str, macros: dict[str, str], depth: int) -> str | None:
+def _expanded(name: str, macros: dict[str, str], depth: int, memo: dict[str, str | None] | None = None) -> str | None:
+    """`name`'s body with the object-like macros in it expanded (None past MAX_DEPTH levels, or
+    when the text grows past MAX_TEXT: a macro that cannot be a brace)."""
+    memo = {} if memo is None else memo
+    if name in memo:
+        return memo[name]
     if depth > MAX_DEPTH:
         return None
     body = macros[name].replace("\\\n", " ")
@@ -111,14 +118,19 @@ def _expanded(name: str, macros: dict[str, str], depth: int) -> str | None:
     for m in _WORD.finditer(body):
         word = m.group(0)
         if word in macros and word != name:
-            inner = _expanded(word, macros, depth + 1)
+            inner = _expanded(word, macros, depth + 1, memo)
             if inner is None:
                 return None
             parts.append(body[last:m.start()])
             parts.append(inner)
             last = m.end()
     parts.append(body[last:])
-    return "".join(parts)
+    text = "".join(parts)
+    if len(text) > MAX_TEXT:
+        memo[name] = None
+        return None
+    memo[name] = text
+    return text
 
 
 def object_defines(data: bytes) -> dict[str, str]:
