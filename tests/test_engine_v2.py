@@ -344,6 +344,16 @@ def test_a_flag_read_ahead_through_another_pointer_still_matters() -> None:
     assert fact_matters("v:again/.keep", _scope((), ("again", ".keep")), {})
 
 
+APPEND = ("#include <stdlib.h>\n#include <string.h>\n"
+          "struct buffer { unsigned char *data; size_t size; };\n"
+          "%s"
+          "static int append(struct buffer *out, const void *bytes, size_t n) {\n"
+          "  unsigned char *grown = realloc(out->data, out->size + n);\n"
+          "  if (grown == NULL) return 83;\n"
+          "  memcpy(grown + out->size, bytes, n);\n"
+          "  out->data = grown;\n  out->size += n;\n  return 0;\n}\n")  # a buffer that each append reallocates
+
+
 def test_optional_steps_tested_once_stay_linear(tmp_path: Path, monkeypatch) -> None:
     """24 flags, each tested once to decide a step that reallocates one buffer (a PNG
     encoder's chunks): the facts about flags already tested kept the paths apart, and the
@@ -352,14 +362,7 @@ def test_optional_steps_tested_once_stay_linear(tmp_path: Path, monkeypatch) -> 
     steps = "\n".join(f"  if (opts->{f}) append(&out, \"X\", 1);" for f in flags)
     path = tmp_path / "encode.c"
     path.write_text(
-        "#include <stdlib.h>\n#include <string.h>\n"
-        "struct buffer { unsigned char *data; size_t size; };\n"
-        f"struct options {{ int {', '.join(flags)}; int keep, error; }};\n"
-        "static int append(struct buffer *out, const void *bytes, size_t n) {\n"
-        "  unsigned char *grown = realloc(out->data, out->size + n);\n"
-        "  if (grown == NULL) return 83;\n"
-        "  memcpy(grown + out->size, bytes, n);\n"
-        "  out->data = grown;\n  out->size += n;\n  return 0;\n}\n"
+        APPEND % f"struct options {{ int {', '.join(flags)}; int keep, error; }};\n" +
         "int encode(unsigned char **result, struct options *opts) {\n"
         "  struct buffer out = {NULL, 0};\n  unsigned char *scratch = NULL;\n"
         f"  if (opts->keep) scratch = malloc(64);\n{steps}\n"
@@ -384,14 +387,7 @@ def test_a_leak_trace_starts_at_its_acquisition(tmp_path: Path) -> None:
     explains a leak by the path that did: each finding's trace starts at its own call."""
     path = tmp_path / "drops.c"
     path.write_text(
-        "#include <stdlib.h>\n#include <string.h>\n"
-        "struct buffer { unsigned char *data; size_t size; };\n"
-        "struct options { int a, b, c, d, error; };\n"
-        "static int append(struct buffer *out, const void *bytes, size_t n) {\n"
-        "  unsigned char *grown = realloc(out->data, out->size + n);\n"
-        "  if (grown == NULL) return 83;\n"
-        "  memcpy(grown + out->size, bytes, n);\n"
-        "  out->data = grown;\n  out->size += n;\n  return 0;\n}\n"
+        APPEND % "struct options { int a, b, c, d, error; };\n" +
         "int encode(unsigned char **result, struct options *opts) {\n"
         "  struct buffer out = {NULL, 0};\n  *result = NULL;\n  append(&out, \"SIG\", 3);\n"
         "  if (opts->a) append(&out, \"A\", 1);\n  if (opts->b) append(&out, \"B\", 1);\n"

@@ -51,29 +51,26 @@ class Ahead:
         included) tests. Loop tests are left out: they change every iteration, and a join
         that kept their values apart would unroll the loop. Conditions count only when more
         than one `if` tests them: a remembered condition serves nothing else."""
-        if self._tested is None:
-            self._tested = self._compute_tested()
-        mask = self._tested.get(bid, 0)
-        hit = self._decoded_tests.get(mask)
-        if hit is None:
-            items = [self._items[i] for i in _bits(mask)]
-            hit = self._decoded_tests[mask] = (frozenset(x[1] for x in items if x[0] == "v"),
-                                               frozenset(x[1] for x in items if x[0] == "c"))
-        return hit
+        return self._decoded(bid, self._decoded_tests, "v", "c")
 
     def tested_paths(self, bid: int) -> tuple[frozenset[tuple[str, ...]], frozenset[str]]:
         """(access paths, whole names) an `if` reachable from the block's entry reads: every
         prefix of each path it tests (`s->enc.flag` gives `(s,)`, `(s, *)`, `(s, *, .enc)` and
         `(s, *, .enc, .flag)`), and the variables it reads in a way no path describes (inside
         an unparsed expression). What an unknown value's fact may still decide (join.fact_matters)."""
+        return self._decoded(bid, self._decoded_paths, "p", "w")
+
+    def _decoded(self, bid: int, cache: dict[int, tuple[frozenset, frozenset]], first: str,
+                 second: str) -> tuple[frozenset, frozenset]:
+        """The items of two kinds tested ahead of the block, decoded once per distinct mask."""
         if self._tested is None:
             self._tested = self._compute_tested()
         mask = self._tested.get(bid, 0)
-        hit = self._decoded_paths.get(mask)
+        hit = cache.get(mask)
         if hit is None:
             items = [self._items[i] for i in _bits(mask)]
-            hit = self._decoded_paths[mask] = (frozenset(x[1] for x in items if x[0] == "p"),
-                                               frozenset(x[1] for x in items if x[0] == "w"))
+            hit = cache[mask] = (frozenset(x[1] for x in items if x[0] == first),
+                                 frozenset(x[1] for x in items if x[0] == second))
         return hit
 
     def dead(self, bid: int) -> frozenset[str]:
