@@ -119,7 +119,7 @@ class LeakCollection:
                 continue
             exits = sorted(record.exits)
             trace = record.trace[0] if record.trace else ()
-            if trace and not record.shows_site:  # no path that reached a leaking exit showed it: say only where and where
+            if trace and not record.shows_site:  # no leaking path showed the acquisition: show it, then the exit
                 target = f" into `{site.target}`" if site.target else ""
                 trace = (Step(self.fn.path, site.line, site.col, f"{res_kind.label} acquired by {site.callee}(){target}"),
                          trace[-1])
