@@ -494,6 +494,16 @@ def test_conditionals_that_continue_no_chain_are_left_alone() -> None:
     assert out.startswith(b"#ifdef F\n") and out.rstrip().endswith(b"#endif") and out.count(b"#") == 2
 
 
+def test_an_else_that_ends_a_conditional_keeps_its_body_after_the_endif() -> None:
+    text = b"#if defined(LIB)\n  if (a) { x(); } else  // no library\n#endif\n  { z(); }\n"
+    out = source.blank_else_continuations(text)
+    assert len(out) == len(text) and b"#" not in out and b"else  // no library" in out
+    two_branches = b"#ifdef LIB\n  if (a) { x(); } else\n#else\n  if (b) { y(); } else\n#endif\n  { z(); }\n"
+    a_word = b"#ifdef LIB\n  int x = orelse\n#endif\n  ;\n"
+    assert source.blank_else_continuations(two_branches) == two_branches
+    assert source.blank_else_continuations(a_word) == a_word
+
+
 def test_comment_runs_after_a_conditional_are_read_once() -> None:
     """"Blanks and comments, then `else`" as one regex backtracked exponentially over a line of
     `// // // ...` (the fuzzer's hang); the scan of the regions reads each comment once."""

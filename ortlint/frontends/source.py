@@ -653,8 +653,8 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 
 
 def blank_else_continuations(data: bytes) -> bytes:
-    """`if (a) {...}\n#ifdef X\nelse if (b) {...}\n#endif\nelse {...}`: the branches of one
-    `if` chain on both sides of a one-branch conditional. Tree-sitter takes the conditional as a
+    """`if (a) {...}\n#ifdef X\nelse if (b) {...}\n#endif\nelse {...}` (or `#if X\nif (a) {...}
+    else\n#endif\n{...}`): the branches of one `if` chain on both sides of a one-branch conditional. Tree-sitter takes the conditional as a
     statement of its own, so the `else` inside it (and the one after it) belongs to no `if` and
     the rest of the function is lost ("could not parse code"). The directive lines become
     blanks (same length): the chain is read with its optional part, as a one-branch `#ifdef`
@@ -665,19 +665,28 @@ def blank_else_continuations(data: bytes) -> bytes:
         return data
     regions = _regions(data)
     spans: list[tuple[int, int]] = []
-    stack: list[list] = []  # per open `#if`: [start, end, continues a chain, `#if 0`]
+    stack: list[list] = []  # per open `#if`: [start, end, continues a chain, `#if 0`, has two branches]
     for index, (start, end, directive) in enumerate(regions):
         if directive in (b"if", b"ifdef", b"ifndef"):
             parts = data[start:end].split(None, 1)
             zero = directive == b"if" and len(parts) > 1 and parts[1].strip() in (b"0", b"(0)")
-            stack.append([start, end, _else_follows(data, regions, index), zero])
+            stack.append([start, end, _else_follows(data, regions, index), zero, False])
         elif directive in (b"elif", b"else") and stack:
             stack[-1][2] = False  # two branches: left as they are
+            stack[-1][4] = True
         elif directive == b"endif" and stack:
-            if_start, if_end, continues, zero = stack.pop()
-            if continues:
+            if_start, if_end, continues, zero, branches = stack.pop()
+            # `} else\n#endif\n{...}`: the branch ends with the `else` whose body follows the `#endif`
+            if continues or (not branches and _else_precedes(data, start)):
                 spans.extend([(if_start, end)] if zero else [(if_start, if_end), (start, end)])
     return _blanked(data, spans)
+
+
+def _else_precedes(data: bytes, start: int) -> bool:
+    """Is the last token before `start` (a directive line), past blanks and `//` comments, the
+    keyword `else`?"""
+    i = _before_blanks_and_line_comments(data, start)
+    return i >= 3 and data[i - 3:i + 1] == b"else" and (i == 3 or data[i - 4] not in _WORD_BYTES)
 
 
 def _else_follows(data: bytes, regions: list[tuple[int, int, bytes | None]], index: int) -> bool:
