@@ -74,33 +74,34 @@ def ref_blank_conditionals_in_parens(data: bytes) -> bytes:
     out: bytearray | None = None
     depth = 0
     stack: list[dict] = []
-
-    def counting() -> bool:
-        return all(c["branch"] == c["keep"] for c in stack)
-
     for m in _PP_TOKENS.finditer(data):
         tok = m.group(0)
         directive = m.group(1)
         if directive is None:
-            if (tok == b"(" or tok == b")") and (not stack or counting()):
+            if tok == b"(" or tok == b")":
                 depth += 1 if tok == b"(" else -1
                 depth = max(depth, 0)
             continue
         if directive in (b"if", b"ifdef", b"ifndef"):
             cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
             zero = directive == b"if" and cond in (b"0", b"(0)")
-            stack.append({"depth": depth if counting() else -1, "branch": 0, "keep": 1 if zero else 0,
-                          "start": m.start(), "cuts": [(m.start(), m.end())], "branch_start": m.end()})
+            stack.append({"depth": depth, "branch": 0, "keep": 1 if zero else 0, "after": None,
+                          "cuts": [(m.start(), m.end())], "branch_start": m.end()})
         elif stack and directive in (b"elif", b"else"):
             top = stack[-1]
-            if top["branch"] != top["keep"]:
+            if top["branch"] == top["keep"]:
+                top["after"] = depth
+            else:
                 top["cuts"].append((top["branch_start"], m.start()))
             top["branch"] += 1
             top["cuts"].append((m.start(), m.end()))
             top["branch_start"] = m.end()
+            depth = top["depth"]
         elif stack and directive == b"endif":
             top = stack.pop()
-            if top["branch"] != top["keep"]:
+            if top["branch"] == top["keep"]:
+                top["after"] = depth
+            else:
                 top["cuts"].append((top["branch_start"], m.start()))
             top["cuts"].append((m.start(), m.end()))
             if top["depth"] > 0:
@@ -108,6 +109,7 @@ def ref_blank_conditionals_in_parens(data: bytes) -> bytes:
                     out = bytearray(data)
                 for a, b in top["cuts"]:
                     out[a:b] = data[a:b].translate(source._SPACES)
+            depth = top["after"] if top["after"] is not None else top["depth"]
     return bytes(out) if out is not None else data
 
 
@@ -466,6 +468,18 @@ def test_pointer_new_arrays_match_the_reference() -> None:
         assert [m.span(1) for m in source._NEW_POINTER_ARRAY.finditer(text)] == want, text
         found += bool(want)
     assert found > 500
+
+
+def test_a_conditional_in_parentheses_inside_an_else_branch_is_blanked() -> None:
+    """Functions written twice under `#if MINIMAL ... #else ... #endif`: tree-sitter reads both,
+    so a condition's `#ifdef` in the second one must go too (ONNX Runtime's allocation planner)."""
+    text = (b"#if defined(MINIMAL)\nint f(void) { return 0; }\n#else\n"
+            b"int f(int x, int y) {\n  if (x\n#ifdef B\n      && y\n#endif\n  ) return 1;\n  return 0;\n}\n#endif\n")
+    out = source.blank_conditionals_in_parens(text)
+    assert len(out) == len(text) and out.count(b"#") == 3 and b"&& y" in out  # the inner directives only
+    alternatives = b"f(a,\n#ifdef X\n g(b\n#else\n h(c\n#endif\n ));\nint k;\n#ifdef Y\nint m;\n#endif\n"
+    out = source.blank_conditionals_in_parens(alternatives)
+    assert b"h(c" not in out and b"#ifdef Y" in out  # the count after `#endif` is the kept branch's
 
 
 # ------------------------------------------------------------- `else` continuing across `#endif`

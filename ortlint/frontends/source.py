@@ -545,8 +545,10 @@ def blank_conditionals_in_parens(data: bytes) -> bytes:
     """`f(a,\\n#ifdef X\\n b\\n#else\\n c\\n#endif\\n);`: tree-sitter cannot parse a preprocessor
     conditional inside parentheses (an argument list, a condition). Its directive lines and every
     branch but the first (the second when the first is `#if 0`) become blanks, same length, so
-    the call parses and every offset stays. Parentheses are counted in first branches only, so
-    alternatives that each open a parenthesis do not unbalance the count."""
+    the call parses and every offset stays. Parentheses are counted in every branch, each from
+    the depth at its `#if`, and after `#endif` the kept branch's count goes on: alternatives
+    that each open a parenthesis do not unbalance the count, and a conditional inside an
+    `#else` branch (the function compiled the other way) is blanked like one in a first branch."""
     if not has_conditional(data):
         return data
     return _blank_conditionals_in_parens(data, _regions(data))
@@ -555,11 +557,12 @@ def blank_conditionals_in_parens(data: bytes) -> bytes:
 def _blank_conditionals_in_parens(data: bytes, regions: Iterable[tuple[int, int, bytes | None]]) -> bytes:
     out: bytearray | None = None
     depth = 0
-    stack: list[dict] = []  # open conditionals: depth at `#if`, branch index, kept branch, spans
-    skipping = 0  # open conditionals whose current branch is not the kept one (parentheses are not counted)
+    # open conditionals: depth at `#if`, branch index, kept branch, spans to blank, where the
+    # current branch began, depth at the end of the kept branch
+    stack: list[dict] = []
     last = 0
     for start, end, directive in regions:
-        if not skipping and start > last:
+        if start > last:
             depth = _paren_depth(data[last:start], depth)
         last = end
         if directive is None:
@@ -568,22 +571,23 @@ def _blank_conditionals_in_parens(data: bytes, regions: Iterable[tuple[int, int,
             tok = data[start:end]
             cond = tok.split(None, 1)[1].strip() if len(tok.split(None, 1)) > 1 else b""
             zero = directive == b"if" and cond in (b"0", b"(0)")
-            stack.append({"depth": -1 if skipping else depth, "branch": 0, "keep": 1 if zero else 0,
-                          "start": start, "cuts": [(start, end)], "branch_start": end})
-            skipping += zero
+            stack.append({"depth": depth, "branch": 0, "keep": 1 if zero else 0,
+                          "cuts": [(start, end)], "branch_start": end, "after": None})
         elif stack and directive in (b"elif", b"else"):
             top = stack[-1]
-            skipping -= top["branch"] != top["keep"]
-            if top["branch"] != top["keep"]:
+            if top["branch"] == top["keep"]:
+                top["after"] = depth
+            else:
                 top["cuts"].append((top["branch_start"], start))
             top["branch"] += 1
-            skipping += top["branch"] != top["keep"]
             top["cuts"].append((start, end))
             top["branch_start"] = end
+            depth = top["depth"]  # each alternative starts where the `#if` was (counted in every branch)
         elif stack and directive == b"endif":
             top = stack.pop()
-            skipping -= top["branch"] != top["keep"]
-            if top["branch"] != top["keep"]:
+            if top["branch"] == top["keep"]:
+                top["after"] = depth
+            else:
                 top["cuts"].append((top["branch_start"], start))
             top["cuts"].append((start, end))
             if top["depth"] > 0:
@@ -591,6 +595,7 @@ def _blank_conditionals_in_parens(data: bytes, regions: Iterable[tuple[int, int,
                     out = bytearray(data)
                 for a, b in top["cuts"]:
                     out[a:b] = data[a:b].translate(_SPACES)
+            depth = top["after"] if top["after"] is not None else top["depth"]  # the kept branch goes on
     return bytes(out) if out is not None else data
 
 
