@@ -84,6 +84,12 @@ def test_cpp_headers_are_recognized() -> None:
     assert is_cpp_header("x.h", b"namespace app {\nclass A {};\n}\n")
     assert is_cpp_header("x.h", b"#include <vector>\n")
     assert not is_cpp_header("x.h", b"#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n")
+    # ONNX Runtime's abi_logger.h: a using-declaration and casts, nothing else C++ (read as C,
+    # its two methods did not parse)
+    assert is_cpp_header("x.h", b"using onnxruntime::logging::Logger;\nstruct L { Logger* Get() "
+                                b"{ return reinterpret_cast<Logger*>(this); } };\n")
+    assert is_cpp_header("x.h", b"using Id = int;\n")
+    assert not is_cpp_header("x.h", b"static int using_x = (int)1;\n")
 
 
 SNIPPETS = [

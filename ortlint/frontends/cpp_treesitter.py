@@ -1851,6 +1851,8 @@ class CppFrontEnd(CFrontEnd):
 _CPP_MARKERS = re.compile(
     rb"^[ \t]*(?:namespace[ \t]+\w+|template[ \t]*<|using[ \t]+namespace\b|(?:class|struct)[ \t]+\w+(?:[^\w;(][^;(]*)?:\s*(?:public|private|protected)\b"
     rb"|class[ \t]+\w+[ \t]*(?:final[ \t]*)?\{|(?:public|private|protected)[ \t]*:)"
+    rb"|^[ \t]*using[ \t]+\w+(?:(?:::\w+)+[ \t]*;|[ \t]*=)"  # `using ns::Logger;`, `using Id = int;`
+    rb"|\b(?:static|reinterpret|const|dynamic)_cast[ \t]*<"
     rb"|\bstd::\w|\btry[ \t]*\{|#[ \t]*include[ \t]*<(?:vector|string|memory|map|iostream|functional|mutex|cstdint|cstdio|cstring|cstdlib)>",
     re.M)
 
