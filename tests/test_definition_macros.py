@@ -85,3 +85,11 @@ def test_nested_object_macros_are_expanded_once_each() -> None:
     objects["M40"] = "{"
     objects["B"] = "try M40"
     assert brace_macros(objects, blank, ["M0", "M37", "B"]) == {"B": b"{"}
+
+
+def test_bodies_continued_with_crlf_lines_qualify_too() -> None:
+    """A header saved with Windows line ends: `\\` then CR LF joins the lines as `\\` LF does."""
+    body = "_Success_(return == 0) \\\r\n  OrtStatusPtr ORT_API_CALL NAME(__VA_ARGS__) NO_EXCEPTION"
+    assert head_shapes([("STATUS_API_IMPL", ["NAME"], body, True)], blank) == {"STATUS_API_IMPL": HeadShape("OrtStatusPtr", 0)}
+    objects = {"END": "}                 \\\r\n  catch (...) {   \\\r\n    return 1;     \\\r\n  }"}
+    assert brace_macros(objects, blank, ["END"]) == {"END": b"}"}

@@ -40,6 +40,7 @@ _OBJECT_DEFINE = re.compile(rb"#[ \t]*define[ \t]+([A-Za-z_]\w*)(?![\w(])[ \t]*(
 _TYPE_TEXT = re.compile(r"^[A-Za-z_][\w:<>,*& ]*$")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _TIGHT_PARENS = re.compile(r"\s*([()])\s*")
+_CONTINUATION = re.compile(r"\\\r?\n")
 _STRINGS = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 MAX_DEPTH = 4  # object-like macros expanded inside one another (TENSOR_READ_API_BEGIN -> API_IMPL_BEGIN)
 MAX_TEXT = 4096  # characters of an expansion looked at (a brace macro is a line or a few)
@@ -62,7 +63,7 @@ def head_shapes(macros: Iterable[tuple[str, list[str] | None, str, bool]],
     for name, params, body, variadic in macros:
         if params is None or not params or not variadic:
             continue
-        words = blank(body.replace("\\\n", " ")).split()
+        words = blank(_one_line(body)).split()
         tail = f"{params[-1]}(__VA_ARGS__)"
         text = _TIGHT_PARENS.sub(r"\1", " ".join(words))  # `NAME ( __VA_ARGS__ )` from libclang's tokens
         if not text.endswith(tail):
@@ -89,7 +90,7 @@ def brace_macros(object_macros: dict[str, str], blank: Callable[[str], str], nam
         if name in object_macros:
             text = _expanded(name, object_macros, 0, memo)
         elif name in function_bodies:
-            text = function_bodies[name].replace("\\\n", " ")
+            text = _one_line(function_bodies[name])
         else:
             continue
         if text is None or "{" not in text and "}" not in text:
@@ -112,7 +113,7 @@ def _expanded(name: str, macros: dict[str, str], depth: int, memo: dict[str, str
         return memo[name]
     if depth > MAX_DEPTH:
         return None
-    body = macros[name].replace("\\\n", " ")
+    body = _one_line(macros[name])
     parts = []
     last = 0
     for m in _WORD.finditer(body):
@@ -131,6 +132,11 @@ def _expanded(name: str, macros: dict[str, str], depth: int, memo: dict[str, str
         return None
     memo[name] = text
     return text
+
+
+def _one_line(body: str) -> str:
+    """A `#define`'s body with its line continuations joined (`\\` then LF or CR LF)."""
+    return _CONTINUATION.sub(" ", body)
 
 
 def object_defines(data: bytes) -> dict[str, str]:
