@@ -12,7 +12,7 @@ from ortlint.api import default_policy, lint
 from ortlint.discover import SourceFile
 from ortlint.engine.analyze import Budget, FunctionAnalyzer, Options
 from ortlint.engine.join import FactScope, coarse_key, fact_matters, join, join_held, property_key
-from ortlint.engine.state import HELD, OPAQUE, RELEASED, Res, State
+from ortlint.engine.state import ESCAPED, HELD, OPAQUE, RELEASED, Res, State
 from ortlint.runner import Analysis, Program, RunConfig, parse_file, run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -380,6 +380,55 @@ def test_optional_steps_tested_once_stay_linear(tmp_path: Path, monkeypatch) -> 
     blocks = len(next(fn for fn in unit.functions if fn.name == "encode").blocks)
     assert len(runs) < 12 * blocks
     assert not [f for r in analysis.results.values() for f in r.findings]
+
+
+def test_blocks_handed_over_in_optional_steps_stay_linear(tmp_path: Path) -> None:
+    """48 flags, each deciding a block handed over to an unknown call (`host_take(host, b)`):
+    an escaped block the caller cannot see no longer keeps property states apart, so the
+    paths through the steps join (3 158 block runs for 197 blocks before, 953 now), and the
+    leak after them is still reported."""
+    n = 48
+    steps = "\n".join(f"  if (opts->f{i}) {{ void *b = malloc(8); if (b == NULL) return -1; host_take(host, b); }}"
+                      for i in range(n))
+    path = tmp_path / "hand_over.c"
+    path.write_text("#include <stdlib.h>\nstruct host;\nvoid host_take(struct host *h, void *b);\n"
+                    "int host_ready(struct host *h);\n"
+                    f"struct options {{ int {', '.join(f'f{i}' for i in range(n))}; }};\n"
+                    "int f(struct host *host, struct options *opts) {\n" + steps + "\n"
+                    "  char *s = malloc(4);\n  if (s == NULL) return -1;\n  if (!host_ready(host)) return -2;\n"
+                    "  free(s);\n  return 0;\n}\n")
+    fn = parse_file(SourceFile(str(path), "c"), default_policy()).functions[0]
+    runs = [0]
+    real = FunctionAnalyzer._run_block
+
+    class Counting(FunctionAnalyzer):
+        def _run_block(self, bid, st):  # type: ignore[no-untyped-def]
+            runs[0] += 1
+            return real(self, bid, st)
+
+    result = Counting(fn, default_policy(), lambda _c: None).run()
+    assert runs[0] < 8 * len(fn.blocks)
+    assert [(f.rule, f.line) for f in result.findings] == [("ORT001", n + 7)] and not result.notes
+
+
+def test_escaped_blocks_are_named_by_where_they_are_held() -> None:
+    """`out->data` after whichever of two reallocating calls ran last: one escaped block, so
+    the two states have one property key and their join keeps what `out->data` holds (under
+    the first state's name) for the summary; handed to an unknown call, a block leaves the
+    key altogether."""
+    def pushed(rid: str) -> State:
+        return state({("out",): ("r", "p0"), ("@p0", "*", ".data"): ("r", rid)},
+                     {"p0": Res(None, OPAQUE), rid: Res("libc.heap", ESCAPED, esc=("@p0", "*", ".data"))})
+    a, b = pushed("4:out->data"), pushed("7:out->data")
+    assert property_key(a, tracked) == property_key(b, tracked)
+    joined = join(a, b, tracked, no_local_refs)
+    assert joined.b[("@p0", "*", ".data")] == ("r", "4:out->data") and joined.r["4:out->data"].st == ESCAPED
+    assert "7:out->data" not in joined.r
+    handed = state({}, {"p0": Res(None, OPAQUE), "5:b": Res("libc.heap", ESCAPED)})
+    kept = state({}, {"p0": Res(None, OPAQUE)})
+    assert property_key(handed, tracked) == property_key(kept, tracked)
+    returned = state({}, {"5:b": Res("libc.heap", ESCAPED, esc=("<return>",))})
+    assert property_key(returned, tracked) != property_key(kept, tracked)
 
 
 def test_a_leak_trace_starts_at_its_acquisition(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import AbstractSet, NamedTuple, Sequence
 
+from .exprs import param_path
 from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
@@ -19,7 +20,8 @@ Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI lo
 # point are kept apart only when their *property state* differs, and joined otherwise. Here the
 # property state is the life stage of every resource that must be released (handles, buffers,
 # statuses, tokens: held / released / escaped / consumed), the parameters already released,
-# and which locations hold those resources. Everything else is joined:
+# and which locations hold those resources (an escaped one only while a caller can see it,
+# named by where it is held: `_kept_escape`, `escape_names`). Everything else is joined:
 # * value facts (integers, NULL facts, excluded values, remembered conditions) are kept where
 #   both states agree, forgotten where they differ;
 # * resources whose life decides no leak (unknown memory, borrowed pointers, JNI local
@@ -36,14 +38,118 @@ def property_key(state: State, tracked: Kinds) -> tuple:
     that must be released."""
     # `_in_key`, inlined: this runs for every state that reaches a block past the exact ones
     key_res = {rid: res for rid, res in state.r.items()
-               if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)))}
-    if not key_res:
-        return _NO_PROPERTIES
-    return (frozenset(key_res.items()),
-            frozenset([(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]))
+               if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)
+                                                                and (res.st != ESCAPED or _kept_escape(res.esc))))}
+    return _key_of(state, key_res)
 
 
 _NO_PROPERTIES = (frozenset(), frozenset())
+
+
+def _key_of(state: State, key_res: dict) -> tuple:
+    """The key of the resources `key_res` of `state`: them, and the locations that hold them
+    (escaped ones named by their location, see `escape_names`)."""
+    if not key_res:
+        return _NO_PROPERTIES
+    held_at = [(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]
+    names = escape_names(key_res, held_at)
+    if names:
+        return (frozenset([(names.get(rid, rid), res) for rid, res in key_res.items()]),
+                frozenset([(k, names.get(rid, rid)) for k, rid in held_at]))
+    return (frozenset(key_res.items()), frozenset(held_at))
+
+
+def _kept_escape(esc: tuple | None) -> bool:
+    """Whether a resource that escaped to `esc` still belongs to the property state: only if it
+    is the function's result, returned or left in memory a parameter reaches (an out-parameter:
+    the summary's cases name those, and a caller leaks or releases them). Handed to an unknown
+    call, stored in a global or in memory the function made, it is nobody's business here any
+    more; kept in the key, each optional step that hands one over (`if (flag) register(buf)`)
+    would double the property states for nothing."""
+    return esc is not None and (esc == _RETURN or (esc[0][:2] == "@p" and _is_param_memory(esc[0])))
+
+
+_RETURN = ("<return>",)
+
+
+@lru_cache(maxsize=1 << 12)
+def _is_param_memory(root: str) -> bool:
+    return param_path(root[1:]) is not None
+
+
+def escape_names(key_res: dict, held_at: list) -> dict:
+    """Escaped resources by where they are held, not by which call made them: `v->data` after
+    whichever of several `vector_push(v)` calls reallocated it last holds one escaped block
+    whatever call made it; kept apart by call, the property states multiply by the number of
+    such calls, for nothing (the function is done with them; its summary names the location).
+    Only a resource held at exactly one location that is not itself memory of a key resource."""
+    escaped = [rid for rid, res in key_res.items() if res.st == ESCAPED and not res.coll]
+    if not escaped:
+        return {}
+    where: dict = {}
+    for k, rid in held_at:
+        if rid in where:
+            where[rid] = None
+        else:
+            where[rid] = k
+    out = {}
+    for rid in escaped:
+        k = where.get(rid)
+        if k is not None and not (k[0][:1] == "@" and k[0][1:] in key_res):
+            out[rid] = ("@", k)
+    return out
+
+
+def align_escaped(a: State, b: State, tracked: Kinds) -> State:
+    """`b` with its escaped resources renamed to `a`'s held at the same location (see
+    `escape_names`), so `join` keeps the location's value."""
+    if a.r.keys() == b.r.keys():
+        return b
+    rename: dict[str, str] = {}
+    for k, va in a.b.items():
+        if va[0] != "r":
+            continue
+        vb = b.b.get(k)
+        if vb is None or vb[0] != "r" or vb[1] == va[1] or va[1] in b.r:
+            continue
+        ra, rb = a.r.get(va[1]), b.r.get(vb[1])
+        if ra is None or rb is None or ra.st != ESCAPED or rb.st != ESCAPED or ra.coll or rb.coll:
+            continue
+        if ra.kind not in tracked or ra.kind != rb.kind:
+            continue
+        rename[vb[1]] = va[1]
+    if not rename:
+        return b
+    return _renamed(b, rename)
+
+
+def _renamed(s: State, rename: dict[str, str]) -> State:
+    def rid_of(rid: str) -> str:
+        new = rename.get(rid)
+        if new is not None:
+            return new
+        cut = rid.find("/")
+        if cut > 0 and rid[:cut] in rename:
+            return rename[rid[:cut]] + rid[cut:]
+        return rid
+
+    def loc_of(k: tuple) -> tuple:
+        if k[0][:1] == "@":
+            root = rid_of(k[0][1:])
+            if root != k[0][1:]:
+                return ("@" + root,) + k[1:]
+        return k
+
+    out_b = {loc_of(k): (("r", rid_of(v[1])) if v[0] == "r" else v) for k, v in s.b.items()}
+    out_r = {}
+    for rid, res in s.r.items():
+        if res.esc is not None or res.parent is not None:
+            esc = loc_of(res.esc) if res.esc else res.esc
+            parent = rid_of(res.parent) if res.parent else res.parent
+            if esc != res.esc or parent != res.parent:
+                res = replaced(res, esc=esc, parent=parent)
+        out_r[rid_of(rid)] = res
+    return State(out_b, out_r, s.conds, s.trace)
 
 
 def _in_key(res: Res, tracked: Kinds) -> bool:
@@ -53,12 +159,13 @@ def _in_key(res: Res, tracked: Kinds) -> bool:
         # array elements a loop acquired: "the loop ran zero times" (nothing held) joins with
         # "held": the paths that ran it report whatever leaks, at the same exits
         return False
-    return res.kind in tracked
+    return res.kind in tracked and (res.st != ESCAPED or _kept_escape(res.esc))
 
 
 def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     """The upper bound of two states with the same property key (see above); the trace of `a`
     explains the result."""
+    b = align_escaped(a, b, tracked)
     bb, br = b.b, b.r
     # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
     # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
@@ -158,10 +265,9 @@ def coarse_key(state: State, tracked: Kinds) -> tuple:
     # `_in_key(res) and not _joinable(res)`, inlined (every state past the first property states)
     key_res = {rid: res for rid, res in state.r.items()
                if (res.st == RELEASED if res.kind is None else
-                   (res.kind in tracked and (res.st != HELD if res.coll else res.st not in (HELD, RELEASED))))}
-    return (frozenset(key_res.items()),
-            frozenset([(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]) if key_res
-            else frozenset())
+                   (res.kind in tracked and (res.st != HELD if res.coll else res.st not in (HELD, RELEASED))
+                    and (res.st != ESCAPED or _kept_escape(res.esc))))}
+    return _key_of(state, key_res)
 
 
 def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
