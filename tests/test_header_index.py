@@ -14,7 +14,8 @@ from tree_sitter import Language, Parser
 from ortlint.api import default_policy
 from ortlint.config import ConfigError, load_file
 from ortlint.frontends import header_index as hi
-from ortlint.frontends.source import is_statement_body, terminate_statement_macros
+from ortlint.frontends.source import (is_complete_statement_body, is_statement_body, statement_macro_sets,
+                                     terminate_statement_macros)
 from ortlint.policy import PolicyError, load_policy
 from ortlint.runner import RunConfig, run
 
@@ -130,6 +131,39 @@ def test_semicolon_goes_into_the_next_lines_indentation() -> None:
     assert lines[4] == "  x = CHECK(d)" and lines[5] == "    + 1;"  # inside an expression: untouched
     assert lines[8] == "  else" and lines[11] == "  ->z;"  # before `else` / a member access: untouched
     assert out.count(b";") == code.count(b";") + 1
+
+
+@pytest.mark.parametrize("body,complete", [("if (c) { f(); }", True), ("{ a(); } /* note */", True),
+                                           ("f(x); \\\n g(x);", True), ("do { f(); } while (0)", False),
+                                           ("if (x) return -1", False)])
+def test_complete_statement_bodies(body: str, complete: bool) -> None:
+    assert is_complete_statement_body(body) is complete
+
+
+def test_a_complete_statement_macro_is_terminated_before_any_statement() -> None:
+    """`HAND(f, n)` (body `if (...) {...}`) then `*kept = ...` on the next line was read as a
+    declaration of a local `kept`; two invocations on one line as one expression. A
+    `do {...} while (0)` macro before `*` is left as it was (it could continue an expression)."""
+    code = (b"#define HAND(f, n) if (o->f) { take(malloc(n)); }\n"
+            b"#define CHECK(x) do { if (!(x)) return -1; } while (0)\n"
+            b"int g(char **kept) {\n  HAND(a, 4)\n  *kept = 0;\n  HAND(a, 4) HAND(b, 4)\n  ++n;\n"
+            b"  HAND(a, 4) /* c */ &x;\n  CHECK(c)\n  *kept = 0;\n  HAND(a, 4);\n  x = HAND(a, 4)\n  *2;\n}\n")
+    names, complete = statement_macro_sets(code, None, default_policy())
+    assert names == {"HAND", "CHECK"} and complete == {"HAND"}
+    out = terminate_statement_macros(code, names, complete)
+    assert len(out) == len(code) and out.count(b"\n") == code.count(b"\n")
+    lines = out.decode().split("\n")
+    assert lines[4] == "; *kept = 0;"  # the next line's indentation
+    assert lines[5] == "  HAND(a, 4);HAND(b, 4)" and lines[6] == "; ++n;"  # the blank after `)`, then the indentation
+    assert lines[7] == "  HAND(a, 4);/* c */ &x;"
+    assert lines[9] == "  *kept = 0;"  # after CHECK: untouched
+    assert lines[10:13] == ["  HAND(a, 4);", "  x = HAND(a, 4)", "  *2;"]  # has its `;`; inside an expression
+    assert terminate_statement_macros(code, names).split(b"\n")[4] == b"  *kept = 0;"  # as before without `complete`
+    column_zero = b"void h(void) {\n  HAND(a, 4)\n*kept = 0;\n  HAND(b, 4)\n}\n"
+    assert terminate_statement_macros(column_zero, {"HAND"}, {"HAND"}).split(b"\n")[1:5] == [
+        b" HAND(a, 4);", b"*kept = 0;", b"  HAND(b, 4)", b"}"]  # moved left before `*`; `}` needs nothing
+    in_define = b"#define TWO(a) \\\n  HAND(a, 1) HAND(a, 2) \\\n  HAND(a, 3)\n  *p = 0;\n"
+    assert terminate_statement_macros(in_define, {"HAND"}, {"HAND"}) == in_define  # a `#define`'s body: left
 
 
 # ----------------------------------------------------------------------------- [[macro]] policy entries

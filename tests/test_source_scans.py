@@ -170,7 +170,7 @@ def ref_terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
         blank = source._first_blank_after(data, end)
         if blank is not None and blank < nxt and data[blank:blank + 1] in (b" ", b"\t"):
             out[blank] = ord(";")
-        elif data[nxt] == ord("#") and m.start(1) > 0 and data[m.start(1) - 1] in b" \t":
+        elif data[nxt] == ord("#") and m.start(1) > 0 and out[m.start(1) - 1] in b" \t" and b"\n" not in data[m.start(1):end]:
             start = m.start(1)
             out[start - 1:end - 1] = data[start:end]
             out[end - 1] = ord(";")
@@ -306,6 +306,17 @@ def test_line_start_scans_match_the_reference(chunk: int) -> None:
         names = {"CHECK", "MAC", "ASSIGN", "f"}
         assert source.terminate_statement_macros(text, names) == ref_terminate_statement_macros(text, names), text
         assert dm.mask_declaration_arguments(text, names) == ref_mask_declaration_arguments(text, names), text
+
+
+def test_complete_statement_macros_keep_every_offset() -> None:
+    """With `complete` macros (is_complete_statement_body) the pass still only replaces blanks
+    or moves an invocation left within its line: same length, newlines where they were."""
+    changed = 0
+    for text in TEXTS:
+        out = source.terminate_statement_macros(text, {"CHECK", "MAC", "f"}, {"CHECK", "MAC"})
+        assert len(out) == len(text) and [i for i, c in enumerate(out) if c == 10] == [i for i, c in enumerate(text) if c == 10]
+        changed += out != source.terminate_statement_macros(text, {"CHECK", "MAC", "f"})
+    assert changed > 20
 
 
 @pytest.mark.parametrize("chunk", range(4))

@@ -22,7 +22,7 @@ from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
 from .definition_macros import rewrite_definition_macros
 from .source import (ParseTimeout, SourceText, blank_else_continuations, blank_preprocessor_alternatives, parse_limited, read_source,
-                     scan_function_macros, statement_macro_names, terminate_statement_macros)
+                     scan_function_macros, statement_macro_sets, terminate_statement_macros)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -1087,9 +1087,9 @@ class CFrontEnd:
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         self.src = rewrite_definition_macros(self.src, self._oracle_macros() if oracle else self.visible.macros,
                                              self.policy)
-        names = statement_macro_names(self.src, self.visible, self.policy)
+        names, complete = statement_macro_sets(self.src, self.visible, self.policy)
         if names:
-            self.src = terminate_statement_macros(self.src, names)
+            self.src = terminate_statement_macros(self.src, names, complete)
         self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.src = blank_else_continuations(self.src)

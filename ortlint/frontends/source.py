@@ -5,7 +5,7 @@ import functools
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass
 
 from ..policy import Policy
@@ -240,22 +240,40 @@ def is_statement_body(body: str) -> bool:
     return bool(_STATEMENT_START.match(text)) or text.endswith(";") or text.endswith("}")
 
 
-def statement_macro_names(data: bytes, visible: object, policy: Policy) -> set[str]:
-    """Names of the statement-like function-like macros a file can see: its own `#define`s
-    (anywhere, a function body included), its headers' (`visible.macros`) and the policy's
-    `[[macro]]` shapes. Only names the file uses at the start of a line are kept."""
-    names: set[str] = set()
+_BODY_NOISE = re.compile(r"/\*.*?(?:\*/|$)|//[^\n]*|\\\r?\n", re.S)  # comments, line continuations
+
+
+def is_complete_statement_body(body: str) -> bool:
+    """A macro body that ends its own statement: its last token is `}` (`if (c) {...}`, `{...}`,
+    a `switch`) or `;`. Whatever follows an invocation of it starts the next statement, even
+    `*out = ...` or `++n` (which after `CHECK(x)` of a `do {...} while (0)` body, ending with
+    `)` and needing the invocation's `;`, could continue an expression). `body` has its
+    decorations blanked already (`{...} ORT_NOEXCEPT_END` ends with `}`)."""
+    return _BODY_NOISE.sub(" ", body).rstrip().endswith((";", "}"))
+
+
+def statement_macro_sets(data: bytes, visible: object, policy: Policy) -> tuple[set[str], set[str]]:
+    """(names, complete). `names`: the statement-like function-like macros a file can see that
+    it uses at the start of a line: its own `#define`s (anywhere, a function body included), its
+    headers' (`visible.macros`) and the policy's `[[macro]]` shapes. `complete`: those of them,
+    used anywhere in the file, whose body (decorations blanked) is a complete statement
+    (is_complete_statement_body), for terminate_statement_macros."""
+    bodies: dict[str, str] = {}
     for m in line_start_matches(_DEFINE, data):
-        if is_statement_body(m.group(3).decode("utf-8", "replace")):
-            names.add(m.group(1).decode())
+        if is_statement_body(body := m.group(3).decode("utf-8", "replace")):
+            bodies[m.group(1).decode()] = body
     for name, found in getattr(visible, "macros", {}).items():
-        if found.params is not None and is_statement_body(found.body):
-            names.add(name)
+        if found.params is not None and name not in bodies and is_statement_body(found.body):
+            bodies[name] = found.body
     for name, shape in getattr(policy, "macro_shapes", {}).items():
-        if shape.statement:
-            names.add(name)
+        if shape.statement and name not in bodies:
+            bodies[name] = shape.body
     # `in` first: most names do not occur at all, and a substring test is cheaper still
-    return {n for n in names if n.encode() in data and line_start_search(_invocation_of(n), data) is not None}
+    used = {n: body for n, body in bodies.items() if n.encode() in data}
+    names = {n for n in used if line_start_search(_invocation_of(n), data) is not None}
+    complete = {n for n, body in used.items()
+                if is_complete_statement_body(blank_decorations(body.encode(), policy).decode("utf-8", "replace"))}
+    return names, complete
 
 
 @functools.lru_cache(maxsize=4096)
@@ -281,34 +299,96 @@ def _match_start(m: re.Match[bytes]) -> int:
     return m.start()
 
 
-def terminate_statement_macros(data: bytes, names: set[str]) -> bytes:
+def terminate_statement_macros(data: bytes, names: set[str], complete: AbstractSet[str] = frozenset()) -> bytes:
     """Give a `;` to statement macros invoked without one (`CHECK(st)` ending a line, then the
     next statement), which tree-sitter would otherwise glue to the next statement (as a
     declaration of type CHECK, or a multiplication). The `;` replaces the first blank after the
-    invocation (the next line's indentation), so every byte offset, line and column stays."""
+    invocation (the next line's indentation), so every byte offset, line and column stays.
+
+    A macro of `complete` (its body ends its statement: is_complete_statement_body) is
+    terminated before any token that can start a statement, `*out = ...`, `&`, `++`, `--` and
+    `{` included (`HAND_OVER(f, n)\\n  *kept = malloc(n);` was a declaration of a local `kept`),
+    and when the next statement follows on the same line (`HAND_OVER(a, n) HAND_OVER(b, n)`),
+    the blank right after its `)` becomes the `;` (see _split_line)."""
     if not names:
         return data
     out = bytearray(data)
     for m in line_start_invocations(data, names):
-        if not _starts_statement(data, m.start(1)):
+        start = m.start(1)
+        if not _starts_statement(data, start):
             continue
         end = _closing_paren(data, m.end() - 1)
         if end is None:
             continue
+        is_complete = m.group(1).decode() in complete and not _continues_line(data, start)
+        if is_complete:
+            last = _split_line(data, out, start, end, complete)
+            if last is None:
+                continue
+            start, end = last
         nxt = _next_token(data, end)
-        if nxt is None or data[nxt] in _NOT_A_STATEMENT_AFTER or data.startswith(b"else", nxt):
+        if nxt is None or data.startswith(b"else", nxt):
+            continue
+        if data[nxt] in _NOT_A_STATEMENT_AFTER and not (is_complete and _starts_next_statement(data, nxt)):
             continue
         blank = _first_blank_after(data, end)
         if blank is not None and blank < nxt and data[blank:blank + 1] in (b" ", b"\t"):
             out[blank] = ord(";")
-        elif data[nxt] == ord("#") and m.start(1) > 0 and data[m.start(1) - 1] in b" \t":
-            # no blank before a `#if` line at column 0: the invocation moves one column left
-            # into its own indentation and the `;` takes its last byte (only that line's
-            # columns change, by one)
-            start = m.start(1)
+        elif (data[nxt] == ord("#") or is_complete and _next_statement(data, nxt)) and start > 0 \
+                and out[start - 1] in b" \t" and b"\n" not in data[start:end]:
+            # no blank before the next line (a `#if` line, or a complete macro's next statement,
+            # at column 0): the invocation, on one line, moves one column left into its own
+            # indentation and the `;` takes its last byte (only that line's columns change, by one)
             out[start - 1:end - 1] = data[start:end]
             out[end - 1] = ord(";")
     return bytes(out)
+
+
+def _split_line(data: bytes, out: bytearray, start: int, end: int, complete: AbstractSet[str]) -> tuple[int, int] | None:
+    """A complete statement macro's invocation (`start`, `end`: its name, past its `)`) followed
+    on its line by the next statement: the blank right after the `)` becomes the `;` in `out`
+    (same length; a `)` then a newline is left to the caller, which uses the next line's
+    indentation). When that statement is another complete invocation, the same goes on with
+    it. Returns the last invocation on the line when a newline follows it (the caller
+    terminates it as any other), None when the line is done."""
+    while True:
+        nxt = _next_token(data, end)
+        if nxt is None or data[end] not in b" \t" or b"\n" in data[end:nxt]:
+            return start, end
+        if not _next_statement(data, nxt):
+            return None  # `\` (a `#define`'s line goes on), `}`, an operator: left as it is
+        out[end] = ord(";")
+        call = _CALL.match(data, nxt)
+        close = _closing_paren(data, call.end() - 1) if call and call.group(1).decode() in complete else None
+        if close is None:
+            return None
+        start, end = nxt, close
+
+
+_CALL = re.compile(rb"([A-Za-z_]\w*)[ \t]*\(")
+_NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_(")  # and `(`: `(void)x;`
+
+
+def _continues_line(data: bytes, start: int) -> bool:
+    """Does the line of `start` continue the previous one (`\\` before its newline: a
+    `#define`'s body, which is not code to terminate)?"""
+    i = data.rfind(b"\n", 0, start) - 1
+    if i >= 0 and data[i] == ord("\r"):
+        i -= 1
+    return i >= 0 and data[i] == ord("\\")
+
+
+def _next_statement(data: bytes, at: int) -> bool:
+    """Does the token at `at` start a statement after a complete one: a name but `else`, `(`,
+    or one of _starts_next_statement?"""
+    return data[at] in _NAME_START and not data.startswith(b"else", at) or _starts_next_statement(data, at)
+
+
+def _starts_next_statement(data: bytes, at: int) -> bool:
+    """Can the token at `at`, one of _NOT_A_STATEMENT_AFTER, start a statement after a complete
+    one? A dereference or address (`*p = ...`, not `*=`), `++` / `--`, or a block."""
+    two = data[at:at + 2]
+    return two in (b"++", b"--") or data[at] == ord("{") or data[at] in b"*&" and two not in (b"*=", b"&=", b"&&")
 
 
 def _starts_statement(data: bytes, start: int) -> bool:
