@@ -141,7 +141,7 @@ def show(r: dict) -> str:
         f"({r['user'] + r['sys']:.2f} s against {r['floor_cpu_seconds']:.2f} s: the ratio a busy machine does not distort)",
         f"peak memory     {r['peak_rss_mb']:.0f} MB, process tree (target <= {t['peak_memory_mb']})",
         "phases          " + ", ".join(f"{k.replace('_seconds', '')} {v:.2f}s" for k, v in r["phases"].items())
-        + "  (parse, analysis and summary are CPU summed over workers)",
+        + "  (wall time of each phase; summary: CPU time the workers spent building summaries, part of analysis)",
         f"findings        {r['findings']}",
         f"notes           budget {r['notes']['budget']} (target {t['budget_notes']}), could not parse "
         f"{r['notes']['parse']}, other {r['notes']['other']}",

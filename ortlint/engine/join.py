@@ -110,8 +110,8 @@ def align_escaped(a: State, b: State, tracked: Kinds) -> State:
         if va[0] != "r":
             continue
         vb = b.b.get(k)
-        if vb is None or vb[0] != "r" or vb[1] == va[1] or va[1] in b.r:
-            continue
+        if vb is None or vb[0] != "r" or vb[1] == va[1] or va[1] in b.r or vb[1] in a.r:
+            continue  # (a name both states use for something else is left alone)
         ra, rb = a.r.get(va[1]), b.r.get(vb[1])
         if ra is None or rb is None or ra.st != ESCAPED or rb.st != ESCAPED or ra.coll or rb.coll:
             continue
