@@ -176,3 +176,24 @@ def test_the_first_syntax_error_is_found_without_walking_the_whole_tree(tmp_path
     u = unit(tmp_path, f"func ok() {{}}\n\nfunc f() error {{\n\treturn {chain} +\n}}\n")
     assert any(m.startswith("syntax error near line") for _, m in u.notes)
     assert [line.line for line, m in u.notes if m.startswith("syntax error")][0] >= 7
+
+
+def test_a_huge_mutated_package_file_does_not_stall_its_neighbours(tmp_path: Path) -> None:
+    """Every .go file's parse reads its folder's other files for variadic functions
+    (go_scan.package_variadics). A 4 MB neighbour full of `func fN(` heads whose parameter
+    lists never close was walked byte by byte to its end once per head (a fuzzed input: every
+    .go file of its folder stopped at the 20 s limit); the walk is now bounded, and the
+    variadics of well-formed neighbours are still found."""
+    from ortlint.frontends.go_scan import MAX_PARAMETER_LIST, _top_level_parts, package_variadics
+    (tmp_path / "big.go").write_bytes(b"package p\n" + b"func f(a int,\n" * 2000 + b"x" * (4 << 20))
+    (tmp_path / "ok.go").write_text("package p\n\nfunc Pack(prefix string, m map[string]int, f func(a, b int), rest ...int) {}\n"
+                                    "func (s *S) Log(format string, args ...any) {}\n")
+    (tmp_path / "main.go").write_text("package p\n")
+    import time
+    started = time.process_time()
+    found = package_variadics(str(tmp_path / "main.go"))
+    assert time.process_time() - started < 5.0
+    assert found == {"Pack": 3, "S.Log": 2}
+    assert _top_level_parts(b"a int, m map[string]int, f func(x, y int), ") == [b"a int", b" m map[string]int",
+                                                                                 b" f func(x, y int)"]
+    assert MAX_PARAMETER_LIST < 1 << 20

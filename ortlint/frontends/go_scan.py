@@ -351,6 +351,44 @@ def package_variadics(path: str) -> dict[str, int]:
     return dict(_folder_variadics(folder, names, stamp))
 
 
+_PARENS = re.compile(rb"[()]")
+MAX_PARAMETER_LIST = 1 << 14  # bytes: far above any real one
+
+
+def _parameter_list(data: bytes, start: int) -> bytes | None:
+    """The parameter list that opens before `start`, nested parentheses included; None when it
+    does not close within MAX_PARAMETER_LIST bytes. Bounded: a byte-by-byte walk to the end of
+    a 4 MB file for every unclosed `func f(` (a truncated or mutated file) took minutes, and
+    every .go file of the folder waits for this scan."""
+    depth = 1
+    for p in _PARENS.finditer(data, start, min(len(data), start + MAX_PARAMETER_LIST)):
+        depth += 1 if data[p.start()] == 0x28 else -1
+        if depth == 0:
+            return data[start:p.start()]
+    return None
+
+
+_SEPARATORS = re.compile(rb"[()\[\]{},]")
+
+
+def _top_level_parts(plist: bytes) -> list[bytes]:
+    """`plist` cut at the commas outside brackets (`m map[string]int, f func(a, b int)`: two
+    parts), blank parts dropped. One pass: a regex looking ahead for the closing bracket from
+    every comma was quadratic in the list's length."""
+    parts, depth, last = [], 0, 0
+    for m in _SEPARATORS.finditer(plist):
+        c = plist[m.start()]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+        elif depth <= 0:
+            parts.append(plist[last:m.start()])
+            last = m.end()
+    parts.append(plist[last:])
+    return [p for p in parts if p.strip()]
+
+
 @functools.lru_cache(maxsize=64)
 def _folder_variadics(folder: str, names: tuple[str, ...], stamp: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
     out: dict[str, int] = {}
@@ -361,15 +399,10 @@ def _folder_variadics(folder: str, names: tuple[str, ...], stamp: tuple[int, ...
         except OSError:
             continue
         for m in _FUNC_HEAD.finditer(data):
-            params, depth, i = [], 1, m.end()
-            while i < len(data) and depth:  # the parameter list, with nested parentheses
-                c = data[i:i + 1]
-                depth += (c == b"(") - (c == b")")
-                i += 1
-            plist = data[m.end():i - 1]
-            if b"..." not in plist:
+            plist = _parameter_list(data, m.end())
+            if plist is None or b"..." not in plist:
                 continue
-            params = [p for p in re.split(rb",(?![^()\[\]{}]*[)\]}])", plist) if p.strip()]
+            params = _top_level_parts(plist)
             index = next((k for k, p in enumerate(params) if b"..." in p), None)
             if index is None:
                 continue
