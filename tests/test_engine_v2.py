@@ -431,6 +431,20 @@ def test_escaped_blocks_are_named_by_where_they_are_held() -> None:
     assert property_key(returned, tracked) != property_key(kept, tracked)
 
 
+def test_a_joined_local_reference_keeps_the_path_that_made_it() -> None:
+    """A JNI local reference alive on one side only is kept by the join (it piles up in the
+    loop either way); the path that made it explains the joined state, so an ORT007 trace shows
+    the previous iteration's creation."""
+    from ortlint.engine.state import TraceNode
+    local_ref = frozenset({"jni.LocalRef"})
+    entry = State({}, {}, frozenset(), TraceNode(10, 1, "loop condition is true", None, None, 1))
+    made = State({}, {"7:onnxValue": Res("jni.LocalRef", HELD)}, frozenset(),
+                 TraceNode(12, 5, "JNI local reference acquired", "7:onnxValue", None, 1))
+    joined = join(entry, made, tracked, local_ref)
+    assert "7:onnxValue" in joined.r and joined.trace is made.trace
+    assert join(entry, State({}, {}, frozenset(), made.trace), tracked, local_ref).trace is entry.trace
+
+
 def test_a_leak_trace_starts_at_its_acquisition(tmp_path: Path) -> None:
     """A state joined from a path that reallocated the buffer and one that did not (join_held)
     explains a leak by the path that did: each finding's trace starts at its own call."""

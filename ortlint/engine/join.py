@@ -171,6 +171,7 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
     out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb)
     referenced = {v[1] for v in out_b.values() if v[0] == "r"}
+    trace = a.trace
     if a.r == br:
         out_r: dict = a.r.copy()
     else:
@@ -178,13 +179,14 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
         for rid, rb in br.items():
             if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
                 out_r[rid] = rb
+                trace = b.trace  # the path that made what only `b` holds explains it (its findings' traces)
     for rid in [rid for rid, res in out_r.items()
                 if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
         del out_r[rid]
     for k in [k for k, v in out_b.items()
               if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
         del out_b[k]
-    return State(out_b, out_r, a.conds & b.conds, a.trace)
+    return State(out_b, out_r, a.conds & b.conds, trace)
 
 
 def _join_bindings(ba: dict, bb: dict) -> dict:
