@@ -433,8 +433,9 @@ def test_escaped_blocks_are_named_by_where_they_are_held() -> None:
 
 def test_a_joined_local_reference_keeps_the_path_that_made_it() -> None:
     """A JNI local reference alive on one side only is kept by the join (it piles up in the
-    loop either way); the path that made it explains the joined state, so an ORT007 trace shows
-    the previous iteration's creation."""
+    loop either way); when that side made everything the join keeps from one side only, its
+    path explains the joined state, so an ORT007 trace shows the previous iteration's creation.
+    When each side made its own, the first state's path stays (one path cannot show both)."""
     from ortlint.engine.state import TraceNode
     local_ref = frozenset({"jni.LocalRef"})
     entry = State({}, {}, frozenset(), TraceNode(10, 1, "loop condition is true", None, None, 1))
@@ -443,6 +444,9 @@ def test_a_joined_local_reference_keeps_the_path_that_made_it() -> None:
     joined = join(entry, made, tracked, local_ref)
     assert "7:onnxValue" in joined.r and joined.trace is made.trace
     assert join(entry, State({}, {}, frozenset(), made.trace), tracked, local_ref).trace is entry.trace
+    other = State({}, {"3:$3": Res("jni.LocalRef", HELD)}, frozenset(),
+                  TraceNode(11, 5, "JNI local reference acquired", "3:$3", None, 1))
+    assert join(other, made, tracked, local_ref).trace is other.trace  # each side made its own: the first explains
 
 
 def test_a_leak_trace_starts_at_its_acquisition(tmp_path: Path) -> None:

@@ -176,10 +176,14 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
         out_r: dict = a.r.copy()
     else:
         out_r = a.r.copy() if a.r.items() <= br.items() else _join_resources(a.r, br, tracked, local_ref)
+        added = False
         for rid, rb in br.items():
             if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
                 out_r[rid] = rb
-                trace = b.trace  # the path that made what only `b` holds explains it (its findings' traces)
+                added = True
+        if added and not any(ra.st == HELD and (ra.coll or ra.kind in local_ref) and rid not in br
+                             for rid, ra in a.r.items()):
+            trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
     for rid in [rid for rid, res in out_r.items()
                 if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
         del out_r[rid]
