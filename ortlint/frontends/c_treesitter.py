@@ -21,8 +21,9 @@ from .lowering import MAX_CLEANUP_RUNS, CfgBuilder, TooDeep, TooManyCleanups, fi
 from . import header_index
 from .declaration_macros import expand_text, mask_declaration_arguments, statement_macros, with_declared_name
 from .definition_macros import rewrite_definition_macros
-from .source import (ParseTimeout, SourceText, blank_else_continuations, blank_preprocessor_alternatives, parse_limited, read_source,
-                     scan_function_macros, statement_macro_sets, terminate_statement_macros)
+from .source import (ParseTimeout, SourceText, blank_decorations, blank_else_continuations, blank_preprocessor_alternatives,
+                     parse_limited, read_source, scan_function_macros, statement_macro_sets, terminate_statement_macros)
+from .string_macros import rewrite_string_macros
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -1032,6 +1033,7 @@ class CFrontEnd:
         self.parser = Parser(self.ts_language)
         self.macros: dict[str, Macro] = {}
         self.masked_args: dict[int, str] = {}  # see declaration_macros.mask_declaration_arguments
+        self.visible_macros: dict = {}  # the headers' (or libclang's) macros, by name
         self.visible = header_index.EMPTY
         self.prototypes: dict[str, tuple[bool, ...]] = {}
         self.notes: list[tuple[Loc, str]] = []
@@ -1064,7 +1066,7 @@ class CFrontEnd:
 
     def run(self) -> ir.SourceUnit:
         self.load_headers()
-        tree = parse_limited(self.parser, self.src)
+        tree = self.parse_source()
         root = tree.root_node
         self.collect_macros(root)
         self.add_visible_declarations(root)
@@ -1085,15 +1087,35 @@ class CFrontEnd:
         (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
-        self.src = rewrite_definition_macros(self.src, self._oracle_macros() if oracle else self.visible.macros,
-                                             self.policy)
+        visible_macros = self._oracle_macros() if oracle else self.visible.macros
+        self.src = rewrite_definition_macros(self.src, visible_macros, self.policy)
         names, complete = statement_macro_sets(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names, complete)
         self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.src = blank_else_continuations(self.src)
+        self.visible_macros = visible_macros
         self.ascii = self.src.isascii()
+
+    def parse_source(self):
+        """The syntax tree of `self.src`. When tree-sitter rejected something, string literals
+        glued to macros that it rejects (`LIBRARY_PREFIX ORT_TSTR("x") LIBRARY_EXTENSION`) are
+        rewritten into plain concatenations, same length, and the text is parsed again (see
+        string_macros; a file that parses is never scanned for them, and few files need it)."""
+        tree = parse_limited(self.parser, self.src)
+        if not tree.root_node.has_error:
+            return tree
+        fixed = rewrite_string_macros(self.src, self.visible_macros, self._blank_text, self.language_name == "cpp")
+        if fixed is self.src:
+            return tree
+        self.src = fixed
+        self.ascii = self.src.isascii()
+        return parse_limited(self.parser, self.src)
+
+    def _blank_text(self, text: str) -> str:
+        """`text` with the policy's decorations blanked (a macro body, for string_macros)."""
+        return blank_decorations(text.encode(), self.policy).decode("utf-8", "replace")
 
     def _oracle_macros(self) -> dict[str, header_index.MacroDef]:
         """The macros libclang saw the file use, as the header index describes them."""

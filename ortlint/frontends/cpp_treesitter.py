@@ -44,7 +44,7 @@ from .cpp_guards import (construction_args, guard_condition, guard_method, guard
                          hold_constructed_status, hold_status)
 from .cpp_model import (TABLE_TYPES, VIEWS, ClassInfo, FileModel, Ownership, ReleaseFn, TypeRef, clean_name,
                         declared_type_text, is_reference_param, node_text, parse_type)
-from .source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, parse_limited, read_source
+from .source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, read_source
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -1798,8 +1798,8 @@ class CppFrontEnd(CFrontEnd):
         """Collect macros and the file model, then lower every function and every lambda met on the way."""
         self.load_headers()
         self.src = blank_array_delete_parens(blank_pointer_new_arrays(self.src))
+        tree = self.parse_source()
         self.model.src = self.src
-        tree = parse_limited(self.parser, self.src)
         root = tree.root_node
         self.collect_macros(root)
         if self.oracle is not None:
