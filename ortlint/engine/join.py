@@ -124,6 +124,9 @@ def align_escaped(a: State, b: State, tracked: Kinds) -> State:
 
 
 def _renamed(s: State, rename: dict[str, str]) -> State:
+    """`s` with resources renamed (`rename`: old id -> new id) everywhere a state names them:
+    bindings' values, memory locations (`("@R", ...)`, ids derived from R: `R/[]`), where a
+    resource escaped to and the owner a borrowed one depends on."""
     def rid_of(rid: str) -> str:
         new = rename.get(rid)
         if new is not None:
@@ -163,8 +166,9 @@ def _in_key(res: Res, tracked: Kinds) -> bool:
 
 
 def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
-    """The upper bound of two states with the same property key (see above); the trace of `a`
-    explains the result."""
+    """The upper bound of two states with the same property key (see above). The path of `a`
+    explains the result, unless `b` made everything the result keeps from one side only (a JNI
+    local reference alive on one path: then `b`'s path shows where it came from)."""
     b = align_escaped(a, b, tracked)
     bb, br = b.b, b.r
     # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
