@@ -590,9 +590,17 @@ class FunctionLowering(CfgBuilder):
         return Const(0, "false")
 
     def expr_number_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        text = self.text(node)
-        found = self.unit.literals.get(text)
-        return found if found is not None else self.literal(text, parse_int(text))
+        """`Const(parse_int(text), text)`, shared per file and looked up by the literal's bytes
+        (`0`, `1`, `nullptr`-like counts recur all over a file: not decoded again)."""
+        raw = self.src[node.start_byte:node.end_byte]
+        found = self.unit.number_literals.get(raw)
+        if found is None:
+            text = raw.decode("utf-8", "replace")
+            found = self.unit.literals.get(text)
+            if found is None:
+                found = self.literal(text, parse_int(text))
+            self.unit.number_literals[raw] = found
+        return found
 
     def expr_string_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         return Const(None, self.short_text(node))
@@ -1041,6 +1049,7 @@ class CFrontEnd:
         self.name_values: dict[str, ir.Expr] = {}  # see FunctionLowering.name_value
         self.vars: dict[str, Var] = {}  # see FunctionLowering.var
         self.literals: dict[str, Const] = {}  # see FunctionLowering.literal
+        self.number_literals: dict[bytes, Const] = {}  # see FunctionLowering.expr_number_literal
         self.F = field_ids(self.ts_language)
 
     def parse_snippet(self, text: str):

@@ -704,7 +704,7 @@ class CppLowering(FunctionLowering):
         if not name:
             return
         type_text = self.declared_type(type_node, target)
-        if _AUTO.search(type_text) and value is not None and args is None:
+        if value is not None and args is None and "auto" in type_text and _AUTO.search(type_text):
             type_text = self.infer_auto(type_text, value)
         var = self.declare_local(name, type_text, target, static or self.refers_elsewhere(target, value))
         self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl))
@@ -1227,7 +1227,7 @@ class CppLowering(FunctionLowering):
     expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
 
     def expr_qualified_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return Var(clean_name(self.text(node)))
+        return self.var(clean_name(self.text(node)))
 
     def expr_this(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         return AddrOf(self.this_obj) if self.this_obj is not None else Var("this")
@@ -1332,8 +1332,9 @@ class CppLowering(FunctionLowering):
         kind = fn.type if fn is not None else None
         macros = self.unit.macros
         if macros and kind == "identifier":
-            macro = macros.get(self.text(fn))
-            if macro is not None and self.macro_depth < 8 and self.text(fn) not in self.rename:
+            fn_text = self.text(fn)
+            macro = macros.get(fn_text)
+            if macro is not None and self.macro_depth < 8 and fn_text not in self.rename:
                 expanded = self.expand_macro(macro, node, node.child_by_field_id(self.F.arguments), discard, dest)
                 if expanded is not None:
                     return expanded
@@ -1541,10 +1542,11 @@ class CppLowering(FunctionLowering):
             stored = owning_map_store(self, node, base, name, arg_nodes)  # cpp_containers: `cache.emplace(k, std::move(p))`
             if stored is not None:
                 return stored
-        tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
-                              name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
-        if tested is not None:
-            return tested
+        if base is not None and not arg_nodes:  # a guard's test takes no argument: no type to work out otherwise
+            tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
+                                  name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+            if tested is not None:
+                return tested
         if rtype is not None and rtype.name:
             return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
         if op == "->":
@@ -1723,15 +1725,26 @@ def strip_template_args(name: str) -> str:
     """`Ort::Value::CreateTensor<float>` -> `Ort::Value::CreateTensor`."""
     if "<" not in name:  # nothing is dropped but spaces (a lone `>` is kept)
         return name.replace(" ", "")
-    out, depth = [], 0
-    for ch in name:
-        if ch == "<":
+    # The text between the brackets is kept or dropped in slices, not looked at character by
+    # character: a callee can be long (`[&] {...}()`'s function is the lambda's whole text).
+    out, depth, last = [], 0, 0
+    for m in _ANGLE.finditer(name):
+        at = m.start()
+        if depth == 0:
+            out.append(name[last:at])
+        if name[at] == "<":
             depth += 1
-        elif ch == ">" and depth:
+        elif depth:
             depth -= 1
-        elif depth == 0:
-            out.append(ch)
+        else:
+            out.append(">")  # a lone `>` outside brackets is kept
+        last = at + 1
+    if depth == 0:
+        out.append(name[last:])
     return "".join(out).replace(" ", "")
+
+
+_ANGLE = re.compile(r"[<>]")
 
 
 def _deref_text(text: str) -> str:

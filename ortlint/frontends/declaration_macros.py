@@ -98,19 +98,25 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
     candidates = line_start_invocations(data, names)  # most files use none of them
     if not candidates:
         return data, {}
-    out: bytearray | None = None
-    kept: dict[int, str] = {}
-    in_code = _in_function_bodies(data, [m.start(1) for m in candidates]) if candidates else []
-    for m, code in zip(candidates, in_code):
+    masks: list[tuple[int, int, int, str]] = []  # (name, `(`, past `)`, argument text) of each to blank
+    for m in candidates:
         line_start = data.rfind(b"\n", 0, m.start(1)) + 1
-        if not code or not _starts_statement(data, m.start(1)) or _continues_define(data, line_start):
+        if not _starts_statement(data, m.start(1)) or _continues_define(data, line_start):
             continue
         open_at = m.end() - 1
         end = _closing_paren(data, open_at)
         if end is None:
             continue
         text = data[open_at:end].decode("utf-8", "replace")
-        if not any(is_declaration_or_type(a) for a in _split(text)):
+        if any(is_declaration_or_type(a) for a in _split(text)):
+            masks.append((m.start(1), open_at, end, text))
+    if not masks:  # (the brace scan below is the costly test: only for invocations that pass the others)
+        return data, {}
+    out: bytearray | None = None
+    kept: dict[int, str] = {}
+    in_code = _in_function_bodies(data, [start for start, _, _, _ in masks])
+    for (_, open_at, end, text), code in zip(masks, in_code):
+        if not code:
             continue
         if out is None:
             out = bytearray(data)

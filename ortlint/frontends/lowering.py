@@ -209,7 +209,8 @@ class CfgBuilder:
             head = " ".join(self.src[start:start + _HEAD_BYTES].decode("utf-8", "replace").split())
             if len(head) > _TEXT_LIMIT:
                 return head[: _TEXT_LIMIT - 3] + "..."
-        return short(self.src[start:end].decode("utf-8", "replace"))
+        text = " ".join(self.src[start:end].decode("utf-8", "replace").split())  # `short`, inlined (every call's text)
+        return text if len(text) <= _TEXT_LIMIT else text[: _TEXT_LIMIT - 3] + "..."
 
     def loc(self, node: Node) -> Loc:
         if self.loc_override is not None:
@@ -407,11 +408,26 @@ class CfgBuilder:
         if op in ("&&", "||") and right is not None and has_side_effects(right):
             return self.value_via_branches(node)
         left = node.child_by_field_name("left")
-        if left is not None and left.type == "binary_expression" and self.operator(left) == op:
-            operands = self.chain_operands(node, op)
-            if len(operands) > FLAT_CHAIN:  # `out << a << b << ...`: one n-ary Op, built in a loop
-                return Op(op, tuple([self.lower_expr(o) for o in operands]))
+        if left is not None and left.type == "binary_expression" and self.operator(left) == op \
+                and self.chain_reaches(left, op, FLAT_CHAIN - 1):
+            # `out << a << b << ...`: one n-ary Op, built in a loop
+            return Op(op, tuple([self.lower_expr(o) for o in self.chain_operands(node, op)]))
         return Op(op, (self.lower_expr(left), self.lower_expr(right)))
+
+    def chain_reaches(self, node: Node, op: str, count: int) -> bool:
+        """Does the left spine from `node` hold at least `count` nodes of operator `op`, as
+        `chain_operands` walks it (len(chain_operands(node, op)) > count)? The walk stops there:
+        every level of a short chain asked for its whole spine (quadratic up to FLAT_CHAIN)."""
+        found = 0
+        while node.type == "binary_expression" and self.operator(node) == op:
+            found += 1
+            if found >= count:
+                return True
+            left = node.child_by_field_name("left")
+            if left is None:
+                break
+            node = left
+        return False
 
     def value_via_branches(self, node: Node) -> ir.Expr:
         """`a && f(x)` used as a value: short-circuit into a temporary holding 1 or 0."""

@@ -271,9 +271,21 @@ def statement_macro_sets(data: bytes, visible: object, policy: Policy) -> tuple[
     # `in` first: most names do not occur at all, and a substring test is cheaper still
     used = {n: body for n, body in bodies.items() if n.encode() in data}
     names = {n for n in used if line_start_search(_invocation_of(n), data) is not None}
-    complete = {n for n, body in used.items()
-                if is_complete_statement_body(blank_decorations(body.encode(), policy).decode("utf-8", "replace"))}
+    complete = {n for n, body in used.items() if _complete_after_blanking(body, policy)}
     return names, complete
+
+
+def _complete_after_blanking(body: str, policy: Policy) -> bool:
+    """`is_complete_statement_body` of `body` with its decorations blanked. The files of a tree
+    see the same header macros: the answer is kept per policy (like its blanking regex)."""
+    cache = getattr(policy, "_complete_bodies", None)
+    if cache is None:
+        cache = policy._complete_bodies = {}  # type: ignore[attr-defined]
+    found = cache.get(body)
+    if found is None:
+        found = cache[body] = is_complete_statement_body(
+            blank_decorations(body.encode(), policy).decode("utf-8", "replace"))
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
@@ -564,7 +576,23 @@ def _regions(data: bytes) -> list[tuple[int, int, bytes | None]]:
     position, and each of some 60 000 parentheses was a Python iteration. A directive starts
     where its line does (blanks included); a `#if` that does not start its line (or whose line
     began inside the previous region) is no region, and the search goes on after its `#`.
-    When every `#if` found starts its line (nearly always), that is what `finditer` found."""
+    When every `#if` found starts its line (nearly always), that is what `finditer` found.
+
+    The passes run one after another on the same text (blank_preprocessor_alternatives, then
+    blank_else_continuations, which mostly change nothing): the last text's regions are kept
+    (the list is never changed by its users)."""
+    if _last_regions[0] is data:
+        return _last_regions[1]
+    regions = _scan_regions(data)
+    _last_regions[:] = [data, regions]
+    return regions
+
+
+_last_regions: list = [None, []]  # [text, its _regions]
+
+
+def _scan_regions(data: bytes) -> list[tuple[int, int, bytes | None]]:
+    """`_regions`, computed."""
     out: list[tuple[int, int, bytes | None]] = []
     end = 0
     for m in _REGIONS.finditer(data):
