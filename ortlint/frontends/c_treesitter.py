@@ -1044,6 +1044,7 @@ class CFrontEnd:
         self.visible_macros: dict = {}  # the headers' (or libclang's) macros, by name
         self.visible = header_index.EMPTY
         self.prototypes: dict[str, tuple[bool, ...]] = {}
+        self.index_facts: header_index.HeaderFacts | None = None  # of the tree parse_source took from the index
         self.notes: list[tuple[Loc, str]] = []
         self.ascii = self.src.isascii()
         self.name_values: dict[str, ir.Expr] = {}  # see FunctionLowering.name_value
@@ -1111,8 +1112,13 @@ class CFrontEnd:
         """The syntax tree of `self.src`. When tree-sitter rejected something, string literals
         glued to macros that it rejects (`LIBRARY_PREFIX ORT_TSTR("x") LIBRARY_EXTENSION`) are
         rewritten into plain concatenations, same length, and the text is parsed again (see
-        string_macros; a file that parses is never scanned for them, and few files need it)."""
-        tree = parse_limited(self.parser, self.src)
+        string_macros; a file that parses is never scanned for them, and few files need it).
+        A header the header index parsed as it is, unchanged here, is not parsed again."""
+        taken = header_index.current().take_tree(self.path, self.src, self.ts_language)
+        if taken is not None:
+            tree, self.index_facts = taken
+        else:
+            tree = parse_limited(self.parser, self.src)
         if not tree.root_node.has_error:
             return tree
         fixed = rewrite_string_macros(self.src, self.visible_macros, self._blank_text, self.language_name == "cpp")
@@ -1120,6 +1126,7 @@ class CFrontEnd:
             return tree
         self.src = fixed
         self.ascii = self.src.isascii()
+        self.index_facts = None  # (of the text before)
         return parse_limited(self.parser, self.src)
 
     def _blank_text(self, text: str) -> str:
@@ -1145,7 +1152,10 @@ class CFrontEnd:
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
                 self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)
-        self.own_facts = header_index.collect_facts(self.src, root, self.path, own=True)
+        if self.index_facts is not None:  # the header index read this very tree
+            self.own_facts = header_index.own_facts(self.index_facts, self.path)
+        else:
+            self.own_facts = header_index.collect_facts(self.src, root, self.path, own=True)
         own = self.own_facts.prototypes
         self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
 

@@ -664,13 +664,17 @@ def _releasers_by_label(policy: Policy) -> dict[str, ReleaseFn]:
     cached = getattr(policy, "_cpp_releasers", None)
     if cached is None:
         cached = {}
+        first: dict[str, tuple[int, object]] = {}  # call name -> its first releasing spec (position, spec)
+        for position, spec in enumerate(policy.calls.values()):
+            if spec.release is not None and spec.name not in first:
+                first[spec.name] = (position, spec)
         for kind in policy.kinds.values():
             if not kind.owned or kind.token:
                 continue
-            names = policy.releasers_of(kind.id)
-            specs = [s for s in policy.calls.values() if s.name in names and s.release is not None]
-            if specs and re.match(r"^[A-Za-z_]\w*$", kind.label):
-                cached.setdefault(kind.label, ReleaseFn(specs[0].name, "table" if specs[0].style == "table" else "plain"))
+            found = [first[name] for name in policy.releasers_of(kind.id) if name in first]
+            if found and re.match(r"^[A-Za-z_]\w*$", kind.label):
+                spec = min(found, key=lambda item: item[0])[1]  # the first of them in the policy's order
+                cached.setdefault(kind.label, ReleaseFn(spec.name, "table" if spec.style == "table" else "plain"))
         policy._cpp_releasers = cached  # type: ignore[attr-defined]
     return cached
 

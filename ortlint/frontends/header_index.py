@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import tree_sitter_cpp
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Tree
 
 from .source import ParseTimeout, line_start_matches, parse_limited
 
@@ -36,6 +37,10 @@ MAX_INCLUDE_DEPTH = 24
 MAX_HEADER_BYTES = 2 * 1024 * 1024
 MAX_ANCESTORS = 8  # folders above the including file searched for `name` and `include/name`
 HEADER_PARSE_SECONDS = 5.0
+# Header text whose syntax trees stay kept for `take_tree`, the oldest dropped first (a tree
+# takes about 15x the bytes of its text): a header is usually analyzed itself soon after the
+# first file that includes it (`dir/a.cc` sorts before `dir/a.h`).
+MAX_KEPT_TREE_BYTES = 1 << 20
 
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\n]+)"')  # at the start of a line (line_start_matches)
 _ELABORATED = re.compile(r"^(?:struct|class|union|enum)\s+")
@@ -233,6 +238,13 @@ def collect_facts(src: bytes, root: Node, path: str, own: bool = False) -> Heade
     return facts
 
 
+def own_facts(facts: HeaderFacts, path: str) -> HeaderFacts:
+    """What `collect_facts(src, root, path, own=True)` gives for a tree of which `facts` are
+    `collect_facts(src, root, ...)`: `own` only leaves includes, macros and returns out."""
+    return HeaderFacts(path, prototypes=dict(facts.prototypes), classes=dict(facts.classes),
+                       aliases=dict(facts.aliases))
+
+
 def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFacts,
                          stack: list[tuple[Node, tuple[str, ...]]], returns: bool = True) -> None:
     type_node = node.child_by_field_name("type")
@@ -325,11 +337,15 @@ class HeaderIndex:
         # and a miss costs a `stat` per folder above (18 of them). `new_run` forgets them.
         self._resolved: dict[tuple[str, str], str | None] = {}
         self._is_file: dict[str, bool] = {}
+        self._kept: OrderedDict[str, tuple[bytes, Tree, HeaderFacts]] = OrderedDict()  # see take_tree
+        self._kept_bytes = 0
 
     def new_run(self) -> None:
         """Forget what resolution found (headers may have been added or removed since)."""
         self._resolved.clear()
         self._is_file.clear()
+        self._kept.clear()
+        self._kept_bytes = 0
 
     # -- resolution ------------------------------------------------------------------------
 
@@ -428,7 +444,34 @@ class HeaderIndex:
         except (ParseTimeout, ValueError):
             return None
         self.parsed += 1
-        return collect_facts(data, tree.root_node, path)
+        facts = collect_facts(data, tree.root_node, path)
+        self._keep_tree(path, data, tree, facts)
+        return facts
+
+    def _keep_tree(self, path: str, data: bytes, tree: Tree, facts: HeaderFacts) -> None:
+        """Keep a header's tree for `take_tree`, the oldest dropped past MAX_KEPT_TREE_BYTES."""
+        if len(data) > MAX_KEPT_TREE_BYTES:
+            return
+        old = self._kept.pop(path, None)
+        if old is not None:
+            self._kept_bytes -= len(old[0])
+        self._kept[path] = (data, tree, facts)
+        self._kept_bytes += len(data)
+        while self._kept_bytes > MAX_KEPT_TREE_BYTES:
+            _path, (dropped, _tree, _facts) = self._kept.popitem(last=False)
+            self._kept_bytes -= len(dropped)
+
+    def take_tree(self, path: str, data: bytes, language: Language) -> tuple[Tree, HeaderFacts] | None:
+        """The syntax tree this index made of the header at `path` and the facts it read from
+        it (once; they are then dropped) when `data` is that header's text byte for byte and
+        `language` the C++ grammar it was parsed with: the tree a parse of `data` gives. Most
+        of a tree's headers are analyzed as files too, often unchanged by the front end's
+        rewriting, and parsing them again cost as much as the index's parse."""
+        kept = self._kept.pop(os.path.abspath(path), None)
+        if kept is None:
+            return None
+        self._kept_bytes -= len(kept[0])
+        return (kept[1], kept[2]) if language == CPP_LANGUAGE and kept[0] == data else None
 
     def visible(self, path: str, data: bytes) -> Visible:
         """The facts of every header `path` includes, transitively (breadth first: a nearer
