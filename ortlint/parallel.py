@@ -29,7 +29,7 @@ import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from . import ir
 from .discover import SourceFile
@@ -672,6 +672,7 @@ class WorkerPool:
             if not ready and idle_more:
                 idle_more = idle()
                 feed_idle()
+            replies = []  # every worker that answered gets its next request before any answer is handled
             for conn in ready:
                 w, chunk = in_flight.pop(conn)
                 try:
@@ -684,6 +685,8 @@ class WorkerPool:
                     for v in refill(w, [v for v in range(len(self.conns)) if v != w and v not in busy]):
                         feed(v)
                 feed(w)
+                replies.append((w, chunk, data))
+            for w, chunk, data in replies:
                 status, payload = pickle.loads(data)
                 if status != "ok":  # raised outside any item: the worker is replaced all the same
                     following = in_flight.pop(self.conns[w], None)
@@ -764,7 +767,7 @@ class WorkerPool:
     def analyze(self, jobs: list[tuple[FunctionKey, dict[str, Summary | None]]], constants: dict[str, int],
                 on_results: Callable[[dict[FunctionKey, FunctionResult | None]], None] | None = None,
                 idle: Callable[[], bool] | None = None, more: Callable[[], list] | None = None,
-                priority: Callable[[], dict[FunctionKey, float]] | None = None) -> dict[FunctionKey, FunctionResult | None]:
+                priority: Callable[[], Mapping[FunctionKey, float]] | None = None) -> dict[FunctionKey, FunctionResult | None]:
         """Analyze functions on the workers that hold their IR, in chunks, so results stream
         back while the workers go on (and no worker holds all its results at once).
         With `on_results`, each chunk's results are handed to it as they arrive. `idle` is the
@@ -778,12 +781,12 @@ class WorkerPool:
         out: dict[FunctionKey, FunctionResult | None] = {}
         cost: dict[FunctionKey, float] = {}
         left: dict[int, float] = {}  # estimated cost of the jobs not yet sent, per worker
-        rank = priority() if priority is not None else cost
+        rank = [priority() if priority is not None else cost]  # (replaced when revised)
         ranked = [time.monotonic()]  # when `rank` was last asked for
 
         def first(job: tuple) -> float:
             """First the costliest chains (or jobs); the cheap ones last, to even out the end."""
-            return -rank.get(job[0], 0.0)
+            return -rank[0].get(job[0], 0.0)
 
         def order(w: int) -> None:
             batches[w].sort(key=first)
@@ -876,7 +879,7 @@ class WorkerPool:
             if more is not None:
                 add(more())
             if priority is not None and time.monotonic() - ranked[0] > self.REPRIORITIZE_SECONDS:
-                rank.update(priority())
+                rank[0] = priority()
                 ranked[0] = time.monotonic()
                 for w in batches:
                     order(w)

@@ -29,7 +29,7 @@ from .engine.slots import slot_findings, unit_slot_facts
 from .engine.summaries import Summary
 from .findings import Notice, Report
 from .parallel import LOST, Limits
-from .schedule import Readiness
+from .schedule import ChainRanks, Readiness
 from .policy import Policy
 from .suppress import apply_suppressions
 
@@ -414,12 +414,11 @@ class Analysis:
 
         estimates = pool.estimator(components)
 
-        def priority() -> dict[FunctionKey, float]:
-            """Costliest chain first, by the pool's estimates (which learn as results come)."""
-            chain = readiness.chain_costs(estimates())
-            return {key: cost for i, cost in chain.items() for key in components[i]}
-
         index_of = {key: i for i, members in enumerate(components) for key in members}
+
+        def priority() -> ChainRanks:
+            """Costliest chain first, by the pool's estimates (which learn as results come)."""
+            return ChainRanks(readiness.chain_costs(estimates()), index_of)
         expected: dict[int, int] = {}  # component -> results still to come from the workers
         local: deque[int] = deque()  # components the main process analyzes itself
         blocked: list[int] = []  # ready, but need the workers idle first

@@ -67,3 +67,20 @@ class Readiness:
                 above = users[i]
                 out[i] = cost[i] + (max([out[u] for u in above]) if above else 0.0)
         return out
+
+
+class ChainRanks:
+    """Each function's priority: the chain cost (`Readiness.chain_costs`) of its component,
+    looked up through the component instead of copied to every member. The ranks are revised
+    several times a second while the workers wait for the main process's answers; a dict over
+    every function (3 000 on the real-code corpus) took it 6 ms each time."""
+
+    __slots__ = ("chain", "component_of")
+
+    def __init__(self, chain: dict[int, float], component_of: dict[Key, int]):
+        self.chain = chain
+        self.component_of = component_of
+
+    def get(self, key: Key, default: float = 0.0) -> float:
+        i = self.component_of.get(key)
+        return self.chain.get(i, default) if i is not None else default
