@@ -239,3 +239,68 @@ def test_a_finding_inside_a_macro_expansion_names_the_macro_in_its_trace() -> No
     assert logged.trace[0].message == "in the expansion of LOG_IF_ERROR (status_check.h:27)"
     plain = by_line[("app.c", 49)]  # strdup written in the function itself: no such step
     assert not any("expansion" in s.message for s in plain.trace)
+
+
+# ----------------------------------------------------------------------------- a header's tree, parsed once
+
+
+_CPP_HEADER = """#pragma once
+#include <memory>
+namespace kept {
+class Holder {
+ public:
+  explicit Holder(int n);
+  ~Holder();
+  OrtStatus* Make(const OrtApi* api, OrtEnv** out);
+};
+inline OrtStatus* make_env(const OrtApi* api, OrtEnv** out) {
+  OrtStatus* st = api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "x", out);
+  if (st != NULL) return st;
+  return NULL;
+}
+}  // namespace kept
+"""
+
+
+def test_a_header_tree_is_handed_over_once_and_only_for_the_same_text(tmp_path: Path) -> None:
+    header = write(tmp_path / "kept.h", _CPP_HEADER)
+    index = hi.HeaderIndex(roots=(str(tmp_path),))
+    facts = index.facts(str(header))
+    data = header.read_bytes()
+    cpp = Language(tree_sitter_cpp.language())
+    assert index.take_tree(str(header), data + b" ", cpp) is None  # other text: never this tree
+    index.facts(str(header))  # (cached: not parsed again, so no tree is kept again)
+    assert index.parsed == 1 and index.take_tree(str(header), data, cpp) is None  # a tree is handed out once at most
+    index = hi.HeaderIndex(roots=(str(tmp_path),))
+    facts = index.facts(str(header))
+    taken = index.take_tree(str(header), data, cpp)
+    assert taken is not None and taken[1] is facts
+    assert str(taken[0].root_node) == str(Parser(cpp).parse(data).root_node)
+    assert index.take_tree(str(header), data, cpp) is None
+
+
+def test_a_header_analyzed_with_the_index_tree_gives_the_ir_of_a_fresh_parse(tmp_path: Path, monkeypatch) -> None:
+    """The hand-over saves a parse and the own-file facts walk; what the front end makes of
+    the header must not depend on it (the file that includes it comes first, as in a run)."""
+    import pickle
+    from ortlint.discover import SourceFile
+    from ortlint.frontends import c_treesitter
+    from ortlint.runner import parse_file
+    parses: list[int] = []
+    real_parse = c_treesitter.parse_limited
+    monkeypatch.setattr(c_treesitter, "parse_limited", lambda *a, **k: parses.append(1) or real_parse(*a, **k))
+    header = write(tmp_path / "kept.h", _CPP_HEADER)
+    user = write(tmp_path / "a.cc", '#include "kept.h"\nint use() { return 0; }\n')
+    policy = default_policy()
+
+    def header_unit(hand_over: bool) -> bytes:
+        hi.configure((), (str(tmp_path),))
+        if hand_over:
+            parse_file(SourceFile(str(user), "cpp"), policy)  # the index parses kept.h here
+        parses.clear()
+        unit = parse_file(SourceFile(str(header), "c"), policy)
+        assert len(parses) == (0 if hand_over else 1)  # the front end parsed kept.h itself only without it
+        return pickle.dumps((unit.functions, unit.notes, unit.constants, unit.dependencies))
+
+    with_hand_over = header_unit(True)
+    assert with_hand_over == header_unit(False)

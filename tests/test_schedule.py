@@ -119,3 +119,15 @@ def test_a_file_much_larger_than_a_chunk_is_parsed_first() -> None:
     queue = _Chunks(in_order, 2, big)
     assert queue.take(1)[0][0] == "/t/z/Generated.java"  # whoever asks first
     assert queue.take(0)[0][0] == "/t/a/f0.java"
+
+
+def test_chain_ranks_give_each_function_its_components_chain_cost() -> None:
+    from ortlint.schedule import ChainRanks
+    graph = {"main": ["a", "b"], "a": ["leaf"], "b": [], "leaf": []}
+    components = [["leaf"], ["a"], ["b"], ["main"]]
+    readiness = Readiness(graph, components)
+    ranks = ChainRanks(readiness.chain_costs([1.0, 2.0, 0.5, 4.0]), {k: i for i, c in enumerate(components) for k in c})
+    assert ranks.get("leaf") == 7.0 and ranks.get("a") == 6.0 and ranks.get("b") == 4.5 and ranks.get("main") == 4.0
+    readiness.done(0)
+    ranks = ChainRanks(readiness.chain_costs([1.0, 2.0, 0.5, 4.0]), {k: i for i, c in enumerate(components) for k in c})
+    assert ranks.get("leaf") == 0.0 and ranks.get("unknown", -1.0) == -1.0  # finished, or no component: the default
