@@ -116,7 +116,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._param_exprs: dict[tuple[int, tuple], tuple[Call, Expr | None]] = {}
         self._release_calls: dict[tuple[int, int], tuple[Call, object, Call]] = {}
         self._release_text_memo: dict[tuple, tuple[Expr, tuple[str, str, str]]] = {}
-        self._branch_notes: dict[tuple[int, bool], tuple[ir.Branch, str]] = {}
+        self._branch_notes: dict[int, tuple[ir.Branch, str, str]] = {}  # id(branch) -> (it, its notes)
         self._call_plans: dict[int, tuple] = {}  # calls.CallTransfer._call_plan
         self._drop_keys: dict[int, tuple[str]] = {}  # call id -> ("$dropN",)
         self._params_released = False  # some state released a parameter's value (explore._admit looks for them)
@@ -129,6 +129,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         # resources whose memory (`("@R", ...)` locations) some state of this function has had
         # (values._note_key): `_gc` looks for orphaned memory only when one of them is gone
         self._memory_rids: set[str] = set()
+        self._noted: set[tuple] = set()  # the locations `_note_key` has seen
         self._signature_order: dict[frozenset, tuple[tuple[str], ...]] = {}  # explore._signature
         self._tracked_kinds, self._local_ref_kinds = _kind_sets(policy)
         self._block = fn.entry  # the block being run (loop questions are asked about it)

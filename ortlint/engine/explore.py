@@ -16,9 +16,9 @@ from typing import Callable, Container, Iterable
 from dataclasses import dataclass
 
 from .. import ir
-from ..ir import Call
+from ..ir import Assign, Branch, Call, Halt, Havoc, Jump, Kill, Return, ScopeExit, Use
 from .exprs import dedupe
-from .join import FactScope, coarse_key, fact_matters, join, join_held, pinned_by, property_key
+from .join import FactScope, coarse_key, covers, fact_matters, join, join_held, pinned_by, property_key, settled
 from .messages import branch_note
 from .state import OPAQUE, RELEASED, State, is_null_fact, replaced
 
@@ -48,7 +48,7 @@ class _BlockStates:
     """What has reached one block: the exact states, then one joined state per property key.
     (A plain class: one is made per block of every analyzed function.)"""
 
-    __slots__ = ("exact", "joined", "by_coarse", "coarse_src", "alias", "released", "exact_released")
+    __slots__ = ("exact", "joined", "by_coarse", "coarse_src", "alias", "released", "exact_released", "settled")
 
     def __init__(self) -> None:
         self.exact: list[State] = []
@@ -60,6 +60,7 @@ class _BlockStates:
         self.alias: dict[tuple, tuple] = {}  # property keys merged into another
         self.released: set[str] = set()  # parameters released on some path here
         self.exact_released = False  # `released` has those of the exact states
+        self.settled: dict[tuple, tuple[State, bool]] = {}  # property key -> (its joined state, `join.settled` of it)
 
     def resolve(self, key: tuple) -> tuple:
         seen = 0
@@ -154,8 +155,10 @@ class Exploration:
         while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
-            states = pending.pop(bid, {})
-            for state in list(states.values()):
+            states = pending.pop(bid, None)
+            if states is None:
+                continue
+            for state in states.values():  # (popped: admissions to `bid` from here on go to a new dict)
                 if self._stopped:
                     return
                 steps += 1
@@ -177,17 +180,19 @@ class Exploration:
         difference and mostly compares shared objects by identity). Past `exact_states`, a
         state joins the one with its property key; a join that adds nothing is dropped, one that
         weakens the state replaces it (also in the pending list, if it was not run yet)."""
-        self._work += len(state.b) + len(state.r)
+        size = len(state.b) + len(state.r)
+        self._work += size
         table = tables.get(bid)
         if table is None:
             table = tables[bid] = _BlockStates()
-        if len(table.exact) < self.budget.exact_states:
-            for other in table.exact:
+        exact = table.exact
+        if len(exact) < self.budget.exact_states:
+            for other in exact:
                 if state.same(other):
                     return False
-            table.exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
-            pending.setdefault(bid, {})[("e", len(table.exact))] = state
-            return self._retain(state)
+            exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
+            pending.setdefault(bid, {})[("e", len(exact))] = state
+            return self._retain(size)
         if self._params_released:  # (a scan of every state, for the few functions that release a parameter)
             if not table.exact_released:  # the exact states' released parameters, once they are all in
                 table.exact_released = True
@@ -199,6 +204,8 @@ class Exploration:
         key = table.resolve(raw)
         old = table.joined.get(key)
         if old is not None and key == raw:
+            if covers(old, state) and self._settled(table, key, old):
+                return False  # `join(old, state)` would be `old` again
             merged = join(old, state, self._tracked_kinds, self._local_ref_kinds)
             if merged.same(old):
                 return False
@@ -234,13 +241,24 @@ class Exploration:
                 coarse = self._coarse(bid, state, *self._ahead.tested(bid))
             table.by_coarse.setdefault(coarse, []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
-        return self._retain(state)
+        return self._retain(size)
 
 
-    def _retain(self, state: State) -> bool:
-        """Count a state kept at a block against `Budget.max_retained`; False (and a note)
-        once past it: the analysis stops, the statement-level checks still run."""
-        self._retained += len(state.b) + len(state.r)
+    @staticmethod
+    def _settled(table: "_BlockStates", key: tuple, state: State) -> bool:
+        """`join.settled` of the state joined at `key`, once per state (states arriving there
+        are compared with the same one until a join changes it)."""
+        hit = table.settled.get(key)
+        if hit is None or hit[0] is not state:
+            hit = table.settled[key] = (state, settled(state))
+        return hit[1]
+
+
+    def _retain(self, size: int) -> bool:
+        """Count a state kept at a block (`size`: its bindings and resources) against
+        `Budget.max_retained`; False (and a note) once past it: the analysis stops, the
+        statement-level checks still run."""
+        self._retained += size
         if self._retained > self.budget.max_retained:
             self._give_up(f"{self.fn.name}() has too many distinct resource states to keep; "
                           f"findings for it may be incomplete")
@@ -383,16 +401,17 @@ class Exploration:
         self._block = bid
         states = [state.copy()]
         self._extra = []
-        limit = self.budget.max_event_work
+        limit, exact = self.budget.max_event_work, self.budget.exact_states
+        event = self._event  # (run for every event of every state: bound once)
         for ev in block.events:
             if len(states) == 1:  # the common case, without the list plumbing
                 self._event_work += 1
-                nxt = self._event(block, states[0], ev)
+                nxt = event(block, states[0], ev)
             else:
                 nxt = []
                 for s in states:
                     self._event_work += 1
-                    nxt.extend(self._event(block, s, ev))
+                    nxt.extend(event(block, s, ev))
             if self._event_work > limit:
                 self._give_up(f"analysis of {self.fn.name}() stopped at its work budget (a very long function); "
                               f"findings for it may be incomplete")
@@ -400,14 +419,15 @@ class Exploration:
                 self._extra = []
                 return []
             states = nxt if len(nxt) == 1 else dedupe(nxt)
-            if len(states) > self.budget.exact_states:
+            if len(states) > exact:
                 states = self._join_within_block(states)
             if not states:
                 break
-        out: list[tuple[State, int]] = list(self._extra)
+        out: list[tuple[State, int]] = self._extra
         self._extra = []
+        terminator = self._terminator
         for s in states:
-            out.extend(self._terminator(block, s))
+            out.extend(terminator(block, s))
         return out
 
 
@@ -447,19 +467,20 @@ class Exploration:
 
 
     def _event(self, block: ir.Block, state: State, ev: ir.Event) -> list[State]:
-        if isinstance(ev, Call):
+        cls = type(ev)  # the IR's event classes have no subclasses: `is` tests, most frequent first
+        if cls is Call:
             return self._call(block, state, ev)
-        if isinstance(ev, ir.Assign):
+        if cls is Assign:
             key = self._resolve(state, ev.dest, create=False)
             old = state.b.get(key) if key is not None else None
-            self._store(state, ev.dest, self._eval(state, ev.value), ev.loc, value_expr=ev.value)
+            self._store(state, ev.dest, self._eval(state, ev.value), ev.loc, value_expr=ev.value, key=key)
             if key is None or len(key) > 1 or (old is not None and old[0] == "r") or self.fn.locals.get(key[0]):
                 self._gc(state, ev.loc)  # else no reference can have been lost: `int n = 0;` costs no scan
             return [state]
-        if isinstance(ev, ir.Use):
+        if cls is Use:
             self._use(state, ev.pointer, ev.loc, "is read through")
             return [state]
-        if isinstance(ev, ir.Kill):
+        if cls is Kill:
             lost = False
             for name in ev.names:
                 v = state.b.pop((name,), None)
@@ -471,43 +492,47 @@ class Exploration:
             if lost:
                 self._gc(state, ev.loc, lost=True)
             return [state]
-        if isinstance(ev, ir.Havoc):
+        if cls is Havoc:
             self._havoc(state, ev.names)
             return [state]
-        if isinstance(ev, ir.ScopeExit):
+        if cls is ScopeExit:
             self._loop_exit(state, ev)
             return [state]
         return [state]
 
 
-    def _branch_note(self, term: ir.Branch, truth: bool) -> str:
-        """`branch_note`, made once per branch and side, not once per state through it (the
+    def _branch_notes_of(self, term: ir.Branch) -> tuple[str, str]:
+        """`branch_note` of both sides, made once per branch, not once per state through it (the
         entry keeps `term` alive, so its id is not reused)."""
-        key = (id(term), truth)
-        hit = self._branch_notes.get(key)
+        hit = self._branch_notes.get(id(term))
         if hit is None:
-            hit = self._branch_notes[key] = (term, branch_note(term, truth))
-        return hit[1]
+            hit = self._branch_notes[id(term)] = (term, branch_note(term, True), branch_note(term, False))
+        return hit[1], hit[2]
 
 
     def _terminator(self, block: ir.Block, state: State) -> list[tuple[State, int]]:
         term = block.term
-        if isinstance(term, ir.Jump):
+        cls = type(term)  # (no subclasses in the IR: `is` tests)
+        if cls is Jump:
             return [(state, term.target)]
-        if isinstance(term, ir.Branch):
+        if cls is Branch:
             out = []
             memo = term.kind != "loop"  # a loop test changes from one iteration to the next
-            for truth, target in ((True, term.then), (False, term.orelse)):
-                s = self._assume(state.copy() if truth else state, term.cond, truth, memo)  # the last one needs no copy
-                if s is None:
-                    continue
-                s.note(term.loc.line, term.loc.col, self._branch_note(term, truth))
-                out.append((s, target))
+            notes = self._branch_notes_of(term)
+            line, col = term.loc.line, term.loc.col
+            s = self._assume(state.copy(), term.cond, True, memo)
+            if s is not None:
+                s.note(line, col, notes[0])
+                out.append((s, term.then))
+            s = self._assume(state, term.cond, False, memo)  # the last side needs no copy
+            if s is not None:
+                s.note(line, col, notes[1])
+                out.append((s, term.orelse))
             return out
-        if isinstance(term, ir.Return):
+        if cls is Return:
             self._return(state, term)
             return []
-        if isinstance(term, ir.Halt):
+        if cls is Halt:
             if term.how == "throw":
                 self._exit(state, term.loc, "throw", None, f"leaving {self.fn.name}() by a throw")
             else:

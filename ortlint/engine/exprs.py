@@ -129,7 +129,10 @@ def dedupe(states: list[State]) -> list[State]:
     if len(states) <= 8:
         out: list[State] = []
         for s in states:
-            if not any(s.same(kept) for kept in out):
+            for kept in out:
+                if s.same(kept):
+                    break
+            else:
                 out.append(s)
         return out
     seen: dict[tuple, State] = {}

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import AbstractSet, NamedTuple, Sequence
 
 from .exprs import param_path
-from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, replaced
+from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
 
@@ -51,7 +51,8 @@ def _key_of(state: State, key_res: dict) -> tuple:
     (escaped ones named by their location, see `escape_names`)."""
     if not key_res:
         return _NO_PROPERTIES
-    held_at = [(k, v[1]) for k, v in state.b.items() if v[0] == "r" and v[1] in key_res]
+    # (only a resource pointer's id can be a key of `key_res`: no test of the value's tag)
+    held_at = [(k, v[1]) for k, v in state.b.items() if v[1] in key_res]
     names = escape_names(key_res, held_at)
     if names:
         return (frozenset([(names.get(rid, rid), res) for rid, res in key_res.items()]),
@@ -174,7 +175,7 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
     # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
     out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb)
-    referenced = {v[1] for v in out_b.values() if v[0] == "r"}
+    referenced = referenced_ids(out_b)
     trace = a.trace
     if a.r == br:
         out_r: dict = a.r.copy()
@@ -195,6 +196,27 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
               if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
         del out_b[k]
     return State(out_b, out_r, a.conds & b.conds, trace)
+
+
+def covers(a: State, b: State) -> bool:
+    """Whether `b` has `a`'s resources and all of its bindings and conditions: then `join(a, b)`
+    keeps `a`'s entries as they are, and is `a` again if `a` is `settled` (a block's joined state
+    is mostly met again by states that add nothing; these tests run in C)."""
+    return a.r == b.r and a.conds <= b.conds and a.b.items() <= b.b.items()
+
+
+def settled(s: State) -> bool:
+    """Whether `join`'s clean-up keeps all of `s`: no unknown value that nothing refers to, no
+    binding of a resource (or memory of one) that `s` does not have."""
+    referenced = referenced_ids(s.b)
+    r = s.r
+    for rid, res in r.items():
+        if res.st == OPAQUE and rid[0] != "p" and rid not in referenced:
+            return False
+    for k, v in s.b.items():
+        if (k[0][:1] == "@" and k[0][1:] not in r) or (v[0] == "r" and v[1] not in r):
+            return False
+    return True
 
 
 def _join_bindings(ba: dict, bb: dict) -> dict:

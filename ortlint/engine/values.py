@@ -13,7 +13,7 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, UNKNOWN, UNKNOWN_ELEMENTS, Res, State, Val, is_nonnull_fact,
-                    is_null_fact, replaced)
+                    is_null_fact, referenced_ids, replaced)
 
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)
@@ -23,6 +23,8 @@ _INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: 
             "||": lambda a, b: int(bool(a or b)), "<<": lambda a, b: a << b if 0 <= b < 64 else None,
             "^": lambda a, b: a ^ b}
 
+
+_LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes have no subclasses)
 
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
 
@@ -277,19 +279,24 @@ class ValueTransfer:
     def _is_local_loc(self, state: State, loc: LocKey) -> bool:
         """Storing a resource here keeps it in this function's hands (not an escape)."""
         root = loc[0]
-        if root.startswith("@"):
+        first = root[:1]
+        if first == "@":
             res = state.r.get(root[1:])
             if res is None or res.st != HELD or res.kind is None:
                 return False
             kind = self.policy.kinds.get(res.kind)
             return kind is not None and kind.owned
-        if root.startswith("$") or root in self.fn.locals:
+        if first == "$" or root in self.fn.locals:
             return True
         return root in self.params and len(loc) == 1
 
 
-    def _store(self, state: State, dest: Expr, value: Val | None, loc: ir.Loc, value_expr: Expr | None = None) -> None:
-        key = self._resolve(state, dest, create=True)
+    def _store(self, state: State, dest: Expr, value: Val | None, loc: ir.Loc, value_expr: Expr | None = None,
+               key: LocKey | None = None) -> None:
+        """`key`: the location of `dest` if the caller has resolved it already (a location found
+        without creating identities is the one found with)."""
+        if key is None:
+            key = self._resolve(state, dest, create=True)
         if key is None:
             self._escape_val(state, value, None)
             if value_expr is not None:
@@ -337,6 +344,9 @@ class ValueTransfer:
         """Remember that `loc`'s prefixes have had sub-locations in some state of this function:
         `_invalidate` only scans a state for sub-locations of a prefix seen here (most stores
         into a field have none, and the scan was a tenth of the analysis)."""
+        if loc in self._noted:  # (the same few locations, stored to again and again)
+            return
+        self._noted.add(loc)
         prefixes = self._prefixes
         for i in range(1, len(loc)):
             prefixes.add(loc[:i])
@@ -401,8 +411,12 @@ class ValueTransfer:
 
     def _escape_contents(self, state: State, e: Expr, where: LocKey | None = None) -> None:
         """`&x` or an array `a` handed away: everything stored inside x / a escapes too."""
-        target = e.base if isinstance(e, AddrOf) else e
-        if not isinstance(e, AddrOf) and not (isinstance(e, Var) and self.fn.locals.get(e.name)):
+        cls = type(e)  # (no subclasses in the IR: `is` tests)
+        if cls is AddrOf:
+            target = e.base
+        elif cls is Var and self.fn.locals.get(e.name):
+            target = e
+        else:
             return
         loc = self._resolve(state, target, create=False)
         if loc is None:
@@ -421,8 +435,8 @@ class ValueTransfer:
             orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
             for k in orphans:  # memory of resources already forgotten
                 del b[k]
-        referenced = {v[1] for v in b.values() if v[0] == "r"}
-        if len(referenced) >= len(r) and referenced.issuperset(r):
+        referenced = referenced_ids(b)
+        if referenced.issuperset(r):
             return  # the common case: everything is still referenced
         for rid, res in list(r.items()):
             if rid in referenced or rid[0] == "p":
@@ -467,7 +481,7 @@ class ValueTransfer:
         one iteration to the next without an assignment the state could notice: every
         `range-for` would otherwise be the same remembered condition, and the exit of a range-for
         nested in another (or the body of a second one) would never be explored."""
-        if isinstance(cond, Op):
+        if type(cond) is Op:  # (no subclasses in the IR)
             if cond.op == "!" and len(cond.operands) == 1:
                 return self._assume(state, cond.operands[0], not truth, memo)
             if cond.op in ("==", "!=") and len(cond.operands) == 2:
@@ -540,7 +554,7 @@ class ValueTransfer:
 
 
     def _is_lvalue(self, e: Expr) -> bool:
-        return isinstance(e, (Var, Field, Index, Deref))
+        return type(e) in _LVALUES
 
 
     def _assume_memo(self, state: State, cond: Expr, truth: bool) -> State | None:
@@ -568,7 +582,8 @@ class ValueTransfer:
 
 
     def _use(self, state: State, pointer: Expr, loc: ir.Loc, how: str) -> None:
-        v = self._eval(state, pointer)
+        # a variable the state does not bind holds no resource (`_unbound_value`): no `_eval` call
+        v = state.b.get((pointer.name,)) if type(pointer) is Var else self._eval(state, pointer)
         if v is None or v[0] != "r":
             return
         rid = v[1]
