@@ -148,6 +148,8 @@ class CppLowering(FunctionLowering):
         self.cleanup_runs = 0  # destructor calls lowered at exits so far (MAX_CLEANUP_RUNS)
         self.try_stack: list[TryContext] = []
         self.break_depths: list[int] = []
+        self.type_depth_cut = False  # expr_type stopped at its depth bound (see receiver_type)
+        self.base_type_seen: tuple[Node, str | None] | None = None  # see receiver_type
         self.continue_depths: list[int] = []
         self.inline_target: InlineTarget | None = None
         self.inline_depth = 0
@@ -233,7 +235,11 @@ class CppLowering(FunctionLowering):
         return None
 
     def type_of_name(self, name: str) -> str | None:
-        found = self.lookup("types", name)
+        found = None
+        for frame in reversed(self.frames):  # `lookup("types", name)`, without its `getattr` (every identifier's type)
+            found = frame.types.get(name)
+            if found is not None:
+                break
         if found is not None:
             return None if _unknown_type(found) else found
         if self.cls is not None and name in self.cls.fields:
@@ -261,7 +267,10 @@ class CppLowering(FunctionLowering):
 
     def expr_type(self, node: Node | None, depth: int = 0) -> str | None:
         """The static type of an expression, as far as declarations in the file tell."""
-        if node is None or depth > 12:
+        if node is None:
+            return None
+        if depth > 12:
+            self.type_depth_cut = True  # (see receiver_type)
             return None
         node = self.strip_casts(node)
         t = node.type
@@ -369,7 +378,11 @@ class CppLowering(FunctionLowering):
         return self.model.returns.get(qualified)
 
     def receiver_type(self, fn: Node, depth: int = 0) -> str | None:
-        """The type of the object a member call is made on (pointer stripped for `->`)."""
+        """The type of the object a member call is made on (pointer stripped for `->`).
+
+        At depth 0 the type of the object expression itself is kept in `base_type_seen` as
+        (its node, its type): `lower_member_call` asks for it next, and a type worked out one
+        level deeper is the same unless the depth bound cut the walk short (`type_depth_cut`)."""
         base = fn.child_by_field_id(self.F.argument)
         oracle = self.unit.oracle
         if oracle is not None and self.macro_depth == 0:
@@ -378,7 +391,12 @@ class CppLowering(FunctionLowering):
                 found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
                 if found is not None and found[0] == "method" and found[1]:
                     return found[1]
-        text = self.expr_type(base, depth + 1)
+        if depth == 0:
+            self.type_depth_cut = False
+            text = self.expr_type(base, 1)
+            self.base_type_seen = (base, text) if base is not None and not self.type_depth_cut else None
+        else:
+            text = self.expr_type(base, depth + 1)
         if text is None or not self.is_arrow(fn):
             return text
         own = self.model.ownership(text)
@@ -665,8 +683,10 @@ class CppLowering(FunctionLowering):
     # ================================================================== declarations
 
     def lower_cond_special(self, node: Node, t: ir.Block, f: ir.Block, kind: str) -> bool:
-        if super().lower_cond_special(node, t, f, kind):
-            return True
+        """C's forms, then `if (g)` on a guard object. The C forms are never a plain name and a
+        guard object always is: each condition is handed to the one that can take it."""
+        if node.type != "identifier":
+            return super().lower_cond_special(node, t, f, kind)
         cond = guard_condition(self, node)  # cpp_guards: `if (g)` on a guard object
         if cond is None:
             return False
@@ -923,7 +943,7 @@ class CppLowering(FunctionLowering):
             if fn is None or fn.type == "field_expression" or clean_name(self.text(fn)).startswith("std::"):
                 return []
             args = self.call_args(inner)
-        return [a for a in args or [] if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
+        return self.lambda_args(args or [])
 
     def scope_guard_lambdas(self, name: str, lambdas: list[Node], loc: Loc) -> None:
         for lam in lambdas:
@@ -936,15 +956,35 @@ class CppLowering(FunctionLowering):
         return node
 
     def lambda_var(self, node: Node) -> Node | None:
-        for frame in self.frames:  # (a loop, not `any(<genexpr>)`: asked for every call argument)
-            if frame.lambdas:
-                break
-        else:
+        if not self.has_lambda_vars():
             return None  # no lambda variable anywhere: nothing to look up
         node = self.strip_casts(node)
         if node.type == "identifier":
             return self.lookup("lambdas", self.text(node))
         return None
+
+    def has_lambda_vars(self) -> bool:
+        """Does any frame hold a lambda variable (`auto f = [&] {...};`)? Most functions have none."""
+        for frame in self.frames:  # (a loop, not `any(<genexpr>)`: asked for every call argument)
+            if frame.lambdas:
+                return True
+        return False
+
+    def lambda_args(self, args: list[Node]) -> list[Node]:
+        """The arguments that are lambdas or lambda variables: `[a for a in args if
+        strip_casts(a).type == "lambda_expression" or lambda_var(a) is not None]`, with each
+        argument's casts stripped once and the frames asked once (every call's arguments)."""
+        if not args:
+            return []
+        variables = self.has_lambda_vars()
+        found = []
+        for a in args:
+            inner = self.strip_casts(a)
+            kind = inner.type
+            if kind == "lambda_expression" or variables and kind == "identifier" \
+                    and self.lookup("lambdas", self.text(inner)) is not None:
+                found.append(a)
+        return found
 
     def init_smart_pointer(self, var: Var, name: str, own: Ownership, args: list[Node] | None,
                            value: Node | None, loc: Loc) -> None:
@@ -1368,7 +1408,7 @@ class CppLowering(FunctionLowering):
             return self.lower_maker(node, fn, name, arg_nodes, discard, dest)
         if self.is_deferral_macro(fn, name):
             return self.defer_arguments(node, name, arg_nodes)
-        if fn.type == "identifier" and name not in self.rename:
+        if fn.type == "identifier" and name not in self.rename and self.has_lambda_vars():
             lam = self.lookup("lambdas", name)
             if lam is not None:
                 result = dest if dest is not None else (None if discard else self.temp())
@@ -1430,7 +1470,7 @@ class CppLowering(FunctionLowering):
     def lower_plain_call(self, node: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A call by name; lambdas passed to `std::` algorithms run in place, lambdas passed
         elsewhere may run later, so what they touch is no longer checked."""
-        lambdas = [a for a in arg_nodes if self.strip_casts(a).type == "lambda_expression" or self.lambda_var(a) is not None]
+        lambdas = self.lambda_args(arg_nodes)
         refs = self.model.ref_params.get(name, frozenset())
         args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
                       for i, a in enumerate(arg_nodes)])
@@ -1523,13 +1563,16 @@ class CppLowering(FunctionLowering):
         base_inner = self.strip_casts(base) if base is not None else None
         if base_inner is not None and base_inner.type == "this" and self.cls is not None and self.cls.has_method(name):
             return self.call_own_method(node, name, arg_nodes, discard, dest)
+        self.base_type_seen = None
         is_table, rtype_text = self.table_call_and_receiver(fn, base_inner)
         if is_table:
             return self.lower_table_call(node, fn, op, name, base, arg_nodes, discard, dest)
         if rtype_text is _UNKNOWN:
             rtype_text = self.receiver_type(fn)
         rtype = self.model.resolve_alias(parse_type(rtype_text)) if rtype_text else None
-        base_own = self.model.ownership(self.expr_type(base) or "") if base is not None else None
+        seen = self.base_type_seen  # `expr_type(base)`, when receiver_type just worked it out
+        base_type = seen[1] if seen is not None and seen[0] == base else self.expr_type(base) if base is not None else None
+        base_own = self.model.ownership(base_type or "") if base is not None else None
         if op == "." and base_own is not None and base_own.what == "smart":
             return self.smart_pointer_op(node, base, name, arg_nodes, discard, dest, base_own)
         if rtype is None and op == "." and name in ("get", "release") and not arg_nodes:

@@ -104,6 +104,7 @@ class GoLowering(CfgBuilder):
         self.name = name
         self.drop_returns = drop_returns
         self.init_graph()
+        self.F = F  # the shared expressions of CfgBuilder find fields by id
         self.types: dict[str, str] = {}
         self.slots: dict[str, int] = {}  # slot slices: name -> number of slots
         self.made: set[str] = set()  # local slices made here (make / literal): Run fills their nil slots

@@ -40,7 +40,7 @@ from tree_sitter import Node
 from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
-from .lowering import CfgBuilder, TooDeep, TooManyCleanups, short
+from .lowering import CfgBuilder, TooDeep, TooManyCleanups, field_ids, short
 from .source import read_source
 from .java_syntax import (INDEX_PARSE_SHARE, JAVA_LANGUAGE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan,
                           _walk, lambda_param_names, parse_budget, parse_tree)
@@ -364,6 +364,7 @@ class JavaLowering(CfgBuilder):
     def __init__(self, unit: "JavaFrontEnd", node: Node, name: str, cls: ClassInfo,
                  captured: dict[str, str] | None = None):
         self.init_graph()
+        self.F = field_ids(JAVA_LANGUAGE)  # the shared expressions of CfgBuilder find fields by id
         self.unit = unit
         self.named = unit.named  # type: ignore[method-assign]  # this file's comment-aware filter
         self.types = unit.types

@@ -119,6 +119,7 @@ class CfgBuilder:
     src: bytes
     ascii: bool
     loc_override: Loc | None = None
+    F: FieldIds  # the grammar's field ids: fields are found by id (`child_by_field_name` looks the name up each time)
 
     def init_graph(self) -> None:
         self._expr_handlers = handler_table(type(self), "expr_")
@@ -278,7 +279,7 @@ class CfgBuilder:
                         return node
                 node = kids[0]
             elif kind == "cast_expression":
-                value = node.child_by_field_name("value")
+                value = node.child_by_field_id(self.F.value)
                 if value is None:
                     return node
                 node = value
@@ -350,12 +351,13 @@ class CfgBuilder:
             self.lower_cond(operands[-1], t, f, kind)
             return
         if node_type == self.TERNARY_TYPE:
+            F = self.F
             a, b = self.new_block(), self.new_block()
-            self.lower_cond(node.child_by_field_name("condition"), a, b, kind)
+            self.lower_cond(node.child_by_field_id(F.condition), a, b, kind)
             self.start(a)
-            self.lower_cond(node.child_by_field_name("consequence"), t, f, kind)
+            self.lower_cond(node.child_by_field_id(F.consequence), t, f, kind)
             self.start(b)
-            self.lower_cond(node.child_by_field_name("alternative"), t, f, kind)
+            self.lower_cond(node.child_by_field_id(F.alternative), t, f, kind)
             return
         expr = self.lower_expr(node)
         self.terminate(ir.Branch(expr, t.id, f.id, self.loc(node), self.short_text(node), kind))
@@ -364,9 +366,10 @@ class CfgBuilder:
         """The operands of a left-nested chain of one binary operator (`a op b op c` ->
         [a, b, c]), found in a loop down the left spine; parentheses end the chain."""
         rights: list[Node | None] = []
+        F = self.F
         while node.type == "binary_expression" and self.operator(node) == op:
-            rights.append(node.child_by_field_name("right"))
-            left = node.child_by_field_name("left")
+            rights.append(node.child_by_field_id(F.right))
+            left = node.child_by_field_id(F.left)
             if left is None:
                 break
             node = left
@@ -383,7 +386,7 @@ class CfgBuilder:
         return Opaque(self.short_text(node), parts)
 
     def expr_cast_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return self.lower_expr(node.child_by_field_name("value"), discard, dest)
+        return self.lower_expr(node.child_by_field_id(self.F.value), discard, dest)
 
     def operator(self, node: Node) -> str:
         op_node = node.child_by_field_name("operator")
@@ -404,10 +407,10 @@ class CfgBuilder:
 
     def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         op = self.operator(node)
-        right = node.child_by_field_name("right")
+        right = node.child_by_field_id(self.F.right)
         if op in ("&&", "||") and right is not None and has_side_effects(right):
             return self.value_via_branches(node)
-        left = node.child_by_field_name("left")
+        left = node.child_by_field_id(self.F.left)
         if left is not None and left.type == "binary_expression" and self.operator(left) == op \
                 and self.chain_reaches(left, op, FLAT_CHAIN - 1):
             # `out << a << b << ...`: one n-ary Op, built in a loop
@@ -423,7 +426,7 @@ class CfgBuilder:
             found += 1
             if found >= count:
                 return True
-            left = node.child_by_field_name("left")
+            left = node.child_by_field_id(self.F.left)
             if left is None:
                 break
             node = left
@@ -444,8 +447,9 @@ class CfgBuilder:
     def lower_choice(self, node: Node, dest: ir.Expr | None) -> ir.Expr:
         """`c ? a : b`: pure arms stay an expression; arms with calls become branches that store
         into `dest` (or a temporary), so each call happens only on its own path."""
-        cond = node.child_by_field_name("condition")
-        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        F = self.F
+        cond = node.child_by_field_id(F.condition)
+        cons, alt = node.child_by_field_id(F.consequence), node.child_by_field_id(F.alternative)
         if not any(has_side_effects(n) for n in (cons, alt) if n is not None):
             value = self.lower_expr(cond)
             a = self.lower_expr(cons) if cons is not None else value  # GNU `c ?: b`
@@ -462,8 +466,8 @@ class CfgBuilder:
         return result
 
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        left = self.lower_expr(node.child_by_field_name("left"))
-        right = node.child_by_field_name("right")
+        left = self.lower_expr(node.child_by_field_id(self.F.left))
+        right = node.child_by_field_id(self.F.right)
         if self.operator(node) != "=":
             value = self.lower_expr(right)
             self.emit(ir.Assign(self.loc(node), left, Opaque(self.short_text(node), (left, value))))
