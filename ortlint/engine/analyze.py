@@ -118,12 +118,15 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._release_text_memo: dict[tuple, tuple[Expr, tuple[str, str, str]]] = {}
         self._branch_notes: dict[int, tuple[ir.Branch, str, str]] = {}  # id(branch) -> (it, its notes)
         self._call_plans: dict[int, tuple] = {}  # calls.CallTransfer._call_plan
+        self._summary_plans: dict[int, tuple] = {}  # summary_calls.SummaryTransfer._summary_plan
         self._drop_keys: dict[int, tuple[str]] = {}  # call id -> ("$dropN",)
         self._params_released = False  # some state released a parameter's value (explore._admit looks for them)
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._succs = successors(self.blocks)
-        self.order = self._reverse_postorder()
+        # the blocks' reverse postorder (the worklist's priorities): made by `_explore`, not here,
+        # as an inert function (`_inert`) is never explored and a quarter of them are
+        self.order: dict[int, int] = {}
         self._ahead = Ahead(fn, self._succs)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
         # resources whose memory (`("@R", ...)` locations) some state of this function has had

@@ -18,6 +18,11 @@ from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RE
 from .summaries import Summary, summary_from_status_check
 
 
+def _var_key(e: Expr) -> tuple[str] | None:
+    """The location of a variable expression (what `_use` looks up first), None for others."""
+    return (e.name,) if type(e) is Var else None
+
+
 class CallTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
@@ -25,11 +30,19 @@ class CallTransfer:
         plan = self._call_plans.get(id(ev))
         if plan is None:
             plan = self._call_plans[id(ev)] = self._call_plan(ev)
-        _ev, spec, summary, released_args, neutral, used_args = plan
-        for arg in used_args:
+        _ev, spec, summary, neutral, used_args, used_receiver = plan
+        b = state.b
+        for arg, key in used_args:
+            if key is not None:  # `_use`'s first test, inline: most arguments hold no resource
+                v = b.get(key)
+                if v is None or v[0] != "r":
+                    continue
             self._use(state, arg, ev.loc, "is passed to")
-        if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
-            self._use(state, ev.receiver, ev.loc, "is used by")
+        if used_receiver is not None:
+            arg, key = used_receiver
+            v = b.get(key) if key is not None else None
+            if key is None or (v is not None and v[0] == "r"):
+                self._use(state, arg, ev.loc, "is used by")
         if ev.may_throw:
             self._throw_edge(block, state.copy(), ev)
         if summary is not None:
@@ -53,9 +66,10 @@ class CallTransfer:
     def _call_plan(self, ev: Call) -> tuple:
         """What the policy and the callees' summaries say about a call: the same for every
         state that reaches it (summaries do not change while one function is analyzed), so
-        looked up once per call site. (ev, spec, summary, released arguments, neutral, the
-        arguments a use-after-release check looks at: not the released ones, not constants);
-        the entry keeps `ev` alive, so its id is not reused."""
+        looked up once per call site. (ev, spec, summary, neutral, the arguments a
+        use-after-release check looks at: not the released ones, not constants, the receiver
+        if it is checked; each with its location if it is a variable, which `_use` reads
+        first); the entry keeps `ev` alive, so its id is not reused."""
         spec = self.policy.lookup(ev.style, ev.callee)
         summary = None
         if spec is not None and spec.status_check is not None:
@@ -64,8 +78,12 @@ class CallTransfer:
             summary = self.summaries(ev)
         neutral = spec is None and summary is None and self.policy.is_neutral(ev.style, ev.callee)
         released_args = self._released_args(spec, summary)
-        used_args = tuple(arg for i, arg in enumerate(ev.args) if i not in released_args and type(arg) is not Const)
-        return (ev, spec, summary, released_args, neutral, used_args)
+        used_args = tuple((arg, _var_key(arg)) for i, arg in enumerate(ev.args)
+                          if i not in released_args and type(arg) is not Const)
+        used_receiver = None
+        if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
+            used_receiver = (ev.receiver, _var_key(ev.receiver))
+        return (ev, spec, summary, neutral, used_args, used_receiver)
 
 
     def _status_summary(self, spec: CallSpec) -> Summary:

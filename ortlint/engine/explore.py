@@ -145,6 +145,7 @@ class Exploration:
         tables: dict[int, _BlockStates] = {}
         pending: dict[int, dict] = {}
         self._retained = 0
+        self.order = self._reverse_postorder()
         self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}

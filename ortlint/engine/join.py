@@ -104,8 +104,8 @@ def escape_names(key_res: dict, held_at: list) -> dict:
 def align_escaped(a: State, b: State, tracked: Kinds) -> State:
     """`b` with its escaped resources renamed to `a`'s held at the same location (see
     `escape_names`), so `join` keeps the location's value."""
-    if a.r.keys() == b.r.keys():
-        return b
+    if a.r.keys() <= b.r.keys() or b.r.keys() <= a.r.keys():
+        return b  # a renaming needs a resource each state has and the other has not (tests in C)
     rename: dict[str, str] = {}
     for k, va in a.b.items():
         if va[0] != "r":
@@ -182,10 +182,11 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     else:
         out_r = a.r.copy() if a.r.items() <= br.items() else _join_resources(a.r, br, tracked, local_ref)
         added = False
-        for rid, rb in br.items():
-            if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
-                out_r[rid] = rb
-                added = True
+        if not br.keys() <= a.r.keys():  # (else `b` has no resource `a` lacks: a test in C, not a loop)
+            for rid, rb in br.items():
+                if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
+                    out_r[rid] = rb
+                    added = True
         if added and not any(ra.st == HELD and (ra.coll or ra.kind in local_ref) and rid not in br
                              for rid, ra in a.r.items()):
             trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
@@ -314,10 +315,11 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
         return None
     diff: list[str] = []
     pinned: dict[str, list[str]] | None = None
-    for rid in sorted(set(a.r) | set(b.r)):  # a stable order: the result must not depend on hashing
+    # only the resources the states disagree on (in one or both): the symmetric difference of
+    # the items, in C (the states share most entries; a loop over all of them was most of this)
+    differ = {rid for rid, _ in a.r.items() ^ b.r.items()}
+    for rid in sorted(differ):  # a stable order: the result must not depend on hashing
         ra, rb = a.r.get(rid), b.r.get(rid)
-        if ra == rb:
-            continue
         if ra is not None and rb is not None:
             if ra.st == OPAQUE and rb.st == OPAQUE:
                 if ra.fact != rb.fact:
@@ -342,10 +344,10 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
     if any(len(s) > 1 for s in sides.values()):
         return None
     differing = set(diff)
-    for k in set(a.b) | set(b.b):
+    # (the bindings the states disagree on, as above; each either refuses or passes, so their
+    # order does not matter)
+    for k in {k for k, _ in a.b.items() ^ b.b.items()}:
         va, vb = a.b.get(k), b.b.get(k)
-        if va == vb:
-            continue
         if (va is not None and va[0] == "r" and va[1] in differing) or (vb is not None and vb[0] == "r" and vb[1] in differing):
             other = vb if va is not None and va[0] == "r" and va[1] in differing else va
             if other is not None and other != ("k", 0):

@@ -21,23 +21,24 @@ class SummaryTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
 
     def _apply_summary(self, block: ir.Block, state: State, ev: Call, summary: Summary, spec: CallSpec | None) -> list[State]:
+        plan = self._summary_plans.get(id(ev))
+        if plan is None or plan[1] is not summary:
+            plan = self._summary_plans[id(ev)] = self._summary_plan(ev, summary)
+        _ev, _summary, helper, joined_cases, cases = plan
         out: list[State] = []
-        helper = None if summary.origin.startswith("policy") else ev.callee
-        last = len(summary.cases) - 1
-        for i, case in enumerate(summary.cases):
+        last = len(cases) - 1
+        for i, (case, pre, effects, outs, note) in enumerate(cases):
             s = state.copy() if i < last else state  # the last case needs no copy: `state` is not used after it
-            if not self._precondition(s, ev, case):
+            if pre and not self._precondition(s, pre):
                 continue
-            for effect in case.effects:
-                self._apply_effect(s, ev, effect, helper)
-            for path, kind in case.outs:
-                target = self._param_expr(ev, path)
-                if target is not None and kind in self.policy.kinds:
-                    self._acquire_into(s, ev, target, kind, helper)
+            for effect, e in effects:
+                self._apply_effect(s, ev, effect, e, helper)
+            for target, kind in outs:
+                self._acquire_into(s, ev, target, kind, helper)
             self._summary_return(s, ev, case, summary)
             if case.exit == "return":
-                if len(summary.cases) > 1 and helper and (case.ret is not None or case.pre):
-                    s.note(ev.loc.line, ev.loc.col, self._case_note(ev.callee, case))
+                if note is not None:
+                    s.note(ev.loc.line, ev.loc.col, note)
                 out.append(s)
             elif case.exit == "throw":
                 if self.fn.language == "java" and not ev.may_throw:
@@ -50,10 +51,36 @@ class SummaryTransfer:
                 self._exit(s, ev.loc, "return", value, f"{ev.callee}() makes {self.fn.name}() return here")
             else:
                 self.exits.append((s, "abort", None))
-        for s in out:
-            s.b.pop(self._drop_key(ev), None)
-            self._gc(s, ev.loc)
-        return join_cases(out) if helper and self.fn.language == "java" else dedupe(out)
+        if out:
+            drop = self._drop_key(ev)
+            for s in out:
+                s.b.pop(drop, None)
+                self._gc(s, ev.loc)
+        return join_cases(out) if joined_cases else dedupe(out)
+
+
+    def _summary_plan(self, ev: Call, summary: Summary) -> tuple:
+        """What a summary's cases make of this call's arguments: the same for every state
+        that reaches the call, so worked out once per call site (the entry keeps `ev` and
+        `summary` alive, so their ids are not reused). (ev, summary, the helper named in
+        traces, whether the outcomes are `join_cases`'d, and per case: the case, its
+        preconditions as (expression, "is NULL"), its effects with their expressions, its
+        acquisitions as (target, kind), the trace note of a return through it or None); a
+        path the call has no argument for is left out, as the transfer functions skip it."""
+        helper = None if summary.origin.startswith("policy") else ev.callee
+        several = len(summary.cases) > 1
+        kinds = self.policy.kinds
+        cases = []
+        for case in summary.cases:
+            pre = tuple((e, what == "null") for e, what in ((self._param_expr(ev, path), what) for path, what in case.pre)
+                        if e is not None)
+            effects = tuple((effect, e) for effect, e in ((effect, self._param_expr(ev, effect.path)) for effect in case.effects)
+                            if e is not None)
+            outs = tuple((target, kind) for target, kind in ((self._param_expr(ev, path), kind) for path, kind in case.outs)
+                         if target is not None and kind in kinds)
+            note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre) else None
+            cases.append((case, pre, effects, outs, note))
+        return (ev, summary, helper, bool(helper) and self.fn.language == "java", tuple(cases))
 
 
     def _case_note(self, callee: str, case: Case) -> str:
@@ -95,13 +122,11 @@ class SummaryTransfer:
         return e
 
 
-    def _precondition(self, state: State, ev: Call, case: Case) -> bool:
-        for path, what in case.pre:
-            e = self._param_expr(ev, path)
-            if e is None:
-                continue
+    def _precondition(self, state: State, pre: tuple) -> bool:
+        """Narrow `state` to a case's preconditions (`_summary_plan`: (expression, is NULL));
+        False when the state contradicts one."""
+        for e, c_eq in pre:
             v = self._eval(state, e)
-            c_eq = what == "null"
             if v is None and not self._is_lvalue(e):
                 continue
             if self._refine(state, e, v, eq=c_eq, c=0) is None:
@@ -109,10 +134,8 @@ class SummaryTransfer:
         return True
 
 
-    def _apply_effect(self, state: State, ev: Call, effect: Effect, helper: str | None) -> None:
-        e = self._param_expr(ev, effect.path)
-        if e is None:
-            return
+    def _apply_effect(self, state: State, ev: Call, effect: Effect, e: Expr, helper: str | None) -> None:
+        """`effect` on the argument expression `e` it applies to at this call."""
         if effect.what == "release":
             rel = self._helper_release(effect.relby)
             self._release_expr(state, self._release_call(ev, effect, e), e, rel, effect.relby or ev.callee, helper,

@@ -13,7 +13,7 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, UNKNOWN, UNKNOWN_ELEMENTS, Res, State, Val, is_nonnull_fact,
-                    is_null_fact, referenced_ids, replaced)
+                    _second, is_null_fact, referenced_ids, replaced)
 
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)
@@ -88,7 +88,11 @@ class ValueTransfer:
 
 
     def _eval_op(self, state: State, e: Op) -> Val | None:
-        vals = [self._eval(state, o) for o in e.operands]
+        ops = e.operands
+        if len(ops) == 2:  # (most operators: without a comprehension's frame)
+            vals = [self._eval(state, ops[0]), self._eval(state, ops[1])]
+        else:
+            vals = [self._eval(state, o) for o in ops]
         if e.op == "!" and len(vals) == 1:
             truth = self._truth(state, vals[0])
             return ("k", int(not truth)) if truth is not None else None
@@ -302,7 +306,9 @@ class ValueTransfer:
             if value_expr is not None:
                 self._escape_contents(state, value_expr)
             return
-        local = self._is_local_loc(state, key)
+        # `_is_local_loc`, its common answer inline (a local or a temporary: most stores)
+        first = key[0][:1]
+        local = first == "$" or (first != "@" and key[0] in self.fn.locals) or self._is_local_loc(state, key)
         if key in self._prefixes or (state.conds and len(key) == 1 and key[0] in self._memo_names):
             self._invalidate(state, key)  # (else it has nothing to drop: most stores)
         old = state.b.get(key)
@@ -435,7 +441,7 @@ class ValueTransfer:
             orphans = [k for k in b if k[0][:1] == "@" and k[0][1:] not in r]
             for k in orphans:  # memory of resources already forgotten
                 del b[k]
-        referenced = referenced_ids(b)
+        referenced = set(map(_second, b.values()))  # `referenced_ids(b)`, inline: every assignment and call
         if referenced.issuperset(r):
             return  # the common case: everything is still referenced
         for rid, res in list(r.items()):
