@@ -531,11 +531,15 @@ class Analysis:
         first = infos[0]
         return (first.key, {}, self.needs_summary(first.key), entries)
 
-    def _callee_summaries(self, info: FunctionInfo) -> dict[str, Summary | None]:
+    def _callee_summaries(self, info: FunctionInfo) -> dict[str, Summary]:
+        """The summaries of the callees that have one, by name: a worker looks a name up and
+        takes a missing one as "no summary", so library calls (most names) are not sent."""
         out = {}
         for name in info.callees:
             target = self.program.resolve(info.key[0], name)
-            out[name] = self.summaries.get(target) if target is not None else None
+            summary = self.summaries.get(target) if target is not None else None
+            if summary is not None:
+                out[name] = summary
         return out
 
     def _fetch_ir(self, infos: list[FunctionInfo]) -> None:
