@@ -240,6 +240,11 @@ def node_text(src: bytes, node: Node | None) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
+# The node types that add to a type when they are themselves the leaf the declarator walks end at
+# (`declarator_pointers` counts the pointer kinds, `is_array_declarator` tests for the array).
+_SHAPED_LEAVES = frozenset(("pointer_declarator", "abstract_pointer_declarator", "array_declarator"))
+
+
 def declarator_pointers(node: Node | None) -> int:
     """How many `*` a declarator adds to its type (`**out` -> 2)."""
     count, depth = 0, 0
@@ -257,6 +262,8 @@ def declarator_pointers(node: Node | None) -> int:
 def declared_type_text(src: bytes, type_node: Node | None, declarator: Node | None) -> str:
     """The type of one declarator of a declaration, as text: `OrtValue *` for `OrtValue *v`."""
     base = node_text(src, type_node)
+    if declarator is None or not declarator.child_count and declarator.type not in _SHAPED_LEAVES:
+        return base  # a bare name (`int n`): no walk for stars or brackets
     pointers = declarator_pointers(declarator)
     if declarator is not None and is_array_declarator(declarator):
         return f"{base}{'*' * pointers}[]"

@@ -706,21 +706,27 @@ class CppLowering(FunctionLowering):
         self.finish_statement(node)
 
     def lower_cpp_declarator(self, decl: Node, type_node: Node | None, static: bool) -> None:
-        """One declarator of a declaration: name, type (from libclang when known), construction."""
+        """One declarator of a declaration: name, type (from libclang when known), construction.
+
+        Most declarators are a bare name (`T x = v;`): that is no function declarator, no
+        structured binding, and its name is its text, so the walks for those are skipped."""
         target, value = (decl.child_by_field_id(self.F.declarator), decl.child_by_field_id(self.F.value)) \
             if decl.type == "init_declarator" else (decl, None)
         args: list[Node] | None = None
-        if find_function_declarator(target) is not None:
+        bare = target is not None and target.type == "identifier"
+        if not bare and find_function_declarator(target) is not None:
             decl = self.reparse_as_construction(decl, target)
             if decl is None:
                 return  # a local function prototype
             target, value = decl.child_by_field_id(self.F.declarator), decl.child_by_field_id(self.F.value)
         if value is not None and value.type in ("argument_list", "initializer_list"):
             args = [a for a in value.named_children if a.type != "comment"]
-        if target is not None and target.type == "structured_binding_declarator":
+        if not bare and target is not None and target.type == "structured_binding_declarator":
             self.declare_structured_binding(target, value)
             return
-        name = declarator_name(target, self.src)
+        # (`declarator_name` of an identifier is its text)
+        name = self.src[target.start_byte:target.end_byte].decode("utf-8", "replace") if bare \
+            else declarator_name(target, self.src)
         if not name:
             return
         type_text = self.declared_type(type_node, target)
@@ -810,7 +816,9 @@ class CppLowering(FunctionLowering):
         """Declare a local with its type; objects with destructors and containers are aggregates."""
         own = self.model.ownership(type_text)
         view = own.what == "container" and self.model.resolve_alias(parse_type(type_text)).name in VIEWS
-        aggregate = is_array_declarator(target) or (own.what in ("container", "class") and not view)
+        # an identifier (most declarators) is no array: no walk for that
+        aggregate = target is not None and target.type != "identifier" and is_array_declarator(target) \
+            or (own.what in ("container", "class") and not view)
         var = self.bind_local(name, aggregate, static)
         frame = self.frames[-1]
         frame.types[name] = type_text
@@ -1334,7 +1342,8 @@ class CppLowering(FunctionLowering):
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """Assigning to a smart pointer releases what it held first."""
         left = self.unparen(node.child_by_field_id(self.F.left))
-        if left.type == "identifier" and self.operator(node) == "=":
+        op = self.operator(node)
+        if left.type == "identifier" and op == "=":
             own = self.owner_of(self.text(left))
             if own is not None and own.what == "smart" and not own.shared:
                 target = self.lower_expr(left)
@@ -1345,7 +1354,7 @@ class CppLowering(FunctionLowering):
                 self.emit(ir.Assign(self.loc(node), target, value))
                 self.adopt_deleter(self.text(left), right, own)
                 return target
-        return super().expr_assignment_expression(node, discard, dest)
+        return self.assignment_value(node, op)
 
     # ================================================================== calls
 

@@ -359,7 +359,18 @@ class CfgBuilder:
             self.start(b)
             self.lower_cond(node.child_by_field_id(F.alternative), t, f, kind)
             return
-        expr = self.lower_expr(node)
+        if op is not None:
+            # `lower_expr(node)` without reading the operator a second time: the same depth
+            # bound, then `binary_value` (what `expr_binary_expression` does with the operator)
+            self.depth += 1
+            try:
+                if self.depth > self.MAX_NESTING:
+                    raise TooDeep()
+                expr = self.binary_value(node, op)
+            finally:
+                self.depth -= 1
+        else:
+            expr = self.lower_expr(node)
         self.terminate(ir.Branch(expr, t.id, f.id, self.loc(node), self.short_text(node), kind))
 
     def chain_operands(self, node: Node, op: str) -> list[Node | None]:
@@ -406,23 +417,29 @@ class CfgBuilder:
         return target
 
     def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        op = self.operator(node)
-        right = node.child_by_field_id(self.F.right)
+        return self.binary_value(node, self.operator(node))
+
+    def binary_value(self, node: Node, op: str) -> ir.Expr:
+        """The value of binary expression `node` whose operator `op` the caller has read (a
+        condition reads it to tell `&&`/`||` apart, and passes it on rather than reading it twice)."""
+        F = self.F
+        right = node.child_by_field_id(F.right)
         if op in ("&&", "||") and right is not None and has_side_effects(right):
             return self.value_via_branches(node)
-        left = node.child_by_field_id(self.F.left)
+        left = node.child_by_field_id(F.left)
         if left is not None and left.type == "binary_expression" and self.operator(left) == op \
-                and self.chain_reaches(left, op, FLAT_CHAIN - 1):
-            # `out << a << b << ...`: one n-ary Op, built in a loop
+                and self.chain_reaches(left.child_by_field_id(F.left), op, FLAT_CHAIN - 2):
+            # `out << a << b << ...`: one n-ary Op, built in a loop. `left` is the chain's
+            # first node (just tested); the spine is counted on from below it.
             return Op(op, tuple([self.lower_expr(o) for o in self.chain_operands(node, op)]))
         return Op(op, (self.lower_expr(left), self.lower_expr(right)))
 
-    def chain_reaches(self, node: Node, op: str, count: int) -> bool:
+    def chain_reaches(self, node: Node | None, op: str, count: int) -> bool:
         """Does the left spine from `node` hold at least `count` nodes of operator `op`, as
         `chain_operands` walks it (len(chain_operands(node, op)) > count)? The walk stops there:
         every level of a short chain asked for its whole spine (quadratic up to FLAT_CHAIN)."""
         found = 0
-        while node.type == "binary_expression" and self.operator(node) == op:
+        while node is not None and node.type == "binary_expression" and self.operator(node) == op:
             found += 1
             if found >= count:
                 return True
@@ -466,9 +483,14 @@ class CfgBuilder:
         return result
 
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.assignment_value(node, self.operator(node))
+
+    def assignment_value(self, node: Node, op: str) -> ir.Expr:
+        """Assignment `node` whose operator `op` the caller has read (C++ reads it to find
+        `smart = ...`, and passes it on rather than reading it twice)."""
         left = self.lower_expr(node.child_by_field_id(self.F.left))
         right = node.child_by_field_id(self.F.right)
-        if self.operator(node) != "=":
+        if op != "=":
             value = self.lower_expr(right)
             self.emit(ir.Assign(self.loc(node), left, Opaque(self.short_text(node), (left, value))))
             return left
