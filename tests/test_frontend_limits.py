@@ -14,6 +14,7 @@ from ortlint.frontends import source as source_mod
 from ortlint.frontends.c_treesitter import parse_c
 from ortlint.frontends.cpp_treesitter import is_cpp_header, parse_cpp
 from ortlint.frontends.go_treesitter import parse_go
+from ortlint.frontends.java_treesitter import parse_java
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import frontend_probes as probes  # noqa: E402
@@ -107,12 +108,19 @@ def test_parse_time_limit_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, 
     assert any("could not parse" in m for _l, m in unit.notes)
 
 
-def test_parse_memory_cap_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch) -> None:
+JAVA_TEXT = b"class T {\n" + b"  int f(int p) { return g(p); }\n" * 20000 + b"}\n"
+
+
+@pytest.mark.parametrize("parse,name,text", [(parse_c, "t.c", b"int f(int *p) { return g(p); }\n" * 20000),
+                                             (parse_java, "T.java", JAVA_TEXT)])
+def test_parse_memory_cap_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, parse, name: str, text: bytes) -> None:
     """Error recovery on a 4 MB fuzzed file grew tree-sitter past the worker's memory limit and
-    the native parser crashed; a cap below the limit cancels the parse first."""
+    the native parser crashed; a cap below the limit cancels the parse first. The Java front
+    end parses on its own (with a CPU budget) and had no cap: a 4 MB file of 60 KB lines took
+    a worker to 1 GB."""
     monkeypatch.setattr(source_mod, "PARSE_MEMORY_MB", 1)
     monkeypatch.setattr(source_mod, "_resident_bytes", iter(range(0, 1 << 40, 1 << 20)).__next__)
-    unit = parse_c("t.c", default_policy(), b"int f(int *p) { return g(p); }\n" * 20000)
+    unit = parse(name, default_policy(), text)
     assert unit.functions == []
     assert any("needed more than 1 MB" in m for _l, m in unit.notes)
 

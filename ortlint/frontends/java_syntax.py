@@ -12,6 +12,8 @@ from typing import Callable, Iterator
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Tree
 
+from .source import memory_cap_reached, over_memory_cap, parse_memory_cap
+
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 
 JAVA_LANGUAGE = Language(tree_sitter_java.language())
@@ -226,18 +228,29 @@ def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
     """The syntax tree, or None when tree-sitter needs more than its CPU budget. Its error
     recovery is superlinear on some malformed input (8 000 stray `case` labels: 21 s), and
     tree-sitter has no time limit of its own in this binding; its progress callback, which
-    only the read-callback form of `parse` calls, can cancel it."""
+    only the read-callback form of `parse` calls, can cancel it. The same callback keeps the
+    parse under the workers' parse memory cap (`source.parse_memory_cap`; a 4 MB file of 60 KB
+    lines took tree-sitter-java to 1 GB): past it, ParseTimeout says so."""
     limit = budget if budget is not None else parse_budget(len(src))
     deadline = time.process_time() + limit
+    memory_cap = parse_memory_cap()
     view = memoryview(src)
+    calls = [0]
+    over = [False]
 
     def read(offset: int, point: object) -> memoryview:
         return view[offset:]
 
     def cancel(state: object, has_error: bool) -> bool:
+        calls[0] += 1
+        if calls[0] % 64 == 0 and over_memory_cap(memory_cap):
+            over[0] = True
+            return True
         return time.process_time() > deadline
 
     try:
         return Parser(JAVA_LANGUAGE).parse(read, progress_callback=cancel)
-    except ValueError:  # "Parsing failed": cancelled
+    except ValueError as exc:  # "Parsing failed": cancelled
+        if over[0]:
+            raise memory_cap_reached() from exc
         return None

@@ -41,7 +41,7 @@ from .. import ir
 from ..ir import Block, Branch, Const, Deref, Field, Index, Jump, Loc, Op, Opaque, Return, Var
 from ..policy import Policy
 from .lowering import CfgBuilder, TooDeep, TooManyCleanups, field_ids, short
-from .source import read_source
+from .source import ParseTimeout, read_source
 from .java_syntax import (INDEX_PARSE_SHARE, JAVA_LANGUAGE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan,
                           _walk, lambda_param_names, parse_budget, parse_tree)
 from .java_syntax import (F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR,
@@ -1685,7 +1685,11 @@ class JavaFrontEnd:
             return self._run()
 
     def _run(self) -> ir.SourceUnit:
-        tree = parse_tree(self.src)
+        try:
+            tree = parse_tree(self.src)
+        except ParseTimeout as exc:  # the parse memory cap
+            self.notes.append((Loc(1, 1, 1, 1), str(exc)))
+            return ir.SourceUnit(self.path, "java", [], self.notes, self.lines)
         if tree is None:
             limit = parse_budget(len(self.src))
             self.notes.append((Loc(1, 1, 1, 1), f"tree-sitter could not parse the file within {limit:.1f} s of CPU "
@@ -1784,7 +1788,10 @@ class JavaFrontEnd:
         if not data:
             return []
         other = JavaFrontEnd(path, data, self.policy, 0, index=False)
-        tree = parse_tree(data, parse_budget(len(data)) * INDEX_PARSE_SHARE)
+        try:
+            tree = parse_tree(data, parse_budget(len(data)) * INDEX_PARSE_SHARE)
+        except ParseTimeout:
+            return []
         if tree is None:
             return []
         root = tree.root_node

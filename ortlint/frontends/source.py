@@ -136,7 +136,7 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
     callback, so the bytes are handed over in chunks (same tree, same offsets)."""
     limit = PARSE_SECONDS if seconds is None else seconds
     deadline = time.monotonic() + limit
-    memory_cap = _resident_bytes() + (PARSE_MEMORY_MB << 20) if PARSE_MEMORY_MB else 0
+    memory_cap = parse_memory_cap()
     calls = [0]
     over = [False]
 
@@ -150,7 +150,7 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
         count = calls[0] = calls[0] + 1
         if count & 7:
             return False
-        if memory_cap and count % 64 == 0 and _resident_bytes() > memory_cap:
+        if count % 64 == 0 and over_memory_cap(memory_cap):
             over[0] = True
             return True
         return time.monotonic() > deadline
@@ -159,8 +159,7 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
         return parser.parse(read, progress_callback=cancel)  # type: ignore[attr-defined]
     except ValueError as exc:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
         if over[0]:
-            raise ParseTimeout(f"tree-sitter needed more than {PARSE_MEMORY_MB} MB to parse this file; could not "
-                               "parse this file, it is not analyzed") from exc
+            raise memory_cap_reached() from exc
         if time.monotonic() > deadline:
             raise ParseTimeout(f"tree-sitter did not finish parsing within {limit:g} s; "
                                "could not parse this file, it is not analyzed") from exc
@@ -168,6 +167,22 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
     except (MemoryError, SystemError) as exc:  # the worker's memory limit, hit inside the parse or its callbacks
         raise ParseTimeout("tree-sitter ran out of memory parsing this file (the memory limit); could not parse "
                            "this file, it is not analyzed") from exc
+
+
+def parse_memory_cap() -> int:
+    """The resident size past which a parse that starts now is cancelled (PARSE_MEMORY_MB above
+    the current size; 0: no cap). Every front end's parse asks it (`over_memory_cap`) from
+    tree-sitter's progress callback."""
+    return _resident_bytes() + (PARSE_MEMORY_MB << 20) if PARSE_MEMORY_MB else 0
+
+
+def over_memory_cap(cap: int) -> bool:
+    return bool(cap) and _resident_bytes() > cap
+
+
+def memory_cap_reached() -> ParseTimeout:
+    return ParseTimeout(f"tree-sitter needed more than {PARSE_MEMORY_MB} MB to parse this file; could not "
+                        "parse this file, it is not analyzed")
 
 
 def _resident_bytes() -> int:
