@@ -39,7 +39,11 @@ sys.path.insert(0, str(HERE.parent))
 from ortlint.api import default_policy  # noqa: E402
 from ortlint.discover import discover  # noqa: E402
 from ortlint.engine.analyze import Options  # noqa: E402
-from ortlint.runner import Analysis, Program, RunConfig, _Parser, cycle_collection_paused  # noqa: E402
+from ortlint.orchestration.analysis import Analysis
+from ortlint.orchestration.program import Program
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.parsing import _Parser
+from ortlint.orchestration.tasks import cycle_collection_paused  # noqa: E402
 
 DEFAULT_TREE = "/work/realcode/native"
 
@@ -67,7 +71,7 @@ def load_program(tree: str, policy) -> Program:
         found = discover([tree])
         config = RunConfig([tree], policy, isolate=False, jobs=1)
         if any(s.language in ("c", "cpp") for s in found.files):
-            from ortlint.frontends.header_index import configure
+            from ortlint.frontends.common.header_index import configure
             configure(config.include_dirs, tuple(config.paths))
         program = Program()
         parser = _Parser(config, program, {s.path: s for s in found.files})

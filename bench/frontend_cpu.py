@@ -82,8 +82,8 @@ def child(tree: str, profile: bool) -> dict:
     """One cold measurement in this process."""
     from ortlint.api import default_policy
     from ortlint.discover import discover
-    from ortlint.frontends import header_index
-    from ortlint.runner import parse_file
+    from ortlint.frontends.common import header_index
+    from ortlint.orchestration.parsing import parse_file
 
     policy = default_policy()
     found = discover([tree])

@@ -12,7 +12,7 @@ import sys
 import time
 
 from ortlint.discover import discover
-from ortlint.frontends import header_index
+from ortlint.frontends.common import header_index
 
 
 def main(root: str) -> None:

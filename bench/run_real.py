@@ -110,7 +110,8 @@ def function_cpu_times(tree: str, top: int) -> tuple[float, list[tuple[float, st
     that a busy machine does not distort, unlike the wall times of ORTLINT_STATS."""
     from ortlint.engine.analyze import FunctionAnalyzer
     from ortlint.api import default_policy
-    from ortlint.runner import RunConfig, run
+    from ortlint.orchestration.settings import RunConfig
+    from ortlint.orchestration.runner import run
     times: list[tuple[float, str, str, int]] = []
     original = FunctionAnalyzer.run
 

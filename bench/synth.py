@@ -106,7 +106,7 @@ def defined_names(group: Group, policy=None) -> set[str]:
     """Names to rename in a group: functions it defines, and the classes and namespaces that
     qualify its methods (never method names themselves: calls to them are member accesses)."""
     from ortlint.discover import SourceFile, language_of
-    from ortlint.runner import parse_file
+    from ortlint.orchestration.parsing import parse_file
     if policy is None:
         from ortlint.api import default_policy
         policy = default_policy()

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Iterable
 from .engine.analyze import Options
 from .findings import Report
 from .policy import Policy, load_policy
-from .runner import RunConfig, run
+from .orchestration.settings import RunConfig
+from .orchestration.runner import run
 
 if TYPE_CHECKING:
     from .sanitizer.matcher import SanitizerResult

@@ -31,10 +31,11 @@ from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, d
 from .docs import render_for_terminal, rule_markdown
 from .engine.analyze import Options
 from .findings import RULES, Notice, Report
-from .parallel import Limits
+from .orchestration.settings import Limits
 from .policy import PolicyError, load_policy
 from .report import get_formatter
-from .runner import RunConfig, run
+from .orchestration.settings import RunConfig
+from .orchestration.runner import run
 from .summary_report import as_policy as summaries_as_policy
 from .summary_report import explain as explain_summaries
 

@@ -7,12 +7,8 @@ import os
 import re
 from dataclasses import dataclass
 
-LANGUAGE_BY_SUFFIX = {
-    ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp",
-    ".java": "java",
-    ".go": "go",
-}
+from .frontends.registry import LANGUAGE_BY_SUFFIX
+
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "build", "cmake-build-*", "out", "dist", "node_modules", "vendor",
                     "third_party", "third-party", "external", ".venv", "venv", "__pycache__", ".tox",
                     ".ortlint_cache", ".mypy_cache", ".pytest_cache")

@@ -388,8 +388,8 @@ class _Loader:
         self._load_neutral()
         self._load_macros()
         self._load_java_api()
-        load_guards(self.policy, self.doc.get("guard"), self.fail)
-        load_callbacks(self.policy, self.doc.get("callback"), self.fail)
+        load_guards(self.policy.guards, self.doc.get("guard"), self.fail)
+        load_callbacks(self.policy.callbacks, self.doc.get("callback"), self.fail)
         calls = self._tables("call")
         for i, raw in enumerate(calls):
             for spec in self._call(raw, i):

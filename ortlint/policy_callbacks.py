@@ -19,10 +19,8 @@ Schema:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from .policy import Policy
 
 CALLBACK_KEYS = {"struct", "fields", "result", "released_by", "note"}
 RESULTS = ("borrowed", "owned")
@@ -38,8 +36,8 @@ class CallbackSpec:
     released_by: str = ""
 
 
-def load_callbacks(policy: "Policy", raw_tables: Any, fail: Callable[[str, str, str | None, int | None], None]) -> None:
-    """Validate the `[[callback]]` tables of one file and add them to `policy.callbacks` (by field name)."""
+def load_callbacks(tables: dict[str, list[CallbackSpec]], raw_tables: Any, fail: Callable[[str, str, str | None, int | None], None]) -> None:
+    """Validate the `[[callback]]` tables of one file and add them to `tables` (the policy's callbacks, by field name)."""
     if raw_tables is None:
         return
     if not isinstance(raw_tables, list):
@@ -65,4 +63,4 @@ def load_callbacks(policy: "Policy", raw_tables: Any, fail: Callable[[str, str, 
         if not isinstance(released_by, str):
             fail(f"{key}.released_by", "must be a field name", "callback", i)
         for name in fields:
-            policy.callbacks.setdefault(name, []).append(CallbackSpec(struct, name, result, released_by))
+            tables.setdefault(name, []).append(CallbackSpec(struct, name, result, released_by))

@@ -20,10 +20,8 @@ Schema (all keys but `type` optional):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-if TYPE_CHECKING:
-    from .policy import Policy
 
 GUARD_KEYS = {"type", "types", "ok_when_null", "failed_when_nonnull", "bool_is_ok", "note"}
 # The pseudo-member of a guard object that holds the adopted status (never a C++ identifier).
@@ -48,8 +46,8 @@ class GuardSpec:
         return None
 
 
-def load_guards(policy: "Policy", raw_tables: Any, fail: Callable[[str, str, str | None, int | None], None]) -> None:
-    """Validate the `[[guard]]` tables of one file and add them to `policy.guards`."""
+def load_guards(tables: dict[str, GuardSpec], raw_tables: Any, fail: Callable[[str, str, str | None, int | None], None]) -> None:
+    """Validate the `[[guard]]` tables of one file and add them to `tables` (the policy's guards, by class name)."""
     if raw_tables is None:
         return
     if not isinstance(raw_tables, list):
@@ -74,4 +72,4 @@ def load_guards(policy: "Policy", raw_tables: Any, fail: Callable[[str, str, str
         if bool_is_ok is not None and not isinstance(bool_is_ok, bool):
             fail(f"{key}.bool_is_ok", "must be true or false", "guard", i)
         for name in names:
-            policy.guards[name] = GuardSpec(name, lists["ok_when_null"], lists["failed_when_nonnull"], bool_is_ok)
+            tables[name] = GuardSpec(name, lists["ok_when_null"], lists["failed_when_nonnull"], bool_is_ok)

@@ -15,7 +15,8 @@ import pytest
 
 from ortlint.api import default_policy, lint
 from ortlint.engine.analyze import Budget, Options
-from ortlint.runner import RunConfig, run
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.runner import run
 from tests.expectations import expected_findings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +65,7 @@ def test_every_function_of_the_tree_is_distinct(tree: synth.Tree) -> None:
     policy = default_policy()
     reserved = synth.reserved_names(policy=policy)
     from ortlint.discover import discover
-    from ortlint.runner import parse_file
+    from ortlint.orchestration.parsing import parse_file
     tagged: Counter[str] = Counter()
     untagged: set[str] = set()
     for source in discover([str(tree.root)]).files:

@@ -7,7 +7,8 @@ import shutil
 from pathlib import Path
 
 from ortlint.api import default_policy
-from ortlint.runner import RunConfig, run
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.runner import run
 
 TREE = Path(__file__).resolve().parent.parent / "fixtures" / "multi" / "jni_binding"
 

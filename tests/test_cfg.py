@@ -5,7 +5,7 @@ import pytest
 
 from ortlint import ir
 from ortlint.api import default_policy
-from ortlint.frontends.c_treesitter import parse_c
+from ortlint.frontends.c.frontend import parse_c
 
 
 def lower(code: str) -> ir.Function:
@@ -143,7 +143,7 @@ def test_syntax_errors_become_notes_and_havoc_not_exceptions() -> None:
 
 
 def test_unparsed_regions_are_reported_only_where_nothing_was_analyzed() -> None:
-    from ortlint.frontends.c_treesitter import _uncovered
+    from ortlint.frontends.c.syntax import _uncovered
     assert _uncovered(10, 40, [(12, 30)]) == [(10, 11), (31, 40)]
     assert _uncovered(10, 40, [(5, 50)]) == []
     split_header = (b"#ifdef _WIN32\nint wmain(int argc, wchar_t **argv) {\n#else\nint main(int argc, char **argv) {\n"

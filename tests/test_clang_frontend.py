@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from ortlint.api import default_policy
-from ortlint.frontends import clang_frontend
-from ortlint.runner import RunConfig, run
+from ortlint.frontends.clang import frontend as clang_frontend
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.runner import run
 from tests.expectations import expected_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

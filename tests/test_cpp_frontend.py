@@ -9,8 +9,8 @@ import pytest
 
 from ortlint import ir
 from ortlint.api import default_policy
-from ortlint.frontends.cpp_model import decltype_target, parse_type
-from ortlint.frontends.cpp_treesitter import is_cpp_header, parse_cpp
+from ortlint.frontends.cpp.model import decltype_target, parse_type
+from ortlint.frontends.cpp.frontend import is_cpp_header, parse_cpp
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ortlint.frontends.c_treesitter import Macro
-from ortlint.frontends.declaration_macros import (declared_name, expand_text, is_declaration_or_type, statement_macros,
-                                                  mask_declaration_arguments, with_declared_name)
+from ortlint.frontends.common.macro_args import Macro
+from ortlint.frontends.common.declaration_macros import declared_name, expand_text, is_declaration_or_type, statement_macros, mask_declaration_arguments, with_declared_name
 from ortlint.policy import load_policy
 
 

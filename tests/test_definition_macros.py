@@ -5,10 +5,9 @@ pin the pieces: which macros qualify, and that the rewrite keeps every offset an
 from __future__ import annotations
 
 from ortlint.api import default_policy
-from ortlint.frontends.definition_macros import (HeadShape, brace_macros, head_shapes, rewrite,
-                                                 rewrite_definition_macros)
-from ortlint.frontends.header_index import MacroDef
-from ortlint.frontends.source import blank_decorations
+from ortlint.frontends.common.definition_macros import HeadShape, brace_macros, head_shapes, rewrite, rewrite_definition_macros
+from ortlint.frontends.common.header_index import MacroDef
+from ortlint.frontends.common.source import blank_decorations
 
 POLICY = default_policy()
 

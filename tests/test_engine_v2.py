@@ -13,7 +13,11 @@ from ortlint.discover import SourceFile
 from ortlint.engine.analyze import Budget, FunctionAnalyzer, Options
 from ortlint.engine.join import FactScope, coarse_key, fact_matters, join, join_held, property_key
 from ortlint.engine.state import ESCAPED, HELD, OPAQUE, RELEASED, Res, State
-from ortlint.runner import Analysis, Program, RunConfig, parse_file, run
+from ortlint.orchestration.analysis import Analysis
+from ortlint.orchestration.program import Program
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.parsing import parse_file
+from ortlint.orchestration.runner import run
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -228,7 +232,8 @@ def test_the_engine_makes_no_reference_cycles() -> None:
     kept by a helper of the analyzer once made each one a cycle: a fifth of the analysis time
     went to collections, and memory grew with every function.)"""
     import gc
-    from ortlint.runner import Analysis, Program
+    from ortlint.orchestration.analysis import Analysis
+    from ortlint.orchestration.program import Program
     policy = default_policy()
     language = {".c": "c", ".cpp": "cpp", ".java": "java", ".go": "go"}
     units = [parse_file(SourceFile(str(p), language[p.suffix]), policy)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ortlint.frontends import header_index as hi
+from ortlint.frontends.common import header_index as hi
 
 
 def test_include_resolution_is_remembered_for_one_run_only(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ import pytest
 
 from ortlint import ir
 from ortlint.api import default_policy, lint
-from ortlint.frontends import source as source_mod
-from ortlint.frontends.c_treesitter import parse_c
-from ortlint.frontends.cpp_treesitter import is_cpp_header, parse_cpp
-from ortlint.frontends.go_treesitter import parse_go
-from ortlint.frontends.java_treesitter import parse_java
+from ortlint.frontends.common import source as source_mod
+from ortlint.frontends.c.frontend import parse_c
+from ortlint.frontends.cpp.frontend import is_cpp_header, parse_cpp
+from ortlint.frontends.go.frontend import parse_go
+from ortlint.frontends.java.frontend import parse_java
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import frontend_probes as probes  # noqa: E402
@@ -140,7 +140,8 @@ def test_unclosed_go_calls_are_a_warning_not_a_lost_worker(tmp_path: Path) -> No
     """Eleven lines of 30 000 unclosed nested calls (fuzzed): tree-sitter-go needs ~500 MB to
     parse them and the front end as much again; the parse is capped at a third of the worker's
     memory limit, so the file is "could not parse" (a warning), not a worker killed mid-parse."""
-    from ortlint.runner import RunConfig, run
+    from ortlint.orchestration.settings import RunConfig
+    from ortlint.orchestration.runner import run
     name, text = probes.go_unclosed_calls(30_000)
     (tmp_path / name).write_text(text, encoding="utf-8")
     report = run(RunConfig([str(tmp_path)], default_policy(), jobs=1))

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ortlint.api import default_policy, lint
-from ortlint.frontends.c_treesitter import parse_c
+from ortlint.frontends.c.frontend import parse_c
 from tests.clihelpers import FIXTURES, SHARED
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
@@ -101,19 +101,17 @@ def test_c_front_end_and_engine_never_raise(data: bytes) -> None:
 
 
 def _optional_parser(module: str, name: str):
-    if importlib.util.find_spec(f"ortlint.frontends.{module}") is None:
-        pytest.skip(f"ortlint.frontends.{module} is not available")
     return getattr(importlib.import_module(f"ortlint.frontends.{module}"), name)
 
 
 @FUZZ
 @given(st.one_of(token_soup(C_TOKENS), mutated(CPP_SEEDS or C_SEEDS, C_TOKENS)))
 def test_cpp_front_end_and_engine_never_raise(data: bytes) -> None:
-    run_everything(data, ".cpp", _optional_parser("cpp_treesitter", "parse_cpp"))
+    run_everything(data, ".cpp", _optional_parser("cpp.frontend", "parse_cpp"))
 
 
 @FUZZ
 @given(st.one_of(token_soup(JAVA_TOKENS), mutated(JAVA_SEEDS or C_SEEDS, JAVA_TOKENS)))
 def test_java_front_end_and_engine_never_raise(data: bytes) -> None:
-    run_everything(data, ".java", _optional_parser("java_treesitter", "parse_java"))
+    run_everything(data, ".java", _optional_parser("java.frontend", "parse_java"))
 

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import fuzz  # noqa: E402
 
-from ortlint.parallel import Limits  # noqa: E402
+from ortlint.orchestration.settings import Limits  # noqa: E402
 
 CASES = sorted(p for p in (ROOT / "tests" / "fuzz_cases").iterdir() if p.suffix in fuzz.SUFFIXES)
 

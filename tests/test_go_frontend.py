@@ -8,8 +8,8 @@ import pytest
 
 from ortlint import ir
 from ortlint.api import lint
-from ortlint.frontends.go_cgo import preamble_source
-from ortlint.frontends.go_treesitter import parse_go
+from ortlint.frontends.go.cgo import preamble_source
+from ortlint.frontends.go.frontend import parse_go
 from ortlint.policy import load_policy
 from tests.clihelpers import FIXTURES
 
@@ -184,7 +184,7 @@ def test_a_huge_mutated_package_file_does_not_stall_its_neighbours(tmp_path: Pat
     lists never close was walked byte by byte to its end once per head (a fuzzed input: every
     .go file of its folder stopped at the 20 s limit); the walk is now bounded, and the
     variadics of well-formed neighbours are still found."""
-    from ortlint.frontends.go_scan import MAX_PARAMETER_LIST, _top_level_parts, package_variadics
+    from ortlint.frontends.go.scan import MAX_PARAMETER_LIST, _top_level_parts, package_variadics
     (tmp_path / "big.go").write_bytes(b"package p\n" + b"func f(a int,\n" * 2000 + b"x" * (4 << 20))
     (tmp_path / "ok.go").write_text("package p\n\nfunc Pack(prefix string, m map[string]int, f func(a, b int), rest ...int) {}\n"
                                     "func (s *S) Log(format string, args ...any) {}\n")

@@ -13,11 +13,11 @@ from tree_sitter import Language, Parser
 
 from ortlint.api import default_policy
 from ortlint.config import ConfigError, load_file
-from ortlint.frontends import header_index as hi
-from ortlint.frontends.source import (is_complete_statement_body, is_statement_body, statement_macro_sets,
-                                     terminate_statement_macros)
+from ortlint.frontends.common import header_index as hi
+from ortlint.frontends.common.source import is_complete_statement_body, is_statement_body, statement_macro_sets, terminate_statement_macros
 from ortlint.policy import PolicyError, load_policy
-from ortlint.runner import RunConfig, run
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.runner import run
 
 
 def write(path: Path, text: str) -> Path:
@@ -284,8 +284,8 @@ def test_a_header_analyzed_with_the_index_tree_gives_the_ir_of_a_fresh_parse(tmp
     the header must not depend on it (the file that includes it comes first, as in a run)."""
     import pickle
     from ortlint.discover import SourceFile
-    from ortlint.frontends import c_treesitter
-    from ortlint.runner import parse_file
+    from ortlint.frontends.c import frontend as c_treesitter
+    from ortlint.orchestration.parsing import parse_file
     parses: list[int] = []
     real_parse = c_treesitter.parse_limited
     monkeypatch.setattr(c_treesitter, "parse_limited", lambda *a, **k: parses.append(1) or real_parse(*a, **k))

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ortlint import runner
+from ortlint.orchestration import analysis, parsing, runner, tasks
 from ortlint.api import default_policy
-from ortlint.parallel import Limits
-from ortlint.runner import RunConfig, run
+from ortlint.findings import Report
+from ortlint.orchestration.settings import Limits, RunConfig
+from ortlint.orchestration.runner import run
 from tests.clihelpers import FIXTURES, LEAK_C, ortlint
 
 BOMB = "void boom(void) { }\n"
@@ -39,15 +40,15 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def leaks(report: runner.Report) -> list[tuple[str, int, str]]:
+def leaks(report: Report) -> list[tuple[str, int, str]]:
     return sorted((Path(f.path).name, f.line, f.rule) for f in report.findings)
 
 
-def errors(report: runner.Report) -> list[tuple[str, str]]:
+def errors(report: Report) -> list[tuple[str, str]]:
     return [(Path(n.path).name, n.message) for n in report.notices if n.level == "error"]
 
 
-def go(tree: Path, jobs: int, limits: Limits = Limits(), monkeypatch: pytest.MonkeyPatch | None = None) -> runner.Report:
+def go(tree: Path, jobs: int, limits: Limits = Limits(), monkeypatch: pytest.MonkeyPatch | None = None) -> Report:
     if jobs > 1 and monkeypatch is not None:  # a small tree would otherwise run in one worker
         monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
         monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 0)
@@ -64,25 +65,26 @@ def expected(tree: Path) -> list[tuple[str, int, str]]:
 
 
 def bomb_front_end(monkeypatch: pytest.MonkeyPatch, action) -> None:
-    real = runner.parse_file
+    real = parsing.parse_file
 
     def parse_file(source, *args, **kwargs):  # noqa: ANN001, ANN202 - same signature as the real one
         if source.path.endswith("boom.c"):
             action()
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "parse_file", parse_file)
+    monkeypatch.setattr(parsing, "parse_file", parse_file)
 
 
 def bomb_engine(monkeypatch: pytest.MonkeyPatch, action) -> None:
-    real = runner.analyze_safely
+    real = tasks.analyze_safely
 
     def analyze_safely(fn, *args, **kwargs):  # noqa: ANN001, ANN202
         if fn.name == "boom":
             action()
         return real(fn, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "analyze_safely", analyze_safely)
+    monkeypatch.setattr(tasks, "analyze_safely", analyze_safely)  # the workers' (imported when called)
+    monkeypatch.setattr(analysis, "analyze_safely", analyze_safely)  # the main process's
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -119,8 +121,8 @@ def test_a_hang_is_stopped_at_the_time_limit(tree: Path, expected: list, jobs: i
 
 def test_a_memory_blow_up_ends_as_an_error_for_that_file(tree: Path, expected: list,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from ortlint.frontends import c_treesitter
-    real = c_treesitter.parse_c
+    from ortlint.frontends.cpp import frontend  # the entry point of `.c` files (frontends/registry.py)
+    real = frontend.parse_c_family
 
     def parse_c(path, *args, **kwargs):  # noqa: ANN001, ANN202
         if path.endswith("boom.c"):
@@ -128,7 +130,7 @@ def test_a_memory_blow_up_ends_as_an_error_for_that_file(tree: Path, expected: l
             del hog
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(c_treesitter, "parse_c", parse_c)
+    monkeypatch.setattr(frontend, "parse_c_family", parse_c)
     report = go(tree, 1, Limits(memory_mb=256))
     assert leaks(report) == expected
     assert errors(report) == [("boom.c", "internal error while parsing: MemoryError: ")]
@@ -165,7 +167,7 @@ def test_a_file_lost_when_parsed_again_is_reported_and_the_rest_goes_on(tree: Pa
     of them, fine the first time, crashes it now: that file is lost, every other file is kept."""
     marker = tree.parent / "parsed-once"
     (tree / "flaky.c").write_text("void flaky(void) { }\n")
-    real = runner.parse_file
+    real = parsing.parse_file
 
     def parse_file(source, *args, **kwargs):  # noqa: ANN001, ANN202
         if source.path.endswith("flaky.c"):
@@ -174,7 +176,7 @@ def test_a_file_lost_when_parsed_again_is_reported_and_the_rest_goes_on(tree: Pa
             marker.write_text("")
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "parse_file", parse_file)
+    monkeypatch.setattr(parsing, "parse_file", parse_file)
     bomb_engine(monkeypatch, crash)
     report = go(tree, 1)
     assert leaks(report) == expected
@@ -190,7 +192,7 @@ def test_functions_moved_to_balance_the_workers_give_the_same_findings(tree: Pat
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A level's functions may be analyzed by another worker than the one that parsed their
     file (their IR is sent over, see WorkerPool._balance): the findings are the same."""
-    from ortlint.parallel import WorkerPool
+    from ortlint.orchestration.parallel import WorkerPool
     (tree / "boom.c").unlink()
     moved: list[int] = []
     real_transfer = WorkerPool._transfer
@@ -215,7 +217,7 @@ def test_a_worker_with_less_work_takes_some_from_the_other(tree: Path, expected:
     """Estimates go wrong: when a worker answers with much more work queued than the other,
     the cheaper part of the difference moves (its IR goes with the other's next request,
     WorkerPool.analyze's refill): the findings are the same."""
-    from ortlint.parallel import WorkerPool
+    from ortlint.orchestration.parallel import WorkerPool
     (tree / "boom.c").unlink()
     moved: list[int] = []
     real_export = WorkerPool._export
@@ -250,7 +252,7 @@ def test_recursive_components_analyzed_by_a_worker_match_one_process(tmp_path: P
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A recursive component whose functions one worker parsed is analyzed there, rounds
     included (parallel._analyze_component): findings and summaries are those of one process."""
-    from ortlint import parallel
+    from ortlint.orchestration import parallel
     for i in range(4):
         (tmp_path / f"rec{i}.c").write_text(RECURSIVE_C.replace("drop_", f"drop{i}_").replace("use_", f"use{i}_"))
     for i in range(4):
@@ -278,7 +280,7 @@ def test_callers_waiting_for_a_result_that_never_came_are_analyzed_all_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The dataflow order must never silence a function: if the news that its callees are done
     is lost, it is analyzed once nothing else is left (Analysis._run_parallel's last resort)."""
-    from ortlint import schedule
+    from ortlint.orchestration import schedule
     for i in range(2):
         (tmp_path / f"rec{i}.c").write_text(RECURSIVE_C.replace("drop_", f"drop{i}_").replace("use_", f"use{i}_"))
     alone = run(RunConfig([str(tmp_path)], default_policy(), jobs=1))

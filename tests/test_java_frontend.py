@@ -12,7 +12,7 @@ import pytest
 
 from ortlint import ir
 from ortlint.api import default_policy, lint
-from ortlint.frontends.java_treesitter import parse_java
+from ortlint.frontends.java.frontend import parse_java
 from ortlint.policy import PolicyError, load_policy
 
 HEADER = "import ai.onnxruntime.*;\nimport java.util.*;\n"
@@ -570,7 +570,7 @@ def test_return_through_a_finally_too_deep_to_lower_keeps_the_other_functions(tm
 def test_4000_curried_lambdas_have_short_names() -> None:
     """Each lambda's walk for captured locals covered every lambda inside it (4 000: 19 s), and
     each name repeated its outer lambdas' (1 GB of names at 16 000)."""
-    from ortlint.frontends.java_treesitter import MAX_NAME
+    from ortlint.frontends.java.tables import MAX_NAME
     u = unit("class P { Object f() { return " + "x -> " * 4000 + "null; } }\n")
     assert len(u.functions) == 4001
     assert max(len(f.name) for f in u.functions) <= MAX_NAME + 40
@@ -590,7 +590,7 @@ def test_curried_lambdas_that_close_a_captured_local_take_it_over(tmp_path: Path
 def test_64000_comments_are_found_where_they_are() -> None:
     """Looking each comment up from the root was quadratic in a long flat list (64 000: 16 s)."""
     from tree_sitter import Parser
-    from ortlint.frontends.java_treesitter import JAVA_LANGUAGE, _scan
+    from ortlint.frontends.java.syntax import JAVA_LANGUAGE, _scan
     src = ("".join(f"// c{i}\n" for i in range(64000)) + "class P<T> { void f() {\n"
            + "".join(f"  /* b{i} */ int a{i} = {i};\n" for i in range(2000)) + "} }\n").encode()
     root = Parser(JAVA_LANGUAGE).parse(src).root_node
@@ -602,7 +602,7 @@ def test_64000_comments_are_found_where_they_are() -> None:
 
 def test_parsing_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """tree-sitter-java's error recovery on stray `case` labels is superlinear (8 000: 21 s)."""
-    from ortlint.frontends import java_syntax
+    from ortlint.frontends.java import syntax as java_syntax
     monkeypatch.setattr(java_syntax, "PARSE_SECONDS", 0.2)
     u = unit("class P { void f(int x) {\n" + "case 1:\n" * 8000 + "} }\n")
     assert u.functions == []

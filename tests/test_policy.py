@@ -96,7 +96,7 @@ def test_borrowed_results_are_not_owned() -> None:
 
 
 def test_renamed_macros_keep_every_offset(tmp_path: Path) -> None:
-    from ortlint.frontends.source import blank_decorations
+    from ortlint.frontends.common.source import blank_decorations
     p = write(tmp_path, '[preprocess]\nrename = { MY_TRY = "try", MY_CATCH = "catch" }\n')
     code = b"MY_TRY { f(); } MY_CATCH(...) { g(); } MY_TRYING();\n"
     out = blank_decorations(code, load_policy([p]))

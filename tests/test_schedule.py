@@ -1,6 +1,6 @@
 """schedule.Readiness: the dataflow order of the call graph's components (callees first)."""
-from ortlint.runner import strongly_connected
-from ortlint.schedule import Readiness
+from ortlint.orchestration.program import strongly_connected
+from ortlint.orchestration.schedule import Readiness
 
 
 def components_of(graph: dict) -> tuple[list, dict]:
@@ -76,7 +76,7 @@ def test_release_stuck_takes_the_waiting_components_as_ready_once() -> None:
 # ------------------------------------------------------------------- parse chunks (parallel._Chunks)
 
 def test_parse_chunks_keep_each_worker_on_neighbouring_files() -> None:
-    from ortlint.parallel import _Chunks, _path_order_chunks
+    from ortlint.orchestration.parallel import _Chunks, _path_order_chunks
     items = [(f"/t/{d}/f{i}.c", "c", None) for d in ("a", "b", "c", "d") for i in range(6)]
     chunks, big = _path_order_chunks(items, [1 << 16] * len(items), 2)  # one file a chunk
     assert not big
@@ -96,7 +96,7 @@ def test_parse_chunks_keep_each_worker_on_neighbouring_files() -> None:
 
 
 def test_a_worker_whose_next_chunk_is_taken_starts_in_the_middle_of_the_longest_free_run() -> None:
-    from ortlint.parallel import _Chunks
+    from ortlint.orchestration.parallel import _Chunks
     queue = _Chunks([[(str(i), "c", None)] for i in range(10)], 2)  # worker 0 starts at 0, worker 1 at 5
     assert [queue.take(1)[0][0] for _ in range(5)] == ["5", "6", "7", "8", "9"]
     assert queue.take(1)[0][0] == "2"  # free: 0-4, the middle
@@ -110,7 +110,7 @@ def test_a_worker_whose_next_chunk_is_taken_starts_in_the_middle_of_the_longest_
 
 
 def test_a_file_much_larger_than_a_chunk_is_parsed_first() -> None:
-    from ortlint.parallel import _Chunks, _path_order_chunks
+    from ortlint.orchestration.parallel import _Chunks, _path_order_chunks
     items = [(f"/t/a/f{i}.java", "java", None) for i in range(40)] + [("/t/z/Generated.java", "java", None)]
     sizes = [20 << 10] * 40 + [2 << 20]
     in_order, big = _path_order_chunks(items, sizes, 2)
@@ -122,7 +122,7 @@ def test_a_file_much_larger_than_a_chunk_is_parsed_first() -> None:
 
 
 def test_chain_ranks_give_each_function_its_components_chain_cost() -> None:
-    from ortlint.schedule import ChainRanks
+    from ortlint.orchestration.schedule import ChainRanks
     graph = {"main": ["a", "b"], "a": ["leaf"], "b": [], "leaf": []}
     components = [["leaf"], ["a"], ["b"], ["main"]]
     readiness = Readiness(graph, components)

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from ortlint.frontends import declaration_macros as dm
-from ortlint.frontends import header_index as hi
-from ortlint.frontends import source
+from ortlint.frontends.common import declaration_macros as dm
+from ortlint.frontends.common import header_index as hi
+from ortlint.frontends.common import source
 
 # ----------------------------------------------------------------------------- the reference versions
 
@@ -367,7 +367,7 @@ ARG_PIECES = ["", "x", "f(a, b)", '"s,t"', "y", "st", "\\", '"', "p->q", "é"]
 
 
 def test_macro_substitution_matches_the_reference() -> None:
-    from ortlint.frontends.c_treesitter import Macro, substitute_macro
+    from ortlint.frontends.common.macro_args import Macro, substitute_macro
 
     rng = random.Random(13)
     changed = 0
@@ -457,7 +457,7 @@ def ref_split_macro_args(text: str) -> list[str]:
 
 
 def test_macro_argument_splitting_matches_the_reference() -> None:
-    from ortlint.frontends.c_treesitter import split_macro_args
+    from ortlint.frontends.common.macro_args import split_macro_args
 
     pieces = ["(", ")", "[", "]", "{", "}", ",", " ", "\n", '"', "'", "\\", "a", "f(x)", '","', "é", "\\\"", "<", ">"]
     rng = random.Random(19)

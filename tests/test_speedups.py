@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ortlint import ir, runner
+from ortlint import ir
+from ortlint.orchestration import runner
 from ortlint.api import default_policy, lint
 from ortlint.discover import discover
 from ortlint.engine.summaries import Case, Effect, Summary
@@ -20,7 +21,9 @@ from ortlint.findings import Finding, Notice, Step
 from ortlint.pickling import pickle_by_fields
 from ortlint.report import fastjson
 from ortlint.report.json_report import format_json
-from ortlint.runner import RunConfig, parse_file, run
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.parsing import parse_file
+from ortlint.orchestration.runner import run
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

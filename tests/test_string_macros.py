@@ -10,9 +10,9 @@ import pytest
 from tree_sitter import Parser
 
 from ortlint.api import default_policy
-from ortlint.frontends.c_treesitter import C_LANGUAGE, parse_c
-from ortlint.frontends.cpp_treesitter import CPP_LANGUAGE, parse_cpp
-from ortlint.frontends.header_index import MacroDef
+from ortlint.frontends.c.frontend import C_LANGUAGE, parse_c
+from ortlint.frontends.cpp.frontend import CPP_LANGUAGE, parse_cpp
+from ortlint.frontends.common.header_index import MacroDef
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -29,7 +29,7 @@ DEFINES = """\
 
 
 def rewrite(code: str, cpp: bool = True, visible: dict | None = None) -> str:
-    from ortlint.frontends.string_macros import rewrite_string_macros
+    from ortlint.frontends.common.string_macros import rewrite_string_macros
 
     data = code.encode()
     out = rewrite_string_macros(data, visible or {}, lambda text: text, cpp)
@@ -50,7 +50,7 @@ def test_accepted_says_what_tree_sitter_parses(cpp: bool) -> None:
     """`accepted` is the grammar's rule for juxtaposed operands: every run of up to five names,
     string literals and invocations, in the places a run stands (an assignment, an argument, a
     return, an initializer)."""
-    from ortlint.frontends.string_macros import accepted
+    from ortlint.frontends.common.string_macros import accepted
 
     items = {"I": "P", "S": '"x"', "C": 'T("y")'}
     contexts = ["void f() { a = %s; }", "void f() { g(%s); }", "void f() { return %s; }", "const char *a = %s;"]
@@ -212,7 +212,7 @@ def test_c_front_end_too() -> None:
 
 
 def test_a_file_that_parses_is_not_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ortlint.frontends.c_treesitter as c_treesitter
+    import ortlint.frontends.c.frontend as c_treesitter
 
     def fail(*_args: object) -> bytes:
         raise AssertionError("scanned")

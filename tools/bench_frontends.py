@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from ortlint.api import default_policy  # noqa: E402
 from ortlint.discover import SourceFile, language_of  # noqa: E402
-from ortlint.runner import parse_file  # noqa: E402
+from ortlint.orchestration.parsing import parse_file  # noqa: E402
 
 
 def fixture_database(folder: Path) -> tuple[str, list[Path]]:

@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 from ortlint.api import default_policy  # noqa: E402
 from ortlint.discover import discover  # noqa: E402
 from ortlint.engine.analyze import Options  # noqa: E402
-from ortlint.runner import RunConfig, run  # noqa: E402
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.runner import run  # noqa: E402
 
 
 def lines_of(paths: list[str]) -> int:

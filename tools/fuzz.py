@@ -37,9 +37,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ortlint.api import default_policy  # noqa: E402
-from ortlint.discover import LANGUAGE_BY_SUFFIX  # noqa: E402
-from ortlint.parallel import Limits  # noqa: E402
-from ortlint.runner import RunConfig, run  # noqa: E402
+from ortlint.frontends.registry import LANGUAGE_BY_SUFFIX  # noqa: E402
+from ortlint.orchestration.settings import Limits  # noqa: E402
+from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.runner import run  # noqa: E402
 
 SUFFIXES = tuple(LANGUAGE_BY_SUFFIX)  # the languages this ortlint reads
 HUGE = 0.05  # share of the size-stressing mutations that go to the largest size

@@ -13,7 +13,7 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, UNKNOWN, UNKNOWN_ELEMENTS, Res, State, Val, is_nonnull_fact,
-                    _second, is_null_fact, referenced_ids, replaced)
+                    _second, is_null_fact, replaced)
 
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .. import ir
 from ..discover import SourceFile, language_of
 from ..policy import Policy
-from ..runner import parse_file
+from ..orchestration.parsing import parse_file
 
 RETURNED = "returned"  # handed back to the caller: the caller's frame is the next place to look
 CALLER_MEMORY = "caller-memory"  # written through a parameter (`*out = x`, `p->f = x`): the caller owns it now

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Iterator, Set as AbstractSet
 from dataclasses import dataclass
 
-from ..policy import Policy
+from ...policy import Policy
 
 MAX_BYTES = 16 * 1024 * 1024
 # What tree-sitter may spend parsing one file (seconds; ORTLINT_PARSE_SECONDS overrides). Its error

@@ -191,7 +191,7 @@ _OPEN_BRACE = ord("{")
 
 
 def _split(text: str) -> list[str]:
-    from .c_treesitter import split_macro_args  # the same splitting as the expansion's
+    from .macro_args import split_macro_args  # the same splitting as the expansion's
     return split_macro_args(text)
 
 
@@ -217,7 +217,7 @@ def expand_text(text: str, macros: dict, line: int, limit: int = 64) -> str:
     parse because a nested macro stands where no call can (a declarator, a declaration
     argument): `ASSIGN_OR_RETURN(lhs, rexpr)` -> `ASSIGN_OR_RETURN_IMPL(CONCAT(tmp, __LINE__), lhs, rexpr)`.
     At most `limit` invocations are expanded (a recursive macro stops there)."""
-    from .c_treesitter import split_macro_args, substitute_macro
+    from .macro_args import split_macro_args, substitute_macro
 
     pos, done = 0, 0
     while done < limit and len(text) < _MAX_EXPANSION:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from .. import ir
-from ..ir import AddrOf, Deref, Field, Index, Opaque, Var
-from .cpp_model import parse_type
+from ... import ir
+from ...ir import AddrOf, Deref, Field, Index, Opaque, Var
+from .model import parse_type
 
 if TYPE_CHECKING:
-    from .cpp_treesitter import CppLowering
+    from .lowering import CppLowering
 
 ASSOCIATIVE = frozenset({"std::map", "std::unordered_map", "std::multimap", "std::unordered_multimap", "map",
                          "unordered_map", "absl::flat_hash_map", "absl::node_hash_map"})

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Iterator
 
 from tree_sitter import Node
 
-from ..policy import Policy
-from .c_treesitter import find_function_declarator, inner_declarator, is_array_declarator
-from .header_index import method_declarator
-from .lowering import FieldIds, field_ids
+from ...policy import Policy
+from ..c.syntax import find_function_declarator, inner_declarator, is_array_declarator
+from ..common.header_index import method_declarator
+from ..common.cfg import FieldIds, field_ids
 
 if TYPE_CHECKING:
-    from .header_index import HeaderFacts, Visible
+    from ..common.header_index import HeaderFacts, Visible
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
 TABLE_TYPES = frozenset({

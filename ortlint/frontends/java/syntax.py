@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Tree
 
-from .source import memory_cap_reached, over_memory_cap, parse_memory_cap
+from ..common.source import memory_cap_reached, over_memory_cap, parse_memory_cap
 
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 

@@ -9,7 +9,7 @@ the costliest chain of callers waiting on it), so the long chains start early.
 """
 from __future__ import annotations
 
-from typing import Callable, Hashable, Sequence
+from typing import Hashable, Sequence
 
 Key = Hashable
 

@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
-from .. import ir
-from ..ir import Const, Deref, Field, Loc, Op
-from ..policy_guards import HELD_FIELD, GuardSpec
-from .cpp_model import clean_name, parse_type
+from ... import ir
+from ...ir import Const, Deref, Field, Loc, Op
+from ...policy_guards import HELD_FIELD, GuardSpec
+from .model import clean_name, parse_type
 
 if TYPE_CHECKING:
-    from .cpp_treesitter import CppLowering
+    from .lowering import CppLowering
 
 OPERATOR_BOOL = "operator bool"
 _NULL = Const(0, "nullptr")

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .engine.summaries import Summary
-from .findings import Finding
+from .. import __version__
+from ..engine.summaries import Summary
+from ..findings import Finding
 
 CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache created by ortlint.\n"
 

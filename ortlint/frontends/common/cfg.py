@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from tree_sitter import Language, Node
 
-from .. import ir
-from ..ir import Block, Const, Halt, Jump, Loc, Op, Opaque, Var
+from ... import ir
+from ...ir import Block, Const, Halt, Jump, Loc, Op, Opaque, Var
 
 _TEXT_LIMIT = 90
 _HEAD_BYTES = 8 * _TEXT_LIMIT  # enough source to fill a message when the node is longer

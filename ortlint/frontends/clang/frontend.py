@@ -31,11 +31,13 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import ir
-from ..policy import Policy
-from .c_treesitter import CFrontEnd, FunctionLowering, Macro
-from .cpp_model import TABLE_TYPES, clean_name, parse_type
-from .source import SourceText, read_source
+from ... import ir
+from ...policy import Policy
+from ..c.frontend import CFrontEnd
+from ..c.lowering import FunctionLowering
+from ..common.macro_args import Macro
+from ..cpp.model import TABLE_TYPES, clean_name, parse_type
+from ..common.source import SourceText, read_source
 from .compile_db import DB_NAME, find_compile_commands, resolve_compile_commands  # noqa: F401 (re-exported)
 
 _CPP_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx")
@@ -502,6 +504,6 @@ def _included_files(tu: object, main: str) -> list[str]:
 
 def _lower(path: str, source: SourceText, policy: Policy, oracle: ClangOracle) -> ir.SourceUnit:
     if path.lower().endswith(_CPP_SUFFIXES):
-        from .cpp_treesitter import CppFrontEnd  # noqa: PLC0415
+        from ..cpp.frontend import CppFrontEnd  # noqa: PLC0415
         return CppFrontEnd(source, policy, oracle).run()
     return ClangCFrontEnd(source, policy, oracle).run()

@@ -27,29 +27,21 @@ import signal
 import time
 import traceback
 from collections import deque
-from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any, Callable, Mapping
 
-from . import ir
-from .discover import SourceFile
-from .engine.analyze import FunctionResult, Options
-from .engine.summaries import Summary
-from .engine.slots import unit_slot_facts
-from .policy import Policy, load_policy
+from .. import ir
+from ..discover import SourceFile
+from ..engine.analyze import FunctionResult, Options
+from ..engine.summaries import Summary
+from ..policy import Policy, load_policy
+from .settings import Limits
+from .program import UnitMeta, unit_meta
 
 FunctionKey = tuple[str, str, int]
 
 NOT_STARTED = -2  # `on_lost` index of a request the lost worker never started: all of it goes back
 LOST = "internal error: "  # notices about lost items start so: the run failed for them (exit code 2)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one item may cost in a worker; a `--jobs 1` run has the same limits (one worker)."""
-
-    seconds: float = 20.0  # parsing one file, or analyzing one function
-    memory_mb: int = 1024  # growth of a worker's address space during one request
 
 
 class WorkerLost(Exception):
@@ -59,34 +51,6 @@ class WorkerLost(Exception):
         super().__init__(reason)
         self.index = index
         self.reason = reason
-
-
-@dataclass
-class UnitMeta:
-    """What the main process needs to know about a parsed file (no IR)."""
-
-    path: str
-    language: str
-    functions: list[tuple[str, int, bool, tuple[str, ...], list[tuple[int, str]]]]  # name, line, static, callees, notes
-    notes: list[tuple[int, str]]
-    lines: int
-    constants: dict[str, int]
-    dependencies: list[str]
-    slots: Any = None  # engine/slots.SlotFacts: members and globals this file stores into and releases
-    sizes: list[int] = field(default_factory=list)  # per function (same order): blocks + events, a cost estimate
-
-
-def function_size(fn: ir.Function) -> int:
-    """A rough estimate of what analyzing `fn` costs (to balance the workers' shares)."""
-    return sum(len(b.events) + 1 for b in fn.blocks)
-
-
-def unit_meta(unit: ir.SourceUnit, policy: Policy | None = None) -> UnitMeta:
-    functions = [(fn.name, fn.loc.line, fn.is_static, tuple(sorted(fn.callees())), [(l.line, m) for l, m in fn.notes])
-                 for fn in unit.functions]
-    slots = unit_slot_facts(unit, policy) if policy is not None else None
-    return UnitMeta(unit.path, unit.language, functions, [(l.line, m) for l, m in unit.notes], unit.lines,
-                    dict(unit.constants), list(unit.dependencies), slots, [function_size(fn) for fn in unit.functions])
 
 
 # ----------------------------------------------------------------------------- worker side
@@ -118,10 +82,11 @@ def _limit_memory(megabytes: int) -> None:
 
 def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compile_commands: str | None,
                  slots: Any = None, slot: int = 0, limits: Limits = Limits()) -> None:
-    from .runner import cycle_collection_paused, parse_file
+    from .tasks import cycle_collection_paused
+    from .parsing import parse_file
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     faulthandler.disable()  # a crash is reported by the main process, as a notice for the item
-    from .frontends import source  # tree-sitter gives up first: "could not parse" beats a lost file
+    from ..frontends.common import source  # tree-sitter gives up first: "could not parse" beats a lost file
     source.PARSE_SECONDS = min(source.PARSE_SECONDS, limits.seconds / 2)
     source.PARSE_MEMORY_MB = limits.memory_mb // 3  # the front end needs as much again after the parse (11 lines of 30 000 unclosed Go calls: 500 MB parsing, 860 MB in all)
     if not isinstance(policy, Policy):  # policy files: load them here
@@ -203,7 +168,7 @@ def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy
 
 def _analyze_one(functions: dict[FunctionKey, ir.Function], key: FunctionKey, table: dict[str, Summary | None],
                  policy: Policy, options: Options, constants: dict[str, int], summarize: bool) -> FunctionResult | None:
-    from .runner import analyze_safely
+    from .tasks import analyze_safely
     fn = functions.get(key)
     if fn is None:
         return None
@@ -224,10 +189,10 @@ def _analyze_component(functions: dict[FunctionKey, ir.Function], members: list,
     rounds over its members until their summaries stop changing, each member's calls to the
     others seeing the summaries of the round before. `members` is [(key, {callee: Summary,
     None or MEMBER key}, summarize)]."""
-    from .runner import Analysis, analyze_safely
+    from .tasks import MAX_SCC_ROUNDS, analyze_safely
     summaries: dict[FunctionKey, Summary | None] = {}
     results: dict[FunctionKey, FunctionResult | None] = {}
-    for _ in range(Analysis.MAX_SCC_ROUNDS):
+    for _ in range(MAX_SCC_ROUNDS):
         changed = False
         for key, table, summarize in members:
             fn = functions.get(key)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .. import ir
-from ..policy import Policy
+from ... import ir
+from ...policy import Policy
 
 _IMPORT_C = re.compile(rb'^[ \t]*import[ \t]+"C"[ \t]*(?://[^\n]*)?$', re.M)
 _LINE_COMMENT = re.compile(rb"^([ \t]*)//", re.M)
@@ -62,7 +62,7 @@ def add_cgo_preamble(unit: ir.SourceUnit, src: bytes, policy: Policy) -> ir.Sour
     c_src = preamble_source(src)
     if c_src is None:
         return unit
-    from .c_treesitter import parse_c
+    from ..c.frontend import parse_c
     c_unit = parse_c(unit.path, policy, c_src)
     unit.functions.extend(c_unit.functions)
     unit.notes.extend(c_unit.notes)

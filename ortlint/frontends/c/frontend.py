@@ -1,0 +1,356 @@
+"""C front end: tree-sitter-c syntax trees -> IR control-flow graphs.
+
+The lowering is written against tree-sitter node types shared by the C and C++ grammars, so the
+C++ front end subclasses `FunctionLowering` and only adds what C++ has on top.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import tree_sitter_c
+from tree_sitter import Language, Node, Parser
+
+from ... import ir
+from ...ir import Const, Loc, Var
+from ...policy import Policy
+from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
+from ..common import header_index
+from ..common.declaration_macros import mask_declaration_arguments, statement_macros
+from ..common.definition_macros import rewrite_definition_macros
+from ..common.source import ParseTimeout, SourceText, blank_decorations, blank_else_continuations, blank_preprocessor_alternatives, parse_limited, read_source, scan_function_macros, statement_macro_sets, terminate_statement_macros
+from ..common.string_macros import rewrite_string_macros
+from .lowering import FunctionLowering
+from .syntax import C_TYPE_NAMES, _NOT_CODE, _descendants_with_errors, _uncovered, declarator_name, parse_int
+from ..common.macro_args import Macro
+
+C_LANGUAGE = Language(tree_sitter_c.language())
+
+MAX_SNIPPETS = 4096  # macro expansion trees kept by the process (CFrontEnd.parse_snippet)
+MAX_SNIPPET_CHARS = 4 << 20
+_SNIPPETS: dict[tuple[Language, str], object] = {}
+_snippet_chars = 0
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+# ----------------------------------------------------------------------------- the unit
+
+
+class CFrontEnd:
+    """Parses one C file and lowers every function definition in it."""
+
+    language_name = "c"
+    ts_language = C_LANGUAGE
+    lowering_class: type[FunctionLowering] = FunctionLowering
+
+    def __init__(self, source: SourceText, policy: Policy):
+        self.source = source
+        self.path = source.path
+        self.src = source.data
+        self.policy = policy
+        self.parser = Parser(self.ts_language)
+        self.macros: dict[str, Macro] = {}
+        self.masked_args: dict[int, str] = {}  # see declaration_macros.mask_declaration_arguments
+        self.visible_macros: dict = {}  # the headers' (or libclang's) macros, by name
+        self.visible = header_index.EMPTY
+        self.prototypes: dict[str, tuple[bool, ...]] = {}
+        self.index_facts: header_index.HeaderFacts | None = None  # of the tree parse_source took from the index
+        self.notes: list[tuple[Loc, str]] = []
+        self.ascii = self.src.isascii()
+        self.name_values: dict[str, ir.Expr] = {}  # see FunctionLowering.name_value
+        self.vars: dict[str, Var] = {}  # see FunctionLowering.var
+        self.literals: dict[str, Const] = {}  # see FunctionLowering.literal
+        self.number_literals: dict[bytes, Const] = {}  # see FunctionLowering.expr_number_literal
+        self.F = field_ids(self.ts_language)
+
+    def parse_snippet(self, text: str):
+        """The syntax tree of a macro expansion. The same expansions recur in the files of a
+        project (a worker parses many), so trees are kept for the process (they are never
+        changed), up to MAX_SNIPPETS of them and MAX_SNIPPET_CHARS of text."""
+        global _snippet_chars
+        key = (self.ts_language, text)
+        tree = _SNIPPETS.get(key)
+        if tree is None:
+            if len(_SNIPPETS) >= MAX_SNIPPETS or _snippet_chars > MAX_SNIPPET_CHARS:
+                _SNIPPETS.clear()
+                _snippet_chars = 0
+            tree = _SNIPPETS[key] = self.parser.parse(text.encode())
+            _snippet_chars += len(text)
+        return tree
+
+    def is_static(self, node: Node) -> bool:
+        for child in node.children:
+            if child.type == "storage_class_specifier" and self.src[child.start_byte:child.end_byte] == b"static":
+                return True
+        return False
+
+    def run(self) -> ir.SourceUnit:
+        self.load_headers()
+        tree = self.parse_source()
+        root = tree.root_node
+        self.collect_macros(root)
+        self.add_visible_declarations(root)
+        functions: list[ir.Function] = []
+        for node, name in self.function_nodes(root):
+            functions.extend(self.lower_function(node, name))
+        self.note_unparsed(root, functions)
+        return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
+                             self.collect_constants(root), list(self.visible.headers))
+
+    # ------------------------------------------------------------------ the tree's own headers
+
+    def load_headers(self) -> None:
+        """What the file's `#include "..."` headers declare (see header_index); with libclang
+        (an oracle) the compiler's view is used instead. Before parsing, macros that write a
+        function's head or braces are rewritten (see definition_macros), statement macros
+        invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
+        (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
+        oracle = getattr(self, "oracle", None) is not None
+        self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
+        visible_macros = self._oracle_macros() if oracle else self.visible.macros
+        self.src = rewrite_definition_macros(self.src, visible_macros, self.policy)
+        names, complete = statement_macro_sets(self.src, self.visible, self.policy)
+        if names:
+            self.src = terminate_statement_macros(self.src, names, complete)
+        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
+        self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
+        self.src = blank_else_continuations(self.src)
+        self.visible_macros = visible_macros
+        self.ascii = self.src.isascii()
+
+    def parse_source(self):
+        """The syntax tree of `self.src`. When tree-sitter rejected something, string literals
+        glued to macros that it rejects (`LIBRARY_PREFIX ORT_TSTR("x") LIBRARY_EXTENSION`) are
+        rewritten into plain concatenations, same length, and the text is parsed again (see
+        string_macros; a file that parses is never scanned for them, and few files need it).
+        A header the header index parsed as it is, unchanged here, is not parsed again."""
+        taken = header_index.current().take_tree(self.path, self.src, self.ts_language)
+        if taken is not None:
+            tree, self.index_facts = taken
+        else:
+            tree = parse_limited(self.parser, self.src)
+        if not tree.root_node.has_error:
+            return tree
+        fixed = rewrite_string_macros(self.src, self.visible_macros, self._blank_text, self.language_name == "cpp")
+        if fixed is self.src:
+            return tree
+        self.src = fixed
+        self.ascii = self.src.isascii()
+        self.index_facts = None  # (of the text before)
+        return parse_limited(self.parser, self.src)
+
+    def _blank_text(self, text: str) -> str:
+        """`text` with the policy's decorations blanked (a macro body, for string_macros)."""
+        return blank_decorations(text.encode(), self.policy).decode("utf-8", "replace")
+
+    def _oracle_macros(self) -> dict[str, header_index.MacroDef]:
+        """The macros libclang saw the file use, as the header index describes them."""
+        oracle = self.oracle  # type: ignore[attr-defined]
+        out = {name: header_index.MacroDef(name, list(m.params), m.body, m.variadic, "", 0)
+               for name, m in oracle.macros.items()}
+        out.update((name, header_index.MacroDef(name, None, body, False, "", 0)) for name, body in oracle.objects.items())
+        return out
+
+    def add_visible_declarations(self, root: Node) -> None:
+        """Function-like macros of the headers (the file's own win; names the policy describes
+        precisely are never expanded), `[[macro]]` shapes of the policy for macros whose
+        definition is not visible, and prototypes (the file's own and the headers')."""
+        for name, found in self.visible.macros.items():
+            if found.params is None or name in self.macros or self._policy_describes(name):
+                continue
+            self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}")
+        for name, shape in self.policy.macro_shapes.items():
+            if name not in self.macros and name not in self.visible.macros:
+                self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)
+        if self.index_facts is not None:  # the header index read this very tree
+            self.own_facts = header_index.own_facts(self.index_facts, self.path)
+        else:
+            self.own_facts = header_index.collect_facts(self.src, root, self.path, own=True)
+        own = self.own_facts.prototypes
+        self.prototypes = {**self.visible.prototypes, **own} if self.visible.prototypes else own
+
+    def expandable_macro_names(self) -> dict[str, str]:
+        """The function-like macros the lowering will expand, known before parsing (the same
+        choice as collect_macros and add_visible_declarations make from the tree), with their
+        bodies ("" for a `[[macro]]` shape: a statement)."""
+        bodies: dict[str, str] = {}
+        for name, found in self.visible.macros.items():
+            if found.params is not None:
+                bodies[name] = found.body
+        oracle = getattr(self, "oracle", None)
+        if oracle is not None:
+            bodies.update((name, macro.body) for name, macro in oracle.macros.items())
+        if b"#" in self.src:
+            bodies.update((name, body) for name, _params, body, _variadic in scan_function_macros(self.src))
+        bodies = {name: body for name, body in bodies.items() if not self._policy_describes(name)}
+        for name in self.policy.macro_shapes:
+            bodies.setdefault(name, "")
+        return bodies
+
+    def is_type_name(self, name: str) -> bool:
+        """A name that denotes a type: a typedef of the file or its headers, a JNI type, or a
+        `*_t` name (the C library's convention)."""
+        return name in C_TYPE_NAMES or name.endswith("_t") or name in self.visible.aliases \
+            or name in getattr(self, "own_facts", header_index.EMPTY).aliases
+
+    def _policy_describes(self, name: str) -> bool:
+        spec = self.policy.lookup("plain", name)
+        return spec is not None and spec.status_check is None
+
+    def borrowed_args(self, callee: str, count: int) -> tuple[int, ...]:
+        """Indexes of the arguments a visible prototype of `callee` declares `const T *`."""
+        flags = self.prototypes.get(callee)
+        if not flags:
+            return ()
+        return tuple(i for i in range(min(count, len(flags))) if flags[i])
+
+    def note_unparsed(self, root: Node, functions: list[ir.Function]) -> None:
+        """Code with statements that tree-sitter could not turn into any function is reported,
+        so a user knows it was not checked (instead of silently seeing no findings). Parts of an
+        unparsed region that an analyzed function covers are not (a header split by `#ifdef`)."""
+        if not root.has_error:
+            return
+        covered = sorted((f.loc.line, f.loc.end_line) for f in functions)
+        lines = self.src.split(b"\n")
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if node.type == "ERROR":
+                # `#include` / `#define` lines and comments that error recovery swallowed are not
+                # code: a range is reported from its first to its last piece of code
+                code = [(c.start_point[0] + 1, c.end_point[0] + 1) for c in node.children
+                        if c.type not in _NOT_CODE and c.end_byte > c.start_byte]
+                for first, last in _uncovered(node.start_point[0] + 1, node.end_point[0] + 1, covered):
+                    inside = [(a, b) for a, b in code if b >= first and a <= last]
+                    if not inside:
+                        continue
+                    first, last = max(first, min(a for a, _ in inside)), min(last, max(b for _, b in inside))
+                    text = b"\n".join(lines[first - 1:last])
+                    if b"{" in text and b";" in text:
+                        self.notes.append((Loc(first, 1, last, 1), f"could not parse lines {first}-{last}; code there is not analyzed"))
+                continue
+            if node.type in self.CONTAINERS:
+                stack.extend(reversed(node.named_children))
+
+    def collect_constants(self, root: Node) -> dict[str, int]:
+        """Enumerators and `#define NAME <integer>`: so `return OK;` and `!= OK` can be compared."""
+        out: dict[str, int] = {}
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "enumerator_list":
+                self._enumerators(node, out)
+            elif kind == "preproc_def":
+                name, value = node.child_by_field_id(self.F.name), node.child_by_field_id(self.F.value)
+                if name is not None and value is not None:
+                    number = parse_int(self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip().strip("()"))
+                    if number is not None:
+                        out[self.src[name.start_byte:name.end_byte].decode()] = number
+            elif kind not in ("function_definition", "compound_statement") and node.child_count:
+                stack.extend(node.named_children)
+        return out
+
+    def _enumerators(self, node: Node, out: dict[str, int]) -> None:
+        nxt: int | None = 0
+        for e in node.named_children:
+            if e.type != "enumerator":
+                continue
+            name, value = e.child_by_field_id(self.F.name), e.child_by_field_id(self.F.value)
+            if value is not None:
+                text = self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip()
+                nxt = parse_int(text) if parse_int(text) is not None else out.get(text)
+            if name is not None and nxt is not None:
+                out[self.src[name.start_byte:name.end_byte].decode()] = nxt
+            nxt = nxt + 1 if nxt is not None else None
+
+    def lower_function(self, node: Node, name: str) -> list[ir.Function]:
+        return self.lower_with(self.lowering_class(self, node, name), node, name)
+
+    def lower_with(self, lowering: FunctionLowering, node: Node, name: str) -> list[ir.Function]:
+        """One function's graph; nesting too deep for the lowering skips it with a note."""
+        try:
+            return [lowering.lower()]
+        except (TooDeep, RecursionError):
+            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{name}() is nested too deeply to analyze; skipped"))
+            return []
+        except TooManyCleanups:
+            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
+            self.notes.append((loc, f"{name}() has too many destructors times exits to analyze (more than "
+                                    f"{MAX_CLEANUP_RUNS} destructor calls to run at its exits); skipped"))
+            return []
+
+    def collect_macros(self, root: Node) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "preproc_function_def":
+                name = node.child_by_field_id(self.F.name)
+                params = node.child_by_field_id(self.F.parameters)
+                value = node.child_by_field_id(self.F.value)
+                if name is None or value is None:
+                    continue
+                ptext = self.src[params.start_byte:params.end_byte].decode("utf-8", "replace") if params else "()"
+                plist = [p.strip() for p in ptext.strip("()").split(",") if p.strip()]
+                variadic = bool(plist) and plist[-1] == "..."
+                if variadic:
+                    plist = plist[:-1]
+                macro_name = self.src[name.start_byte:name.end_byte].decode()
+                if self.policy.lookup("plain", macro_name) is not None and self.policy.lookup("plain", macro_name).status_check is None:
+                    continue  # the policy describes this name precisely; trust it over the text
+                self.macros[macro_name] = Macro(macro_name, plist, self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"), variadic)
+            elif kind in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                          "linkage_specification", "declaration_list", "namespace_definition"):
+                stack.extend(reversed(node.named_children))
+        if b"#" in self.src:  # `#define`s inside function bodies (the walk above stays at file level)
+            for name, params, body, variadic in scan_function_macros(self.src):
+                if name not in self.macros and not self._policy_describes(name):
+                    self.macros[name] = Macro(name, params, body, variadic)
+
+    CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
+                  "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")
+
+    def function_nodes(self, root: Node) -> Iterable[tuple[Node, str]]:
+        """Every function definition, including ones that error recovery buried inside another
+        function's body, but none inside `#if 0`."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            kind = node.type
+            if kind == "function_definition":
+                name = declarator_name(node.child_by_field_id(self.F.declarator), self.src)
+                if name:
+                    yield node, name
+                body = node.child_by_field_id(self.F.body)
+                if body is not None and body.has_error:
+                    stack.extend(reversed([c for c in _descendants_with_errors(body)]))
+            elif kind in self.CONTAINERS:
+                children = node.named_children
+                if kind == "preproc_if" and self._is_if0(node):
+                    alt = node.child_by_field_id(self.F.alternative)
+                    children = [alt] if alt is not None else []
+                stack.extend(reversed(children))
+
+    def _is_if0(self, node: Node) -> bool:
+        cond = node.child_by_field_id(self.F.condition)
+        return cond is not None and self.src[cond.start_byte:cond.end_byte].strip() in (b"0", b"(0)")
+
+
+def parse_c(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
+    """Front-end entry point for C source known to be C (a cgo preamble); files whose suffix only
+    says "C or C++" go through `cpp.frontend.parse_c_family`."""
+    source = read_source(path, policy, data)
+    if source.problem:
+        return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
+    return lower_c(source, policy)
+
+
+def lower_c(source: SourceText, policy: Policy) -> ir.SourceUnit:
+    """The C front end on a file already read."""
+    try:
+        return CFrontEnd(source, policy).run()
+    except ParseTimeout as exc:
+        return ir.SourceUnit(source.path, "c", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)

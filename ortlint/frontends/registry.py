@@ -1,0 +1,55 @@
+"""The languages ortlint reads: which file suffixes belong to each and which front end parses them.
+
+A front end is a package of `ortlint.frontends` with an entry point `parse(path, policy, data) ->
+ir.SourceUnit`; adding a language is adding its package and one `Language` here. Entry points are
+named as text and imported on first use, so discovering files never loads a parser.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str
+    suffixes: tuple[str, ...]
+    parse: str  # "package.module:function" under ortlint.frontends: (path, policy, data) -> SourceUnit
+    precise: str | None = None  # the libclang front end, used when a compile database lists the file
+
+
+LANGUAGES: tuple[Language, ...] = (
+    # C files and headers: C++ written in them (namespaces, classes, try, std::) goes to the C++ front end
+    Language("c", (".c", ".h"), "cpp.frontend:parse_c_family", precise="clang.frontend:parse_with_clang"),
+    Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx"), "cpp.frontend:parse_cpp",
+             precise="clang.frontend:parse_with_clang"),
+    Language("java", (".java",), "java.frontend:parse_java"),
+    Language("go", (".go",), "go.frontend:parse_go"),
+)
+
+BY_NAME = {language.name: language for language in LANGUAGES}
+LANGUAGE_BY_SUFFIX = {suffix: language.name for language in LANGUAGES for suffix in language.suffixes}
+
+
+def entry_point(spec: str) -> Callable:
+    """The function a `Language` names (imported now)."""
+    module, _, function = spec.partition(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), function)
+
+
+def parser_for(language: str) -> Callable | None:
+    """The tree-sitter front end of `language`, or None for a language ortlint does not read."""
+    found = BY_NAME.get(language)
+    return entry_point(found.parse) if found is not None else None
+
+
+def precise_parser_for(language: str) -> Callable | None:
+    """The libclang front end of `language` (None when it has none or libclang is missing)."""
+    found = BY_NAME.get(language)
+    if found is None or found.precise is None:
+        return None
+    try:
+        return entry_point(found.precise)
+    except ImportError:
+        return None

@@ -1,0 +1,251 @@
+"""One run of ortlint: files -> front ends -> IR -> summaries in call-graph order -> findings.
+
+This module wires the layers together; it holds no analysis and no formatting of its own.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+import dataclasses
+import gc
+import os
+
+from .cache import Cache, FileRecord, content_hash
+from ..discover import Discovery, SourceFile, discover
+
+if TYPE_CHECKING:
+    from .parallel import WorkerPool
+from ..engine.callbacks import callback_findings
+from ..engine.slots import slot_findings
+from ..findings import Notice, Report
+from ..suppress import apply_suppressions
+from .analysis import Analysis
+from .caching import _add_context, _compile_database_digest, _file_record, _load_records, _replay, _run_key, lost, policy_namespace
+from .parsing import _Parser, _read, parse_many
+from .program import Program
+from .settings import RunConfig
+from .tasks import GC_THRESHOLDS, cycle_collection_paused
+
+
+def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
+    """Analyze the paths of `config` and return every finding and notice, sorted."""
+    # The IR and the engine's states are millions of small objects with almost no reference
+    # cycles: the collector's default thresholds make it rescan the whole heap over and over
+    # (10-15% of a run). Collect rarely during the run; the caller's settings come back after.
+    previous = gc.get_threshold()
+    gc.set_threshold(*(max(a, b) for a, b in zip(GC_THRESHOLDS, previous)))
+    try:
+        return _run(config, progress)
+    finally:
+        gc.set_threshold(*previous)
+
+
+def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
+    started = time.perf_counter()
+    report = Report()
+    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
+    for path, message in found.problems:
+        report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
+    config = _with_compile_database(config, found.files, report)
+    if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
+        from ..frontends.common.header_index import configure
+        configure(config.include_dirs, tuple(config.paths))
+    cache = None
+    if config.cache_dir:  # the namespace hashes the policy files and ortlint's sources: not for nothing
+        namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands) \
+            + ("|I" + "|".join(config.include_dirs) if config.include_dirs else "")
+        cache = Cache(config.cache_dir, namespace)
+    program = Program()
+    by_path = {s.path: s for s in found.files}
+    parser = _Parser(config, program, by_path)
+    hashes: dict[str, str] = {}
+    run_key = None
+    if cache is not None:
+        contents = {s.path: _read(s.path) for s in found.files}
+        hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
+        run_key = _run_key(namespace + ("|suppressions" if config.suppressions else ""), found, hashes, contents)
+        replayed = _replay(cache, run_key, by_path, started) if run_key else None
+        if replayed is not None:
+            return replayed  # suppressions included: they come from the same file contents
+        records, to_parse = _load_records(cache, found, contents, hashes, program, parser)
+        read = contents.get  # suppression comments: from the contents already read, not a second read
+    else:  # nothing to look up: the front ends (or the workers) read the files
+        records, to_parse = {}, [s.path for s in found.files]
+        hashes.update((s.path, "") for s in found.files)
+        read = _read
+    discovered = time.perf_counter()
+    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache)
+    analyzed = time.perf_counter()
+    dependencies = _assemble(report, found, program, analysis, parser, records, hashes, cache)
+    report.stats = {
+        "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
+        "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
+        "discover_seconds": discovered - started, "parse_seconds": parsed - discovered,
+        "graph_seconds": analysis.graph_seconds, "analysis_seconds": analyzed - parsed - analysis.graph_seconds,
+        "summary_seconds": sum(r.summary_seconds for r in analysis.results.values()),
+        "report_seconds": time.perf_counter() - analyzed, "slowest_functions": _slowest(analysis),
+        "parsed_files": len(parser.units) + len(parser.metas), "workers": workers,
+        "analyzed_functions": analysis.analyzed, "reused_functions": analysis.reused,
+        "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
+    }
+    if config.suppressions:
+        report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
+    complete = not any(n.level == "error" for n in report.notices)
+    if cache is not None and run_key and complete and not any(i.context for i in program.functions.values()):
+        wanted = {name for info in program.functions.values() for name in info.callees
+                  if program.resolve(info.key[0], name) is None}
+        cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
+    return report
+
+
+def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str], program: Program,
+                       parser: _Parser, cache: Cache | None) -> tuple["Analysis", int, float]:
+    """Parse what must be parsed (in worker processes when it pays) and analyze the program.
+    Returns the analysis, the number of processes used and when parsing ended."""
+    workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
+    total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
+    pool = None
+    big = len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES
+    if workers > 1 and big:
+        pool = _start_pool(workers, config)
+    elif config.isolate and found.files:
+        pool = _start_pool(1, config)
+    by_path = parser.by_path
+    try:
+        if pool is not None:
+            for meta in pool.parse([(p, by_path[p].language, parser.data.pop(p, None)) for p in to_parse]):
+                parser.metas[meta.path] = meta
+                program.add_meta(meta)
+        else:
+            with cycle_collection_paused():
+                parse_many(to_parse, parser, 1)
+        if cache is not None:
+            _add_context(cache, program, by_path)
+        parsed = time.perf_counter()
+        analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse, pool=pool,
+                            remote_parse=(lambda paths: _remote_parse(pool, parser, program, by_path, paths)) if pool else None)
+        analysis.track_deps = cache is not None
+        analysis.summarize_all = cache is not None
+        with cycle_collection_paused(keep=False):
+            analysis.run()
+        if pool is not None:
+            for path, note in pool.relost.items():  # parsed once, lost when parsed again
+                parser.metas[path].notes.append((1, note))
+    finally:
+        if pool is not None:
+            pool.close()
+    return analysis, len(pool.conns) if pool else 1, parsed
+
+
+def _assemble(report: Report, found: "Discovery", program: Program, analysis: "Analysis", parser: _Parser,
+              records: dict[str, FileRecord], hashes: dict[str, str], cache: Cache | None) -> set[tuple[str, int, int]]:
+    """Findings, notices and summaries into the report, in a stable order; new records into the
+    cache. Returns the headers the results depend on (precise mode)."""
+    dependencies: set[tuple[str, int, int]] = set()
+    slot_facts: list | None = []
+    for source in found.files:
+        record = _file_record(source.path, hashes[source.path], program, analysis, parser, records.get(source.path))
+        dependencies.update(getattr(record, "dependencies", None) or ())
+        _collect(report, record)
+        facts = getattr(record, "slots", None)
+        slot_facts = slot_facts + [facts] if slot_facts is not None and facts is not None else None
+        report.files.append(source.path)
+        if cache is not None and not lost(record) and (source.path in parser.units or source.path in parser.metas
+                                                       or record is not records.get(source.path)):
+            cache.store(record)
+    if cache is not None:
+        cache.flush()
+    if slot_facts:  # members and globals over the whole tree (engine/slots.py); only with every file's facts
+        report.findings.extend(slot_findings(slot_facts, parser.config.policy))
+        report.findings.extend(callback_findings(slot_facts, parser.config.policy))
+    report.keep_one_per_cause()
+    called = analysis.called if analysis.graph is not None else \
+        {target for targets in program.call_graph().values() for target in targets}
+    report.summaries = {k: v for k, v in analysis.summaries.items()
+                        if v is not None and k in called and not program.functions[k].context}
+    report.sort()
+    return dependencies
+
+
+def _slowest(analysis: Analysis, count: int = 5) -> list[tuple[str, str, int, float]]:
+    """The functions whose analysis took longest: (path, name, line, seconds)."""
+    top = sorted(analysis.results.items(), key=lambda kv: -kv[1].seconds)[:count]
+    return [(key[0], key[1], key[2], round(result.seconds, 4)) for key, result in top if result.seconds > 0]
+
+
+def _with_compile_database(config: RunConfig, files: list[SourceFile], report: Report) -> RunConfig:
+    """Precise mode: the compile database given (a file or its folder), or one discovered in
+    the analyzed tree or its build/ folder when C/C++ files are analyzed (an empty string turns it off)."""
+    if not any(f.language in ("c", "cpp") for f in files) and config.compile_commands is None:
+        return config
+    from ..frontends.clang.compile_db import resolve_compile_commands  # cheap: no libclang, no C++ model
+    resolved = resolve_compile_commands(config.compile_commands, config.paths)
+    if resolved and resolved != config.compile_commands:
+        report.notices.append(Notice(resolved, 0, "using this compile database: C/C++ files listed in it are "
+                                     "parsed with libclang (precise mode)", "note"))
+    return dataclasses.replace(config, compile_commands=resolved)
+
+
+@dataclass
+class _Lines:
+    lines: int
+
+
+def _unit_lines(parser: _Parser, records: dict[str, FileRecord], path: str) -> _Lines | None:
+    if path in parser.units:
+        return _Lines(parser.units[path].lines)
+    if path in parser.metas:
+        return _Lines(parser.metas[path].lines)
+    if path in records:
+        return _Lines(records[path].lines)
+    return None
+
+
+def _total_bytes(paths: list[str], data: dict[str, bytes], enough: int) -> int:
+    """Bytes to parse (stopping once past `enough`): read data where the cache step read it."""
+    total = 0
+    for path in paths:
+        if path in data:
+            total += len(data[path])
+        else:
+            try:
+                total += os.path.getsize(path)
+            except OSError:
+                pass
+        if total >= enough:
+            break
+    return total
+
+
+PARALLEL_MIN_FILES = 16  # below this, starting workers costs more than it saves
+PARALLEL_MIN_BYTES = 256 * 1024
+
+
+def _start_pool(workers: int, config: RunConfig) -> "WorkerPool | None":
+    from .parallel import WorkerPool
+    try:
+        return WorkerPool(workers, config.policy, config.options, config.compile_commands, config.limits)
+    except (OSError, ValueError):  # no process support here: stay serial
+        return None
+
+
+def _remote_parse(pool: "WorkerPool", parser: _Parser, program: Program, by_path: dict[str, SourceFile],
+                  paths: list[str]) -> None:
+    """A cached file must be analyzed again after all: a worker parses it."""
+    for meta in pool.parse([(p, by_path[p].language, _read(p)) for p in paths]):
+        parser.metas[meta.path] = meta
+        program.add_meta(meta)
+
+
+def _collect(report: Report, record: FileRecord) -> None:
+    for line, message, level in record.notes:
+        report.notices.append(Notice(record.path, line, message, level))
+    for fr in record.functions:
+        report.findings.extend(fr.findings)
+        for line, message in fr.notes:
+            level = "error" if message.startswith("internal error") else "note"
+            report.notices.append(Notice(record.path, line, message, level))
+        for name, count in fr.unknown_callees.items():
+            report.unknown_callees[name] = report.unknown_callees.get(name, 0) + count

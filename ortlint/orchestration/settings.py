@@ -1,0 +1,32 @@
+"""What one run is asked to do (`RunConfig`) and the limits of its worker processes (`Limits`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..engine.analyze import Options
+from ..policy import Policy
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one item may cost in a worker; a `--jobs 1` run has the same limits (one worker)."""
+
+    seconds: float = 20.0  # parsing one file, or analyzing one function
+    memory_mb: int = 1024  # growth of a worker's address space during one request
+
+
+@dataclass
+class RunConfig:
+    paths: list[str]
+    policy: Policy
+    options: Options = field(default_factory=Options)
+    excludes: tuple[str, ...] = ()
+    use_default_excludes: bool = True
+    jobs: int = 1  # worker processes (0 = all cores)
+    compile_commands: str | None = None  # compile_commands.json: parse C/C++ with libclang
+    cache_dir: str | None = None  # per-file cache of parsed IR and summaries (None = off)
+    extensions: dict[str, str] | None = None  # extra suffix -> language mappings
+    suppressions: bool = False  # drop findings silenced by `ortlint: ignore[...]` comments (the CLI does)
+    isolate: bool = True  # parse and analyze in worker processes, so a crash or a hang loses one file only
+    limits: Limits = field(default_factory=Limits)  # per file / per function, in those workers
+    include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
