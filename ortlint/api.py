@@ -5,9 +5,9 @@ from typing import TYPE_CHECKING, Iterable
 
 from .engine.analyze import Options
 from .findings import Report
-from .policy import Policy, load_policy
-from .orchestration.settings import RunConfig
 from .orchestration.runner import run
+from .orchestration.settings import RunConfig
+from .policy import Policy, load_policy
 
 if TYPE_CHECKING:
     from .sanitizer.matcher import SanitizerResult

@@ -26,16 +26,23 @@ import click
 
 from . import __version__
 from .baseline import BaselineError, read_baseline, split_new, write_baseline
-from .config import (FORMATS, UNKNOWN_CALLS, ConfigError, Overrides, Settings, drop_excluded, load_settings,
-                     resolve_rules)
+from .config import (
+    FORMATS,
+    UNKNOWN_CALLS,
+    ConfigError,
+    Overrides,
+    Settings,
+    drop_excluded,
+    load_settings,
+    resolve_rules,
+)
 from .docs import render_for_terminal, rule_markdown
 from .engine.analyze import Options
 from .findings import RULES, Notice, Report
-from .orchestration.settings import Limits
+from .orchestration.runner import run
+from .orchestration.settings import Limits, RunConfig
 from .policy import PolicyError, load_policy
 from .report import get_formatter
-from .orchestration.settings import RunConfig
-from .orchestration.runner import run
 from .summary_report import as_policy as summaries_as_policy
 from .summary_report import explain as explain_summaries
 

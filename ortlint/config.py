@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .findings import RULES
+from .frontends.registry import BY_NAME
 from .tomlfile import read_toml
 
 FORMATS = ("text", "sarif", "json", "github")
 UNKNOWN_CALLS = ("escape", "keep")
-LANGUAGES = ("c", "cpp", "java", "go")
+LANGUAGES = tuple(BY_NAME)  # the front ends of frontends/registry.py
 CONFIG_NAMES = (".ortlint.toml", "pyproject.toml")
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-
 CALLBACK_KEYS = {"struct", "fields", "result", "released_by", "note"}
 RESULTS = ("borrowed", "owned")
 

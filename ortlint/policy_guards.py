@@ -22,7 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-
 GUARD_KEYS = {"type", "types", "ok_when_null", "failed_when_nonnull", "bool_is_ok", "note"}
 # The pseudo-member of a guard object that holds the adopted status (never a C++ identifier).
 HELD_FIELD = "$held"

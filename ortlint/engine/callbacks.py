@@ -12,15 +12,11 @@ acquired. `callback_findings` joins them over the whole tree.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import ir
 from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Deref, Field, Opaque, Var
 from ..policy import Policy
-
-if TYPE_CHECKING:
-    from .slots import SlotFacts
+from .slot_facts import FreshReturn, Install, SlotFacts
 
 
 def _installed_field(dest: ir.Expr) -> str | None:
@@ -45,7 +41,7 @@ def _installed_function(fn: ir.Function, value: ir.Expr, loc: ir.Loc) -> str | N
     return None
 
 
-def note_install(fn: ir.Function, ev: ir.Assign, policy: Policy, facts: "SlotFacts") -> None:
+def note_install(fn: ir.Function, ev: ir.Assign, policy: Policy, facts: SlotFacts) -> None:
     """Record `x->F = fn;` when field F has a `borrowed` result contract."""
     name = _installed_field(ev.dest)
     specs = policy.callbacks.get(name or "")
@@ -54,16 +50,14 @@ def note_install(fn: ir.Function, ev: ir.Assign, policy: Policy, facts: "SlotFac
     target = _installed_function(fn, ev.value, ev.loc)
     if target is None:
         return
-    from .slots import Install  # the facts' types live with the slot facts
     facts.installs.append(Install(name or "", target, fn.path, ev.loc, fn.name))
 
 
-def note_fresh_return(fn: ir.Function, term: ir.Return, fresh: dict[str, tuple[Call, str]], facts: "SlotFacts") -> None:
+def note_fresh_return(fn: ir.Function, term: ir.Return, fresh: dict[str, tuple[Call, str]], facts: SlotFacts) -> None:
     """Record that `fn` returns an object it acquired (a local or temporary filled by the acquisition)."""
     value = term.value
     if not isinstance(value, Var) or value.name not in fresh or fn.name in facts.fresh_returns:
         return
-    from .slots import FreshReturn
     call, kind = fresh[value.name]
     facts.fresh_returns[fn.name] = FreshReturn(fn.path, call.loc, call.callee, kind)
 
@@ -72,7 +66,7 @@ def _short(name: str) -> str:
     return name.rsplit("::", 1)[-1] if "<lambda@" not in name else name
 
 
-def callback_findings(all_facts: list["SlotFacts"], policy: Policy) -> list[Finding]:
+def callback_findings(all_facts: list[SlotFacts], policy: Policy) -> list[Finding]:
     """ORT001 at the acquisition inside a function installed where ONNX Runtime borrows the result."""
     fresh: dict[tuple[str, str], tuple[str, object]] = {}  # ("" or path, name) -> (full name, FreshReturn)
     for facts in all_facts:

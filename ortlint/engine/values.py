@@ -11,10 +11,27 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
-from .exprs import narrow, owner_text, strip_value, too_deep, expr_vars
-from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, LocKey, OPAQUE, PREV, RELEASED, UNKNOWN, UNKNOWN_ELEMENTS, Res, State, Val, is_nonnull_fact,
-                    _second, is_null_fact, replaced)
-
+from .exprs import expr_vars, narrow, owner_text, strip_value, too_deep
+from .state import (
+    BORROWED,
+    CONSUMED,
+    DANGLING,
+    ESCAPED,
+    HELD,
+    OPAQUE,
+    PREV,
+    RELEASED,
+    UNKNOWN,
+    UNKNOWN_ELEMENTS,
+    LocKey,
+    Res,
+    State,
+    Val,
+    _second,
+    is_nonnull_fact,
+    is_null_fact,
+    replaced,
+)
 
 # Constant folding of integer operators (a table built once, not per evaluated expression)
 _INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "|": lambda a, b: a | b,

@@ -1,1 +1,13 @@
-"""orchestration."""
+"""Orchestration: one run from files to a sorted report; no analysis and no formatting of its own.
+
+    runner.py     `run`: discover, parse, analyze, assemble (the entry point of cli.py and api.py)
+    settings.py   `RunConfig` (what a run is asked to do) and `Limits` (what an item may cost)
+    parsing.py    `parse_file` through the front-end registry; the parser that keeps each file's IR
+    program.py    the program model: functions, name resolution, call graph, components
+    analysis.py   `Analysis`: summaries callees first, here or in the workers
+    tasks.py      the units of work (analyze one function) and the collector pause they run under
+    parallel.py   the worker processes: parse and analyze there, a crash or overrun loses one item
+    schedule.py   which component goes next to which worker
+    caching.py    what the run keeps in and takes from the cache
+    cache.py      the cache itself (per-file records, whole-run replay)
+"""

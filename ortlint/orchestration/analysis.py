@@ -3,18 +3,20 @@ fixed point), here or in the worker processes, and the findings."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable
-from .. import ir
 from collections import deque
+from typing import TYPE_CHECKING, Callable
+
+from .. import ir
 from .cache import summary_digest
+
 if TYPE_CHECKING:
     from .parallel import WorkerPool
 from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
-from .parallel import LOST
-from .schedule import ChainRanks, Readiness
 from ..policy import Policy
+from .parallel import LOST
 from .program import FunctionInfo, FunctionKey, Program, strongly_connected
+from .schedule import ChainRanks, Readiness
 from .tasks import MAX_SCC_ROUNDS, analyze_safely
 
 

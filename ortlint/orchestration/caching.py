@@ -1,17 +1,18 @@
 """What the run keeps in and takes from the cache: namespaces, whole-run replay, per-file records."""
 from __future__ import annotations
 
-import time
 import hashlib
 import os
-from ..paths import PACKAGE_DIR
-from .cache import Cache, FileRecord, FunctionRecord, file_stamps
+import time
+
 from ..discover import Discovery, SourceFile
 from ..engine.analyze import Options
 from ..engine.slots import unit_slot_facts
 from ..findings import Report
+from ..paths import PACKAGE_DIR
 from ..policy import Policy
 from .analysis import Analysis
+from .cache import Cache, FileRecord, FunctionRecord, file_stamps
 from .parsing import _Parser, _read
 from .program import Program
 

@@ -35,8 +35,8 @@ from ..discover import SourceFile
 from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
 from ..policy import Policy, load_policy
-from .settings import Limits
 from .program import UnitMeta, unit_meta
+from .settings import Limits
 
 FunctionKey = tuple[str, str, int]
 
@@ -82,8 +82,8 @@ def _limit_memory(megabytes: int) -> None:
 
 def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compile_commands: str | None,
                  slots: Any = None, slot: int = 0, limits: Limits = Limits()) -> None:
-    from .tasks import cycle_collection_paused
     from .parsing import parse_file
+    from .tasks import cycle_collection_paused
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     faulthandler.disable()  # a crash is reported by the main process, as a notice for the item
     from ..frontends.common import source  # tree-sitter gives up first: "could not parse" beats a lost file

@@ -2,12 +2,14 @@
 and the parser that keeps each file's IR for the run."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-from .. import ir
 import os
+from typing import TYPE_CHECKING
+
+from .. import ir
 from ..discover import SourceFile
 from ..frontends.common.source import MAX_BYTES
 from ..frontends.registry import parser_for, precise_parser_for
+
 if TYPE_CHECKING:
     from .program import UnitMeta
 from ..policy import Policy

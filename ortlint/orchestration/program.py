@@ -10,7 +10,6 @@ from ..engine.slots import unit_slot_facts
 from ..policy import Policy
 from .cache import FileRecord, FunctionRecord
 
-
 FunctionKey = tuple[str, str, int]  # (path, name, line)
 
 

@@ -4,16 +4,15 @@ This module wires the layers together; it holds no analysis and no formatting of
 """
 from __future__ import annotations
 
+import dataclasses
+import gc
+import os
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-import dataclasses
-import gc
-import os
-
-from .cache import Cache, FileRecord, content_hash
 from ..discover import Discovery, SourceFile, discover
+from .cache import Cache, FileRecord, content_hash
 
 if TYPE_CHECKING:
     from .parallel import WorkerPool
@@ -22,7 +21,16 @@ from ..engine.slots import slot_findings
 from ..findings import Notice, Report
 from ..suppress import apply_suppressions
 from .analysis import Analysis
-from .caching import _add_context, _compile_database_digest, _file_record, _load_records, _replay, _run_key, lost, policy_namespace
+from .caching import (
+    _add_context,
+    _compile_database_digest,
+    _file_record,
+    _load_records,
+    _replay,
+    _run_key,
+    lost,
+    policy_namespace,
+)
 from .parsing import _Parser, _read, parse_many
 from .program import Program
 from .settings import RunConfig

@@ -2,11 +2,12 @@
 with the cycle collector paused while it runs."""
 from __future__ import annotations
 
-import time
-from typing import Callable, Iterator
-from .. import ir
 import contextlib
 import gc
+import time
+from typing import Callable, Iterator
+
+from .. import ir
 from ..engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from ..engine.summaries import Summary
 from ..policy import Policy

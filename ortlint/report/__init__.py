@@ -1,4 +1,11 @@
-"""Reporters turn a `Report` into text; they never analyze anything."""
+"""Reporters turn a `Report` into text; they never analyze anything.
+
+    text.py              the terminal format (findings, traces, summary line)
+    sarif.py             SARIF 2.1.0 for code scanning
+    json_report.py       JSON (+ fastjson.py, its encoder)
+    github.py            GitHub workflow annotations
+    sanitizer_report.py  `ortlint sanitizer`'s report
+"""
 from __future__ import annotations
 
 from typing import Callable

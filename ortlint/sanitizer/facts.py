@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..discover import SourceFile, language_of
-from ..policy import Policy
 from ..orchestration.parsing import parse_file
+from ..policy import Policy
 
 RETURNED = "returned"  # handed back to the caller: the caller's frame is the next place to look
 CALLER_MEMORY = "caller-memory"  # written through a parameter (`*out = x`, `p->f = x`): the caller owns it now

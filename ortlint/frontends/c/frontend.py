@@ -13,15 +13,26 @@ from tree_sitter import Language, Node, Parser
 from ... import ir
 from ...ir import Const, Loc, Var
 from ...policy import Policy
-from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
 from ..common import header_index
+from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
 from ..common.declaration_macros import mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
-from ..common.source import ParseTimeout, SourceText, blank_decorations, blank_else_continuations, blank_preprocessor_alternatives, parse_limited, read_source, scan_function_macros, statement_macro_sets, terminate_statement_macros
+from ..common.macro_args import Macro
+from ..common.source import (
+    ParseTimeout,
+    SourceText,
+    blank_decorations,
+    blank_else_continuations,
+    blank_preprocessor_alternatives,
+    parse_limited,
+    read_source,
+    scan_function_macros,
+    statement_macro_sets,
+    terminate_statement_macros,
+)
 from ..common.string_macros import rewrite_string_macros
 from .lowering import FunctionLowering
-from .syntax import C_TYPE_NAMES, _NOT_CODE, _descendants_with_errors, _uncovered, declarator_name, parse_int
-from ..common.macro_args import Macro
+from .syntax import _NOT_CODE, C_TYPE_NAMES, _descendants_with_errors, _uncovered, declarator_name, parse_int
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 

@@ -3,10 +3,11 @@ integer literals, operator and type-name tables."""
 from __future__ import annotations
 
 import re
+
 from tree_sitter import Node
+
 from ...ir import Opaque
 from ..common.cfg import short
-
 
 MAX_MACRO_DEPTH = 8
 

@@ -36,8 +36,8 @@ from ...policy import Policy
 from ..c.frontend import CFrontEnd
 from ..c.lowering import FunctionLowering
 from ..common.macro_args import Macro
-from ..cpp.model import TABLE_TYPES, clean_name, parse_type
 from ..common.source import SourceText, read_source
+from ..cpp.model import TABLE_TYPES, clean_name, parse_type
 from .compile_db import DB_NAME, find_compile_commands, resolve_compile_commands  # noqa: F401 (re-exported)
 
 _CPP_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx")

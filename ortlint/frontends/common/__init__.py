@@ -1,1 +1,13 @@
-"""common."""
+"""What the C-family front ends (and, for `source` and `cfg`, every front end) share.
+
+    source.py               reading files, blanking decorations (`JNIEXPORT`, SAL, ...) without moving
+                            offsets, the parse time and memory caps
+    cfg.py                  `CfgBuilder`: blocks, terminators, exception handlers, cleanups; the base
+                            of every language's lowering
+    header_index.py         the analyzed tree's own `#include "..."` headers: macros, prototypes,
+                            classes, aliases
+    macro_args.py           function-like macros: arguments and expansion
+    string_macros.py        literals glued to macros, rewritten into plain concatenations
+    declaration_macros.py   macros that take a declaration or a type, expanded in place
+    definition_macros.py    functions written with macros for their head and braces
+"""

@@ -5,7 +5,8 @@ import functools
 import os
 import re
 import time
-from collections.abc import Iterable, Iterator, Set as AbstractSet
+from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ...policy import Policy

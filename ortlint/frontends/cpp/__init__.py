@@ -1,1 +1,19 @@
-"""cpp."""
+"""The C++ front end (tree-sitter-cpp): on top of the C lowering, classes, destructors, exceptions,
+smart pointers, lambdas and inlining of the file's own methods.
+
+    frontend.py      `CppFrontEnd`, `parse_cpp`, and `parse_c_family` (the entry of `.c`/`.h` files:
+                     C unless written in C++)
+    lowering.py      `CppLowering`: one function, method or lambda, assembled from the mixins below
+    types.py         types of names, members, calls and receivers
+    statements.py    scopes and their destructors, returns, loops, range-for
+    exceptions.py    throw, try/catch
+    declarations.py  locals and their initializers, prototypes vs constructions
+    ownership.py     smart pointers and deleters, scope guards, the file's own classes' objects
+    inlining.py      the file's own methods, constructors, destructors and lambdas inlined
+    expressions.py   expressions and calls (new/delete, member, table and typed method calls)
+    model.py         the file model: classes, members, aliases, return types; the policy's C++ view
+    guards.py        status guard classes (`Ort::Status`, `[[guard]]`)
+    containers.py    containers that own what is stored into them
+    scopes.py        the lowering's bookkeeping (scopes, frames, try contexts, the libclang oracle)
+    syntax.py        name tables, template stripping, declarators
+"""

@@ -32,11 +32,11 @@ from tree_sitter import Language, Node, Parser, Range
 from ... import ir
 from ...ir import Loc
 from ...policy import Policy
+from ..c.frontend import CFrontEnd, lower_c
 from ..c.syntax import declarator_name
-from ..c.frontend import lower_c, CFrontEnd
-from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name
 from ..common.source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, read_source
 from .lowering import CppLowering
+from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name
 from .scopes import Oracle
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())

@@ -20,8 +20,8 @@ from tree_sitter import Node
 
 from ...policy import Policy
 from ..c.syntax import find_function_declarator, inner_declarator, is_array_declarator
-from ..common.header_index import method_declarator
 from ..common.cfg import FieldIds, field_ids
+from ..common.header_index import method_declarator
 
 if TYPE_CHECKING:
     from ..common.header_index import HeaderFacts, Visible

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
+
 from tree_sitter import Node
+
 from ... import ir
 from ...ir import Loc
 from ..common.macro_args import Macro

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import functools
 import re
+
 from tree_sitter import Node
+
 from ... import ir
 from ...ir import AddrOf, Deref, Field, Index, Loc, Opaque, Var
 from ..c.syntax import find_function_declarator, inner_declarator
 from .model import node_text
-
 
 MAX_INLINE_DEPTH = 4
 

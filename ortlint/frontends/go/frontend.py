@@ -35,13 +35,12 @@ from tree_sitter import Node, Parser
 from ... import ir
 from ...ir import Loc
 from ...policy import Policy
-from .scan import GO_LANGUAGE, FileScan, package_variadics
 from ..common.cfg import TooDeep
 from ..common.source import ParseTimeout, parse_limited, read_source
 from .lowering import GoLowering
+from .scan import GO_LANGUAGE, FileScan, package_variadics
 from .scopes import PendingClosure
-from .syntax import F, MAX_DEFERRED_RUNS, TooManyDeferred, comment_parents, first_error
-
+from .syntax import MAX_DEFERRED_RUNS, F, TooManyDeferred, comment_parents, first_error
 
 
 class GoFrontEnd:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 from tree_sitter import Node
+
 from ... import ir
 from ...ir import Var
 

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from tree_sitter import Node
-from ...ir import Const, Opaque
-from .scan import GO_LANGUAGE
-from ..common.cfg import field_ids
 
+from tree_sitter import Node
+
+from ...ir import Const, Opaque
+from ..common.cfg import field_ids
+from .scan import GO_LANGUAGE
 
 F = field_ids(GO_LANGUAGE)
 

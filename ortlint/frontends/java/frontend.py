@@ -37,16 +37,12 @@ from ...ir import Const, Field, Loc, Var
 from ...policy import Policy
 from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
-from .syntax import INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, _walk, lambda_param_names, parse_budget, parse_tree
-from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR, F_DIMENSIONS, F_ELEMENT, F_FIELD, F_INDEX, F_INIT, F_LEFT, F_NAME, F_OBJECT, F_OPERATOR, F_PARAMETERS, F_RESOURCES, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE  # noqa: F401
-from .type_index import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
-from .tables import MAX_FINALLY_BYTES, _CLASS_DECLS, _THIS, api_roots, frames_for_nesting
 from .lowering import JavaLowering
-from .names import ORT_PACKAGE, TypeNames, _JDK_INHERITED, _PRIMITIVES, base_type
+from .names import _JDK_INHERITED, _PRIMITIVES, ORT_PACKAGE, TypeNames, base_type
 from .scopes import PendingFunction
-
-
-
+from .syntax import F_BODY, F_DECLARATOR, F_NAME, F_PARAMETERS, F_TYPE, F_VALUE, INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, _walk, lambda_param_names, parse_budget, parse_tree
+from .tables import _CLASS_DECLS, _THIS, MAX_FINALLY_BYTES, api_roots, frames_for_nesting
+from .type_index import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
 # ----------------------------------------------------------------------------- classes and types
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import functools
 import re
-from tree_sitter import Node
-from .syntax import CommentedNodes
-from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR, F_DIMENSIONS, F_ELEMENT, F_FIELD, F_INDEX, F_INIT, F_LEFT, F_NAME, F_OBJECT, F_OPERATOR, F_PARAMETERS, F_RESOURCES, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE  # noqa: F401
 
+from tree_sitter import Node
+
+from .syntax import F_DIMENSIONS, F_ELEMENT, CommentedNodes
 
 ORT_PACKAGE = "ai.onnxruntime"
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
+
 from tree_sitter import Node
+
 from ... import ir
-from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR, F_DIMENSIONS, F_ELEMENT, F_FIELD, F_INDEX, F_INIT, F_LEFT, F_NAME, F_OBJECT, F_OPERATOR, F_PARAMETERS, F_RESOURCES, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE  # noqa: F401
 from .type_index import ClassInfo
 
 

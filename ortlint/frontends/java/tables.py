@@ -6,12 +6,12 @@ import contextlib
 import functools
 import sys
 from typing import Iterator
+
 from tree_sitter import Node
+
 from ...ir import Const, Opaque, Var
 from ...policy import Policy
 from ..common.cfg import short
-from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR, F_DIMENSIONS, F_ELEMENT, F_FIELD, F_INDEX, F_INIT, F_LEFT, F_NAME, F_OBJECT, F_OPERATOR, F_PARAMETERS, F_RESOURCES, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE  # noqa: F401
-
 
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 

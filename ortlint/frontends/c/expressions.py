@@ -1,0 +1,236 @@
+"""C expressions and calls -> IR expressions and `Call` events (both JNI call styles, function tables, casts
+dropped)."""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import AddrOf, Const, Deref, Field, Index, Loc, Opaque, Var
+from .syntax import _NULL_WORDS, _OPERATORS, _VOID, _WHITESPACE, MAX_MACRO_DEPTH, parse_int
+
+
+class CExpressions:
+    """C expressions and calls -> IR expressions and `Call` events (both JNI call styles, function tables, casts
+dropped)."""
+
+    def pure_expr(self, node: Node) -> ir.Expr:
+        """An expression known to have no side effects (case labels)."""
+        return self.lower_expr(node)
+
+    def expr_parenthesized_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) == 1:
+            return self.lower_expr(inner[0], discard, dest)
+        if inner and inner[0].type == "compound_statement":  # GNU statement expression
+            self.lower_stmt(inner[0])
+            return Opaque("({...})")
+        return self.expr_generic(node)
+
+    def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        # the most frequent node of all: `text` and the cache lookup of `name_value` inlined
+        name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        found = self.name_values.get(name)
+        return found if found is not None else self.name_value(name)
+
+    def name_value(self, name: str) -> ir.Expr:
+        """The value a plain name reads: `Var(name)`, or a constant for `NULL` / `true` / ...
+        IR values are immutable, so the file shares one per name (names recur all over it)."""
+        found = self.name_values.get(name)
+        if found is None:
+            found = Const(_NULL_WORDS[name], name) if name in _NULL_WORDS else self.var(name)
+            self.name_values[name] = found
+        return found
+
+    def var(self, name: str) -> Var:
+        """`Var(name)`, one object per name in the file (IR values are never changed)."""
+        found = self.unit.vars.get(name)
+        if found is None:
+            found = self.unit.vars[name] = Var(name)
+        return found
+
+    def expr_null(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.literal(self.text(node), 0)
+    expr_nullptr = expr_null
+
+    def literal(self, text: str, value: int | None) -> Const:
+        """`Const(value, text)`, shared per file (the same literal always has the same value)."""
+        found = self.unit.literals.get(text)
+        if found is None or found.value != value:
+            found = self.unit.literals[text] = Const(value, text)
+        return found
+
+    def expr_true(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(1, "true")
+
+    def expr_false(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(0, "false")
+
+    def expr_number_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`Const(parse_int(text), text)`, shared per file and looked up by the literal's bytes
+        (`0`, `1`, `nullptr`-like counts recur all over a file: not decoded again)."""
+        raw = self.src[node.start_byte:node.end_byte]
+        found = self.unit.number_literals.get(raw)
+        if found is None:
+            text = raw.decode("utf-8", "replace")
+            found = self.unit.literals.get(text)
+            if found is None:
+                found = self.literal(text, parse_int(text))
+            self.unit.number_literals[raw] = found
+        return found
+
+    def expr_string_literal(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Const(None, self.short_text(node))
+    expr_concatenated_string = expr_char_literal = expr_raw_string_literal = expr_string_literal
+
+    def expr_sizeof_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return Opaque(self.short_text(node))  # the operand is not evaluated
+    expr_alignof_expression = expr_offsetof_expression = expr_sizeof_expression
+
+    def expr_field_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        F = self.F
+        field_node = node.child_by_field_id(F.field)
+        base = self.lower_expr(node.child_by_field_id(F.argument))
+        name = self.text(field_node) if field_node is not None else "?"
+        if self.is_arrow(node):
+            self.emit(ir.Use(self.loc(node), base))
+            return Field(Deref(base), name)
+        return Field(base, name)
+
+    def expr_subscript_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        F = self.F
+        base = self.lower_expr(node.child_by_field_id(F.argument))
+        index_node = node.child_by_field_id(F.index)
+        if index_node is None:  # tree-sitter-cpp: subscript_argument_list
+            indices = node.child_by_field_id(F.indices)
+            index_node = indices.named_children[0] if indices is not None and indices.named_children else None
+        index = self.lower_expr(index_node) if index_node is not None else Opaque("?")
+        self.emit(ir.Use(self.loc(node), base))
+        return Index(base, index)
+
+    def expr_pointer_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        op = node.child_by_field_id(self.F.operator)
+        address_of = self.src[op.start_byte:op.end_byte] == b"&"
+        arg = self.lower_expr(node.child_by_field_id(self.F.argument))
+        if address_of:
+            return AddrOf(arg)
+        self.emit(ir.Use(self.loc(node), arg))
+        return Deref(arg)
+
+    def expr_conditional_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.lower_choice(node, dest)
+
+    def expr_comma_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.lower_expr(node.child_by_field_id(self.F.left), discard=True)
+        return self.lower_expr(node.child_by_field_id(self.F.right), discard, dest)
+
+    def assign_special(self, target: ir.Expr, value: Node, loc: Loc) -> bool:
+        if value.type == "initializer_list":
+            self.lower_initializer(target, value)
+            return True
+        return False
+
+    def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        parts = tuple([self.lower_expr(c) for c in node.named_children if c.type != "comment"])
+        return Opaque("{...}", parts)
+
+    def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        value = node.child_by_field_id(self.F.value)
+        return self.lower_expr(value) if value is not None else Opaque("(T){...}")
+
+    def expr_ERROR(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.stmt_ERROR(node)
+        return Opaque("?")
+
+    def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        F = self.F
+        function = node.child_by_field_id(F.function)
+        arguments = node.child_by_field_id(F.arguments)
+        arg_nodes = [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+        fn = self.unparen(function) if function is not None else None
+        macros = self.unit.macros
+        if macros and fn is not None and fn.type == "identifier":
+            macro = macros.get(self.text(fn))
+            if macro is not None and self.macro_depth < MAX_MACRO_DEPTH:
+                expanded = self.expand_macro(macro, node, arguments, discard, dest)
+                if expanded is not None:
+                    return expanded
+        if function is not None and function.type == "parenthesized_expression" and len(arg_nodes) == 1 \
+                and fn is not None and fn.type == "identifier" and self.unit.is_type_name(self.text(fn)):
+            # `(jstring)(expr)`: a cast that reads like a call of `(f)(x)`
+            return self.lower_expr(arg_nodes[0], discard, dest)
+        callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+        if drop_first:
+            arg_nodes = arg_nodes[1:]
+        receiver_expr = self.lower_expr(receiver) if receiver is not None else None
+        args = tuple([self.lower_expr(a) for a in arg_nodes])
+        return self.emit_call(node, callee, style, receiver_expr, args, discard, dest)
+
+    def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
+                  args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, may_throw: bool = False) -> ir.Expr:
+        target = dest if dest is not None else (None if discard else self.temp())
+        if style == "table" and self.unit.policy.table_arity.get(callee, len(args)) != len(args):
+            style = "method"  # `engine->Run(x, n)`: not the OrtApi entry of that name (its count differs)
+        self.call_counter += 1
+        borrows = self.unit.borrowed_args(callee, len(args)) if style == "plain" and self.unit.prototypes else ()
+        self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
+                          self.short_text(node), may_throw, borrows, self.macro_origin))
+        return target if target is not None else _VOID
+
+    def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
+        """Return (name, style, receiver node, drop first argument) for a call's function part.
+
+        `api->F(...)` and `g_ort->F(...)` are table calls of F; `(*env)->F(env, ...)` drops the
+        self argument so it reads like the C++ form `env->F(...)`.
+        """
+        if fn is None:
+            return "<indirect>", "indirect", None, False
+        fn = self.unparen(fn)
+        kind = fn.type
+        if kind == "identifier":
+            return self.text(fn), "plain", None, False
+        if kind == "field_expression":
+            F = self.F
+            field_node = fn.child_by_field_id(F.field)
+            base = fn.child_by_field_id(F.argument)
+            name = self.text(field_node) if field_node is not None else "?"
+            if base is not None and self.is_arrow(fn):
+                table = self.strip_casts(base)
+                self_arg = table
+                if table.type == "pointer_expression":
+                    op = table.child_by_field_id(F.operator)
+                    if self.src[op.start_byte:op.end_byte] == b"*":
+                        self_arg = self.strip_casts(table.child_by_field_id(F.argument))
+                drop = bool(arg_nodes) and self.same_text(self.strip_casts(arg_nodes[0]), self_arg)
+                return name, "table", self_arg if drop else base, drop
+            return name, "method", base, False
+        if kind in ("qualified_identifier", "template_function", "scoped_identifier"):
+            return _WHITESPACE.sub("", self.text(fn)), "plain", None, False
+        return "<indirect>", "indirect", None, False
+
+    def operator(self, node: Node) -> str:
+        """The operator of a unary/binary/assignment expression (`and` read as `&&`). The same
+        few tokens recur all over a file: they are looked up by their bytes, not decoded again."""
+        op_node = node.child_by_field_id(self.F.operator)
+        if op_node is None:
+            return "?"
+        raw = self.src[op_node.start_byte:op_node.end_byte]
+        found = _OPERATORS.get(raw)
+        if found is None:
+            op = raw.decode("utf-8", "replace").strip()
+            found = _OPERATORS[raw] = self.OPERATOR_ALIASES.get(op, op)
+        return found
+
+    def is_arrow(self, field_expression: Node) -> bool:
+        """Is this `p->f` (not `s.f`)? The operator token's bytes, without decoding them."""
+        op = field_expression.child_by_field_id(self.F.operator)
+        return op is not None and self.src[op.start_byte:op.end_byte] == b"->"
+
+    def same_text(self, a: Node, b: Node) -> bool:
+        """`self.text(a) == self.text(b)`, comparing bytes (decoded only when not ASCII)."""
+        src = self.src
+        x, y = src[a.start_byte:a.end_byte], src[b.start_byte:b.end_byte]
+        if x == y:
+            return True
+        if x.isascii() and y.isascii():
+            return False
+        return x.decode("utf-8", "replace") == y.decode("utf-8", "replace")

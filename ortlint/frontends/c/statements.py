@@ -1,0 +1,302 @@
+"""C statements and control flow -> blocks: declarations, `if`/loops/`switch` with fall-through, `goto` and labels,
+conditions with `&&`/`||`/`!`/`?:`."""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import Block, Branch, Jump, Loc, Op, Opaque, Return
+from .syntax import (
+    _UNINITIALIZED,
+    _declared_identifier,
+    _short,
+    declarator_name,
+    find_function_declarator,
+    is_array_declarator,
+)
+
+
+class CStatements:
+    """C statements and control flow -> blocks: declarations, `if`/loops/`switch` with fall-through, `goto` and labels,
+conditions with `&&`/`||`/`!`/`?:`."""
+
+    def stmt_compound_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            self.lower_stmt(child)
+    stmt_translation_unit = stmt_compound_statement
+
+    def stmt_expression_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            if child.type != "comment":
+                self.lower_expr_stmt(child)
+
+    def lower_expr_stmt(self, node: Node) -> None:
+        self.stmt_temps = []
+        self.lower_expr(node, discard=True)
+        self.finish_statement(node)
+
+    def stmt_declaration(self, node: Node) -> None:
+        self.stmt_temps = []
+        for child in node.children_by_field_id(self.F.declarator):
+            self.lower_declarator(child, node)
+        self.finish_statement(node)
+
+    def lower_declarator(self, decl: Node, whole: Node) -> None:
+        if decl.type == "init_declarator":
+            target = decl.child_by_field_id(self.F.declarator)
+            value = decl.child_by_field_id(self.F.value)
+        else:
+            target, value = decl, None
+        name = declarator_name(target, self.src)
+        if not name or find_function_declarator(target) is not None and value is None:
+            return  # a local prototype
+        self.locals[name] = is_array_declarator(target)
+        if value is None:
+            if not self.locals[name]:
+                self.emit(ir.Assign(self.loc(decl), self.var(name), _UNINITIALIZED))
+            return
+        if value.type == "initializer_list":
+            self.lower_initializer(self.var(name), value)
+            return
+        self.assign_from(self.var(name), value, self.loc(decl))
+
+    def lower_initializer(self, target: ir.Expr, init: Node) -> None:
+        """`T a[2] = {NULL, f()}`: calls inside are evaluated, elements stay untracked."""
+        for child in init.named_children:
+            if child.type == "initializer_list":
+                self.lower_initializer(target, child)
+            elif child.type == "initializer_pair":
+                value = child.child_by_field_id(self.F.value)
+                if value is not None:
+                    self.lower_expr(value)
+            else:
+                self.lower_expr(child)
+
+    def stmt_return_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        kids = node.named_children
+        value = kids[0] if kids else None
+        expr = self.lower_expr(value) if value is not None and value.type != "comment" else None
+        self.terminate(Return(expr, self.loc(node)))
+        self.stmt_temps = []
+
+    def stmt_if_statement(self, node: Node) -> None:
+        F = self.F
+        cond = node.child_by_field_id(F.condition)
+        then = node.child_by_field_id(F.consequence)
+        alt = node.child_by_field_id(F.alternative)
+        then_b, join = self.new_block(), self.new_block()
+        else_b = self.new_block() if alt is not None else join
+        self.stmt_temps = []
+        self.lower_cond(cond, then_b, else_b)
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        self.start(then_b)
+        self.kill_at_start(temps, cond)
+        if then is not None:
+            self.lower_stmt(then)
+        self.jump(join)
+        if alt is not None:
+            self.start(else_b)
+            self.kill_at_start(temps, cond)
+            for child in alt.named_children:  # else_clause wraps the statement
+                self.lower_stmt(child)
+            self.jump(join)
+        elif temps:
+            self.start(join)
+            self.kill_at_start(temps, cond)
+            return
+        self.start(join)
+
+    def kill_at_start(self, temps: tuple[str, ...], node: Node | None) -> None:
+        if node is not None and temps:  # most conditions leave no temporaries: no location to build
+            self.kill(temps, self.loc(node))
+
+    def stmt_while_statement(self, node: Node) -> None:
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        self.stmt_temps = []
+        cond = node.child_by_field_id(self.F.condition)
+        self.lower_cond(cond, body_b, exit_b, kind="loop")
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        first = len(self.blocks)
+        self.start(body_b)
+        self.kill_at_start(temps, cond)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, header)
+        self.jump(header)
+        self.close_loop(exit_b, {body_b.id, header.id} | set(range(first, len(self.blocks))), temps, cond, node)
+
+    def lower_loop_body(self, body: Node | None, break_to: Block, continue_to: Block) -> None:
+        self.loop_stack.append((break_to.id, continue_to.id))
+        self.break_stack.append(break_to.id)
+        try:
+            if body is not None:
+                self.lower_stmt(body)
+        finally:
+            self.loop_stack.pop()
+            self.break_stack.pop()
+
+    def close_loop(self, exit_b: Block, body_ids: set[int], temps: tuple[str, ...], cond: Node | None, node: Node) -> None:
+        self.start(exit_b)
+        self.kill_at_start(temps, cond)
+        end = self.loc(node)
+        self.emit(ir.ScopeExit(Loc(end.end_line, end.end_col, end.end_line, end.end_col), frozenset(body_ids)))
+
+    def stmt_do_statement(self, node: Node) -> None:
+        body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(body_b)
+        first = len(self.blocks)
+        self.start(body_b)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, cond_b)
+        self.jump(cond_b)
+        self.start(cond_b)
+        self.stmt_temps = []
+        cond = node.child_by_field_id(self.F.condition)
+        loop_again = self.new_block()
+        self.lower_cond(cond, loop_again, exit_b, kind="loop")
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        self.start(loop_again)
+        self.kill_at_start(temps, cond)
+        self.jump(body_b)
+        self.close_loop(exit_b, {body_b.id, cond_b.id} | set(range(first, len(self.blocks))), temps, cond, node)
+
+    def stmt_for_statement(self, node: Node) -> None:
+        init = node.child_by_field_id(self.F.initializer)
+        if init is not None:
+            self.lower_stmt(init) if init.type == "declaration" else self.lower_expr_stmt(init)
+        header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        cond = node.child_by_field_id(self.F.condition)
+        self.stmt_temps = []
+        if cond is not None:
+            self.lower_cond(cond, body_b, exit_b, kind="loop")
+        else:
+            self.jump(body_b)
+        temps = tuple(self.stmt_temps)
+        self.stmt_temps = []
+        first = len(self.blocks)
+        self.start(body_b)
+        self.kill_at_start(temps, cond)
+        self.lower_loop_body(node.child_by_field_id(self.F.body), exit_b, update_b)
+        self.jump(update_b)
+        self.start(update_b)
+        for update in node.children_by_field_id(self.F.update):
+            self.lower_expr_stmt(update)
+        self.jump(header)
+        self.close_loop(exit_b, {body_b.id, header.id, update_b.id} | set(range(first, len(self.blocks))), temps, cond, node)
+
+    def stmt_switch_statement(self, node: Node) -> None:
+        self.stmt_temps = []
+        cond = node.child_by_field_id(self.F.condition)
+        value = self.lower_expr(cond) if cond is not None else Opaque("?")
+        exit_b = self.new_block()
+        body = node.child_by_field_id(self.F.body)
+        cases = [c for c in (body.named_children if body is not None else []) if c.type == "case_statement"]
+        case_blocks = [self.new_block() for _ in cases]
+        default_target = exit_b
+        for case, block in zip(cases, case_blocks):
+            case_value = case.child_by_field_id(self.F.value)
+            if case_value is None:
+                default_target = block
+                continue
+            test_b = self.new_block()
+            self.jump(test_b)
+            self.start(test_b)
+            next_b = self.new_block()
+            expr = Op("==", (value, self.pure_expr(case_value)))
+            self.terminate(Branch(expr, block.id, next_b.id, self.loc(case), _short(f"case {self.text(case_value)}"), "case"))
+            self.start(next_b)
+        self.jump(default_target)
+        self.break_stack.append(exit_b.id)
+        try:
+            for case, block in zip(cases, case_blocks):
+                self.jump(block)  # fall-through from the previous case
+                self.start(block)
+                value_node = case.child_by_field_id(self.F.value)
+                for child in case.named_children:
+                    if child != value_node and child.type != "comment":
+                        self.lower_stmt(child)
+            # statements in the switch body before any case label are unreachable; skip them
+        finally:
+            self.break_stack.pop()
+        self.jump(exit_b)
+        self.start(exit_b)
+
+    def stmt_case_statement(self, node: Node) -> None:  # a case label outside a switch body
+        for child in node.named_children:
+            if child != node.child_by_field_id(self.F.value):
+                self.lower_stmt(child)
+
+    def stmt_break_statement(self, node: Node) -> None:
+        if self.break_stack:
+            self.terminate(Jump(self.break_stack[-1]))
+
+    def stmt_continue_statement(self, node: Node) -> None:
+        if self.loop_stack:
+            self.terminate(Jump(self.loop_stack[-1][1]))
+
+    def stmt_goto_statement(self, node: Node) -> None:
+        label = node.child_by_field_id(self.F.label)
+        if label is not None:
+            self.terminate(Jump(self.label_block(self.text(label)).id))
+
+    def stmt_labeled_statement(self, node: Node) -> None:
+        label = node.child_by_field_id(self.F.label)
+        block = self.label_block(self.text(label)) if label is not None else self.new_block()
+        self.jump(block)
+        self.start(block)
+        for child in node.named_children:
+            if child != label:
+                self.lower_stmt(child)
+
+    def stmt_attributed_statement(self, node: Node) -> None:
+        for child in node.named_children:
+            if child.type != "attribute_declaration":
+                self.lower_stmt(child)
+
+    def stmt_type_definition(self, node: Node) -> None:
+        pass
+    stmt_struct_specifier = stmt_enum_specifier = stmt_union_specifier = stmt_type_definition
+    stmt_function_definition = stmt_type_definition  # nested function (GNU C): not part of this one
+
+    def lower_cond_special(self, node: Node, t: Block, f: Block, kind: str) -> bool:
+        node_type = node.type
+        if node_type == "condition_clause":  # C++ `if (init; cond)` / `if (T x = f())`
+            self.lower_condition_clause(node, t, f, kind)
+            return True
+        if node_type == "comma_expression":
+            self.lower_expr(node.child_by_field_id(self.F.left), discard=True)
+            self.lower_cond(node.child_by_field_id(self.F.right), t, f, kind)
+            return True
+        return False
+
+    def lower_condition_clause(self, node: Node, t: Block, f: Block, kind: str) -> None:
+        value = node.child_by_field_id(self.F.value)
+        for child in node.named_children:
+            if child == value:
+                continue
+            if child.type == "declaration":
+                self.stmt_declaration(child)
+            elif child.type != "comment":
+                self.lower_expr(child, discard=True)
+        if value is None:
+            self.jump(t)
+        elif value.type == "declaration":
+            self.stmt_declaration(value)
+            # the declared variable as the lowering names it (C++ renames a name declared twice)
+            decls = value.children_by_field_id(self.F.declarator)
+            ident = _declared_identifier(decls[-1]) if decls else None
+            cond = self.lower_expr(ident) if ident is not None else Opaque("?")
+            init = value.child_by_field_id(self.F.value)  # C++ `if (T *x = f())`: the value is the declaration's own field
+            if init is not None and ident is not None:
+                if init.type == "initializer_list" and len(self.named(init)) == 1:
+                    init = self.named(init)[0]
+                self.assign_from(cond, init, self.loc(value))
+                self.finish_statement(value)
+            self.terminate(Branch(cond, t.id, f.id, self.loc(value), self.short_text(value), kind))
+        else:
+            self.lower_cond(value, t, f, kind)

@@ -1,0 +1,486 @@
+"""C++ expressions and calls: `new`/`delete`, assignments, plain, member, table and method calls (typed by the
+receiver), `std::move`, makers, smart-pointer and container operations."""
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import AddrOf, Const, Deref, Field, Index, Loc, Opaque, Var
+from ..c.syntax import _VOID
+from ..common.cfg import has_side_effects
+from .containers import owning_map_store
+from .guards import guard_method, guard_type_of, hold_constructed_status
+from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
+from .syntax import (
+    _API_GETTERS,
+    _CASTS,
+    _CONTAINER_SELF,
+    _CONTAINER_STORE,
+    _DEFER_WORDS,
+    _MACRO_NAME,
+    _MAKERS,
+    _MOVES,
+    _STD_PREFIX,
+    _UNKNOWN,
+    _expr_vars,
+    pick_overload,
+    strip_template_args,
+)
+
+
+class CppExpressions:
+    """C++ expressions and calls: `new`/`delete`, assignments, plain, member, table and method calls (typed by the
+receiver), `std::move`, makers, smart-pointer and container operations."""
+
+    def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")  # `text`, inlined (hot)
+        if name in self.rename:
+            return self.rename[name]
+        if name in self.ref_params and name not in self.locals:
+            return Deref(Var(name))  # a reference parameter: the caller's object
+        if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
+            return Field(self.this_obj, name)
+        found = self.name_values.get(name)  # `name_value`'s cache lookup, inlined (hot)
+        return found if found is not None else self.name_value(name)
+    expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
+
+    def expr_qualified_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.var(clean_name(self.text(node)))
+
+    def expr_this(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return AddrOf(self.this_obj) if self.this_obj is not None else Var("this")
+
+    def expr_field_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        base = node.child_by_field_id(self.F.argument)
+        if base is not None and self.strip_casts(base).type == "this":
+            return self.member_expr(strip_template_args(self.text(node.child_by_field_id(self.F.field))))
+        return super().expr_field_expression(node, discard, dest)
+
+    def expr_new_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        declarator = node.child_by_field_id(self.F.declarator)
+        callee = "new[]" if declarator is not None and declarator.type == "new_declarator" else "new"
+        placement = node.child_by_field_id(self.F.placement)
+        if placement is not None:
+            callee = callee + "(nothrow)" if "nothrow" in self.text(placement) else "new(placement)"
+        if declarator is not None:
+            length = declarator.child_by_field_id(self.F.length)
+            if length is not None:
+                self.lower_expr(length, discard=True)
+        arguments = node.child_by_field_id(self.F.arguments)
+        args = tuple([self.lower_expr(a) for a in (arguments.named_children if arguments is not None else [])
+                     if a.type != "comment"])
+        if callee == "new(placement)" and placement is not None and len(self.named(placement)) == 1:
+            # `new (buf) T(...)` builds the object in buf's storage: the result IS buf (no new allocation)
+            storage = self.lower_expr(self.named(placement)[0])
+            self.emit_call_node(node, callee, "new", None, args, True, None)
+            return storage
+        return self.emit_call_node(node, callee, "new", None, args, discard, dest)
+
+    def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
+        operand = next((c for c in node.named_children if c.type != "comment"), None)
+        arg = self.lower_expr(operand) if operand is not None else Opaque("?")
+        return self.emit_call_node(node, callee, "plain", None, (arg,), True, None)
+
+    def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`T{args}` in C++ constructs a T like `T(args)`."""
+        type_node = node.child_by_field_id(self.F.type)
+        value = node.child_by_field_id(self.F.value)
+        args = [a for a in value.named_children if a.type != "comment"] if value is not None else []
+        if type_node is None:
+            return super().expr_compound_literal_expression(node, discard, dest)
+        return self.lower_named_call(node, type_node, args, discard, dest)
+
+    def expr_condition_clause(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        value = node.child_by_field_id(self.F.value)
+        return self.lower_expr(value, discard, dest) if value is not None else Opaque("?")
+
+    def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """Assigning to a smart pointer releases what it held first."""
+        left = self.unparen(node.child_by_field_id(self.F.left))
+        op = self.operator(node)
+        if left.type == "identifier" and op == "=":
+            own = self.owner_of(self.text(left))
+            if own is not None and own.what == "smart" and not own.shared:
+                target = self.lower_expr(left)
+                right = node.child_by_field_id(self.F.right)
+                value = self.lower_expr(self.unwrap_guard_construction(right))
+                if own.releases():
+                    self.release_smart(target, own, self.loc(node))
+                self.emit(ir.Assign(self.loc(node), target, value))
+                self.adopt_deleter(self.text(left), right, own)
+                return target
+        return self.assignment_value(node, op)
+
+    def call_args(self, node: Node) -> list[Node]:
+        arguments = node.child_by_field_id(self.F.arguments)
+        return [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+
+    def emit_call_node(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
+                       args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, loc: Loc | None = None) -> ir.Expr:
+        """emit_call at an explicit location (constructors run at the declaration)."""
+        if loc is None:
+            return self.emit_call(node, callee, style, receiver, args, discard, dest)
+        saved = self.loc_override
+        self.loc_override = loc
+        try:
+            return self.emit_call(node, callee, style, receiver, args, discard, dest)
+        finally:
+            self.loc_override = saved
+
+    def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        function = node.child_by_field_id(self.F.function)
+        fn = self.unparen(function) if function is not None else None
+        arg_nodes = self.call_args(node)
+        kind = fn.type if fn is not None else None
+        macros = self.unit.macros
+        if macros and kind == "identifier":
+            fn_text = self.text(fn)
+            macro = macros.get(fn_text)
+            if macro is not None and self.macro_depth < 8 and fn_text not in self.rename:
+                expanded = self.expand_macro(macro, node, node.child_by_field_id(self.F.arguments), discard, dest)
+                if expanded is not None:
+                    return expanded
+        if fn is None:
+            return self.emit_call(node, "<indirect>", "indirect", None, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+        if kind == "field_expression":
+            return self.lower_member_call(node, fn, arg_nodes, discard, dest)
+        if kind in ("identifier", "qualified_identifier", "template_function", "scoped_identifier",
+                       "primitive_type", "type_identifier", "template_type"):
+            return self.lower_named_call(node, fn, arg_nodes, discard, dest)
+        if fn.type == "lambda_expression":  # immediately invoked: its body runs here, once
+            result = dest if dest is not None else (None if discard else self.temp())
+            if not self.inline_lambda(fn, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result):
+                self.register_lambda(fn)  # too deep to inline: analyzed on its own instead
+            return result if result is not None else _VOID
+        callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+        args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
+        return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
+                              args, discard, dest)
+
+    def lower_named_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A call by name: casts, std::move, make_unique, lambdas, constructors of guard types, same-class methods, library functions."""
+        raw = clean_name(self.text(fn))
+        name = strip_template_args(raw)
+        short = name.rsplit("::", 1)[-1]
+        if name in _CASTS or short in _CASTS:
+            return self.lower_expr(arg_nodes[0], discard, dest) if arg_nodes else Opaque("cast")
+        if name in _MOVES:
+            return self.lower_move(arg_nodes[0], discard, dest) if arg_nodes else Opaque("move")
+        if name in _MAKERS:
+            return self.lower_maker(node, fn, name, arg_nodes, discard, dest)
+        if self.is_deferral_macro(fn, name):
+            return self.defer_arguments(node, name, arg_nodes)
+        if fn.type == "identifier" and name not in self.rename and self.has_lambda_vars():
+            lam = self.lookup("lambdas", name)
+            if lam is not None:
+                result = dest if dest is not None else (None if discard else self.temp())
+                self.inline_lambda(lam, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
+                return result if result is not None else _VOID
+        if self.is_type_name(name):
+            own = self.model.ownership(name)
+            if own.what == "smart" and arg_nodes:  # a temporary guard around a raw pointer
+                return self.lower_expr(arg_nodes[0], discard, dest)
+            cls = self.model.find_class(name, self.ns)
+            name = cls.qualname if cls is not None else name
+        elif self.cls is not None and "::" not in name and self.cls.has_method(name) and self.type_of_name(name) is None:
+            return self.call_own_method(node, name, arg_nodes, discard, dest)
+        name = self.unqualify_library_name(name)
+        return self.lower_plain_call(node, name, arg_nodes, discard, dest)
+
+    def is_deferral_macro(self, fn: Node, name: str) -> bool:
+        """`DEFER(image, free(image))`, `SCOPE_EXIT(...)`: a macro from a header whose code
+        argument runs when the scope ends. Tree-sitter mode only (libclang expands it)."""
+        return (fn.type == "identifier" and _MACRO_NAME.match(name) is not None and _DEFER_WORDS.search(name) is not None
+                and name not in self.unit.macros and name not in self.model.returns
+                and self.unit.policy.lookup("plain", name) is None)
+
+    def defer_arguments(self, node: Node, name: str, arg_nodes: list[Node]) -> ir.Expr:
+        for arg in arg_nodes:
+            if has_side_effects(arg):
+                kept = self.keep(arg)
+                self.register_cleanup(name, lambda at, n=kept: self.lower_deferred(n), self.loc(node))
+        return Opaque(self.short_text(node))
+
+    def lower_deferred(self, node: Node) -> None:
+        """Lower a deferred code argument (DEFER / SCOPE_EXIT) at a scope exit, at its own location."""
+        saved = (self.src, self.stmt_temps, self.loc_override)
+        self.src, self.stmt_temps, self.loc_override = self.node_src.get(node.id, self.src), [], None
+        try:
+            self.lower_expr(node, discard=True)
+            if self.stmt_temps:
+                self.emit(ir.Kill(self.loc(node), tuple(self.stmt_temps)))
+        finally:
+            self.src, self.stmt_temps, self.loc_override = saved
+
+    def unqualify_library_name(self, name: str) -> str:
+        """`std::free`, `::fopen` are the C library's `free` / `fopen` (asked for every call by
+        name: remembered per file)."""
+        found = self.unit.unqualified.get(name)
+        if found is None:
+            found = self.unit.unqualified[name] = self._unqualify_library_name(name)
+        return found
+
+    def _unqualify_library_name(self, name: str) -> str:
+        policy = self.unit.policy
+        if policy.lookup("plain", name) is not None or policy.is_neutral("plain", name):
+            return name
+        bare = _STD_PREFIX.sub("", name, count=1)
+        if bare != name and (policy.lookup("plain", bare) is not None or policy.is_neutral("plain", bare)):
+            return bare
+        return name
+
+    def lower_plain_call(self, node: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A call by name; lambdas passed to `std::` algorithms run in place, lambdas passed
+        elsewhere may run later, so what they touch is no longer checked."""
+        lambdas = self.lambda_args(arg_nodes)
+        refs = self.model.ref_params.get(name, frozenset())
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+                      for i, a in enumerate(arg_nodes)])
+        result = self.emit_call(node, name, "plain", None, args, discard, dest)
+        hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
+        for lam_node in lambdas:
+            lam = self.lambda_var(lam_node) or self.strip_casts(lam_node)
+            if lam.start_byte in self.guard_lambdas:
+                continue
+            if name.startswith("std::"):
+                count = len(self._params_node(lam).named_children) if self._params_node(lam) is not None else 0
+                self.inline_lambda(lam, [Opaque("element")] * count, self.loc(node))
+            else:
+                self.havoc_captures(lam)
+        return result
+
+    @staticmethod
+    def by_reference(arg: ir.Expr) -> ir.Expr:
+        """An argument bound to a `T &` parameter: the callee sees its address."""
+        if isinstance(arg, Deref):
+            return arg.base
+        if isinstance(arg, (Var, Field, Index)):
+            return AddrOf(arg)
+        return arg
+
+    def havoc_captures(self, lam: Node) -> None:
+        body = lam.child_by_field_id(self.F.body)
+        if body is None:
+            return
+        names = sorted({self.rename_target(n) for n in re.findall(r"[A-Za-z_]\w*", self.text(body))})
+        self.emit(ir.Havoc(self.loc(lam), tuple(n for n in names if n), "captured by a lambda that may run later"))
+
+    def rename_target(self, name: str) -> str:
+        target = self.rename.get(name)
+        return target.name if isinstance(target, Var) else (name if target is None else "")
+
+    def call_own_method(self, node: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`fail(st)` / `this->fail(st)` inside class Model: the method `Model::fail`; lowered in
+        place when the object is known (inside a constructor/destructor lowered in place)."""
+        assert self.cls is not None
+        defs = self.cls.methods.get(name, [])
+        if self.this_obj is not None:
+            chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
+            if chosen is not None and self.inline_room():
+                args = [self.lower_expr(a) for a in arg_nodes]
+                result = dest if dest is not None else (None if discard else self.temp())
+                self.inline_method(chosen, self.cls, self.this_obj, args, self.loc(node), result)
+                return result if result is not None else _VOID
+        return self.lower_plain_call(node, f"{self.cls.qualname}::{name}", arg_nodes, discard, dest)
+
+    def lower_move(self, arg: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`std::move(p)` of a smart pointer empties p: its destructor then releases nothing."""
+        inner = self.unparen(arg)
+        if inner.type == "identifier":
+            own = self.owner_of(self.text(inner))
+            if own is not None and own.what == "smart" and not own.shared:
+                source = self.lower_expr(inner)
+                target = dest if dest is not None else self.temp()
+                self.emit(ir.Assign(self.loc(arg), target, source))
+                self.emit(ir.Assign(self.loc(arg), source, Const(0, "nullptr")))
+                return target
+        return self.lower_expr(arg, discard, dest)
+
+    def lower_maker(self, node: Node, fn: Node, name: str, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`std::make_unique<T>(args)` initializing a declared smart pointer is `new T(args)`
+        (released by that pointer's destructor). Anywhere else the temporary smart pointer
+        owns the object and hands it on: nothing for this function to release; what the
+        arguments give the object's constructor (`std::move(impl)`) is the object's."""
+        if dest is None or dest != self.guard_init:
+            args = tuple([self.lower_expr(a) for a in arg_nodes])
+            if args:
+                # "indirect": a constructor never resolved by name; an unknown callee takes its arguments
+                self.emit_call(node, f"{self.template_arg_text(fn) or 'T'}::<constructor>", "indirect", None, args, True, None)
+            return Opaque(self.short_text(node))
+        array = self.template_arg_text(fn).rstrip().endswith("]")
+        if array:
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            return self.emit_call(node, "new[]", "new", None, (), discard, dest)
+        args = tuple([self.lower_expr(a) for a in arg_nodes])
+        return self.emit_call(node, "new", "new", None, args, discard, dest)
+
+    def lower_member_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`x.f(...)` / `x->f(...)`: classified by what x is (see the module docstring)."""
+        base = fn.child_by_field_id(self.F.argument)
+        field_node = fn.child_by_field_id(self.F.field)
+        name = strip_template_args(clean_name(self.text(field_node))) if field_node is not None else "?"
+        op_node = fn.child_by_field_id(self.F.operator)
+        op = self.text(op_node).strip() if op_node else "."
+        base_inner = self.strip_casts(base) if base is not None else None
+        if base_inner is not None and base_inner.type == "this" and self.cls is not None and self.cls.has_method(name):
+            return self.call_own_method(node, name, arg_nodes, discard, dest)
+        self.base_type_seen = None
+        is_table, rtype_text = self.table_call_and_receiver(fn, base_inner)
+        if is_table:
+            return self.lower_table_call(node, fn, op, name, base, arg_nodes, discard, dest)
+        if rtype_text is _UNKNOWN:
+            rtype_text = self.receiver_type(fn)
+        rtype = self.model.resolve_alias(parse_type(rtype_text)) if rtype_text else None
+        seen = self.base_type_seen  # `expr_type(base)`, when receiver_type just worked it out
+        base_type = seen[1] if seen is not None and seen[0] == base else self.expr_type(base) if base is not None else None
+        base_own = self.model.ownership(base_type or "") if base is not None else None
+        if op == "." and base_own is not None and base_own.what == "smart":
+            return self.smart_pointer_op(node, base, name, arg_nodes, discard, dest, base_own)
+        if rtype is None and op == "." and name in ("get", "release") and not arg_nodes:
+            return self.lower_expr(base, discard, dest)  # smart-pointer idiom on an unknown type
+        if op == "." and base_own is not None and base_own.what == "container":
+            handled = self.container_op(node, base, name, arg_nodes, discard, dest)
+            if handled is not None:
+                return handled
+        if op == ".":
+            stored = owning_map_store(self, node, base, name, arg_nodes)  # cpp_containers: `cache.emplace(k, std::move(p))`
+            if stored is not None:
+                return stored
+        if base is not None and not arg_nodes:  # a guard's test takes no argument: no type to work out otherwise
+            tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
+                                  name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+            if tested is not None:
+                return tested
+        if rtype is not None and rtype.name:
+            return self.typed_method_call(node, base, op, rtype, name, arg_nodes, discard, dest)
+        if op == "->":
+            callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+            args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
+            return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
+                                  args, discard, dest)
+        receiver = self.lower_expr(base)
+        return self.emit_call(node, name, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+
+    def is_table_call(self, fn: Node, base: Node | None) -> bool:
+        """`api->F(...)`, `api.F(...)` on a `const OrtApi&`, `Ort::GetApi().F(...)`, `env->F(...)`."""
+        return self.table_call_and_receiver(fn, base)[0]
+
+    def table_call_and_receiver(self, fn: Node, base: Node | None) -> tuple[bool, str | None | object]:
+        """`is_table_call`, with the `receiver_type(fn)` it computed on the way (`_UNKNOWN` when
+        it did not need it), so that a member call does not work the receiver's type out twice."""
+        oracle = self.unit.oracle
+        if oracle is not None and self.macro_depth == 0:
+            field_node = fn.child_by_field_id(self.F.field)
+            if field_node is not None:
+                found = oracle.member_call(field_node.start_point[0] + 1, field_node.start_point[1] + 1)
+                if found is not None:
+                    return found[0] == "table", _UNKNOWN
+        if base is None:
+            return False, _UNKNOWN
+        if base.type == "call_expression":
+            callee = strip_template_args(clean_name(self.text(base.child_by_field_id(self.F.function) or base)))
+            if callee in _API_GETTERS or callee.endswith("GetApi"):
+                return True, _UNKNOWN
+        rtype = self.receiver_type(fn)
+        return rtype is not None and self.model.resolve_alias(parse_type(rtype)).name in TABLE_TYPES, rtype
+
+    def lower_table_call(self, node: Node, fn: Node, op: str, name: str, base: Node | None, arg_nodes: list[Node],
+                         discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """An OrtApi / JNIEnv entry: the same `table` call as in C (the self argument dropped for `(*env)->F(env, ...)`)."""
+        if op == "->":
+            callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+            args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
+            return self.emit_call(node, callee, "table", self.lower_expr(receiver) if receiver is not None else None,
+                                  args, discard, dest)
+        receiver = self.lower_expr(base) if base is not None else None
+        return self.emit_call(node, name, "table", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+
+    def typed_method_call(self, node: Node, base: Node | None, op: str, rtype: TypeRef, name: str,
+                          arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A method of a known class: an `Ort::` object, a class of this file, anything else."""
+        cls = self.model.find_class(rtype.name, self.ns)
+        if cls is not None and cls.from_header and not cls.methods and name in cls.declared_methods \
+                and name in self.unit.policy.untyped_fields and not self.policy_method(cls.qualname, name):
+            # a method a header of the tree declares that hides a same-named function-pointer field
+            # of a base struct (`Ort::Status CreateSyncStreamForDevice(...)` in a class deriving
+            # from OrtEp): that method (its definition's summary if the tree has one), not the field
+            if base is not None:
+                self.lower_expr(base)
+            return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
+        if cls is not None and not (cls.from_header and not cls.methods):
+            own = self.model.ownership(rtype.name)
+            defs = cls.methods.get(name, [])
+            chosen = pick_overload(defs, len(arg_nodes), self.unit.src)
+            if own.what == "class" and chosen is not None and base is not None and self.inline_room():
+                obj = self.lower_expr(base)
+                obj = Deref(obj) if op == "->" else obj
+                args = [self.lower_expr(a) for a in arg_nodes]
+                result = dest if dest is not None else (None if discard else self.temp())
+                self.inline_method(chosen, cls, obj, args, self.loc(node), result)
+                return result if result is not None else _VOID
+            if cls.has_method(name):
+                if base is not None:
+                    self.lower_expr(base)
+                return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
+        receiver = self.lower_expr(base) if base is not None else None
+        qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
+        return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+
+    def policy_method(self, qualname: str, name: str) -> bool:
+        """Does the policy describe `Class::name` itself (not through an untyped field)?"""
+        calls = self.unit.policy.calls
+        qualified = f"{qualname}::{name}"
+        return ("method", qualified) in calls or ("any", qualified) in calls or ("plain", qualified) in calls
+
+    def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                         dest: ir.Expr | None, own: Ownership) -> ir.Expr:
+        """`p.get()` borrows, `p.release()` hands the pointer out, `p.reset(q)` releases and
+        takes q; anything else on the smart pointer itself touches nothing."""
+        target = self.lower_expr(base)
+        loc = self.loc(node)
+        if name == "get" or name == "operator->":
+            return target
+        if name == "release":
+            out = dest if dest is not None else (None if discard else self.temp())
+            if out is not None:
+                self.emit(ir.Assign(loc, out, target))
+            self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
+            return out if out is not None else _VOID
+        if name == "reset":
+            value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
+            own = self.owner_of(self.text(self.unparen(base))) or own
+            if own.releases() and not own.shared:
+                self.release_smart(target, own, loc)
+            self.emit(ir.Assign(loc, target, value))
+            return _VOID
+        for a in arg_nodes:
+            self.lower_expr(a, discard=True)
+        return Opaque(self.short_text(node))
+
+    def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                     dest: ir.Expr | None) -> ir.Expr | None:
+        """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
+        if name in _CONTAINER_SELF:
+            return self.lower_expr(base, discard, dest)
+        if name in _CONTAINER_STORE and arg_nodes:
+            target = self.lower_expr(base)
+            value = self.lower_expr(arg_nodes[-1])
+            element = self._element_type(self.expr_type(base)) or ""
+            if self.model.ownership(element).what in ("smart", "ort", "class"):
+                names = tuple(sorted(_expr_vars(value)))  # the element's destructor owns it now
+                if names:
+                    self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
+            else:
+                self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
+            return _VOID
+        if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            if name in ("at", "front", "back"):
+                return Index(self.lower_expr(base), Opaque("i"))
+            return Opaque(self.short_text(node))
+        return None

@@ -1,0 +1,145 @@
+"""Inlining the file's own methods, constructors, destructors and lambdas into the caller, within a size and
+depth budget, so that what they do to the caller's resources is seen."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import Loc, Opaque, Var
+from ..c.syntax import declarator_name
+from .model import ClassInfo, declared_type_text
+from .scopes import Frame, InlineTarget
+from .syntax import MAX_INLINE_DEPTH, MAX_INLINED_BYTES
+
+
+class CppInlining:
+    """Inlining the file's own methods, constructors, destructors and lambdas into the caller, within a size and
+depth budget, so that what they do to the caller's resources is seen."""
+
+    @contextmanager
+    def file_source(self, loc: Loc) -> Iterator[None]:
+        """Lower nodes of this file's tree (class bodies) from anywhere, at location `loc`."""
+        saved = (self.src, self.loc_override)
+        self.src, self.loc_override = self.unit.src, loc
+        try:
+            yield
+        finally:
+            self.src, self.loc_override = saved
+
+    @contextmanager
+    def inlining(self, cls: ClassInfo | None, obj: ir.Expr | None, binds: dict[str, ir.Expr], loc: Loc | None,
+                 result: ir.Expr | None, closure: bool, src: bytes | None = None) -> Iterator[None]:
+        """Lower another body at the current point: its `return` jumps to the end; a method's
+        events carry the location of the call or scope exit (`loc`), a lambda's keep their own
+        (it is written inside this function); clashing local names are renamed."""
+        exit_b = self.new_block()
+        saved = (self.rename, self.cls, self.this_obj, self.inline_target, self.loc_override, self.loop_stack,
+                 self.break_stack, self.break_depths, self.continue_depths, self.src, self.stmt_temps, self.try_stack)
+        self.rename = {**(self.rename if closure else {}), **binds}
+        self.cls, self.this_obj = cls, obj
+        self.inline_target = InlineTarget(exit_b.id, result, len(self.scopes))
+        self.loc_override = loc
+        self.loop_stack, self.break_stack, self.break_depths, self.continue_depths = [], [], [], []
+        self.src = src if src is not None else self.unit.src
+        self.stmt_temps = []
+        self.frames.append(Frame())
+        self.inline_depth += 1
+        try:
+            yield
+            self.jump(exit_b)
+        finally:
+            self.inline_depth -= 1
+            self.frames.pop()
+            (self.rename, self.cls, self.this_obj, self.inline_target, self.loc_override, self.loop_stack,
+             self.break_stack, self.break_depths, self.continue_depths, self.src, self.stmt_temps,
+             self.try_stack) = saved
+            self.start(exit_b)
+
+    def bind_params(self, fn_node: Node, args: list[ir.Expr], loc: Loc) -> dict[str, ir.Expr]:
+        """Parameters of a body lowered in place become fresh locals holding the arguments."""
+        params = self._params_node(fn_node)
+        binds: dict[str, ir.Expr] = {}
+        for i, p in enumerate(params.named_children if params is not None else []):
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                continue
+            decl = p.child_by_field_id(self.F.declarator)
+            name = declarator_name(decl, self.src)
+            if not name:
+                continue
+            clash = name in self.locals or name in self.params or name in self.rename
+            var = Var(self.fresh_name(name) if clash else name)
+            self.locals[var.name] = False
+            self.emit(ir.Assign(loc, var, args[i] if i < len(args) else Opaque("default argument")))
+            binds[name] = var
+        return binds
+
+    def param_types(self, fn_node: Node) -> dict[str, str]:
+        """Parameter types of a body lowered in place (for the calls it makes)."""
+        params = self._params_node(fn_node)
+        out = {}
+        for p in params.named_children if params is not None else []:
+            decl = p.child_by_field_id(self.F.declarator)
+            name = declarator_name(decl, self.src)
+            if name:
+                out[name] = declared_type_text(self.src, p.child_by_field_id(self.F.type), decl)
+        return out
+
+    def inline_room(self) -> bool:
+        return self.inline_depth < MAX_INLINE_DEPTH and self.inlined_bytes < MAX_INLINED_BYTES
+
+    def take_inline_room(self, body: Node) -> bool:
+        """Whether `body` may be lowered in place; counts it against MAX_INLINED_BYTES (a note
+        the first time the budget runs out: later calls are left as calls)."""
+        if not self.inline_room():
+            return False
+        self.inlined_bytes += body.end_byte - body.start_byte
+        if self.inlined_bytes >= MAX_INLINED_BYTES:
+            self.note(body, f"{self.name}() inlines more than {MAX_INLINED_BYTES // 1024} KB of method and lambda "
+                            "bodies; further calls to them are left as calls")
+        return True
+
+    def inline_method(self, fn_node: Node, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc,
+                      result: ir.Expr | None = None) -> bool:
+        """Lower a method, constructor or destructor body in place with `obj` as `*this`; False when it cannot be."""
+        body = fn_node.child_by_field_id(self.F.body)
+        if body is None or not self.take_inline_room(body):
+            return False
+        saved_src = self.src
+        self.src = self.unit.src
+        binds = self.bind_params(fn_node, args, loc)
+        types = self.param_types(fn_node)
+        self.src = saved_src
+        with self.inlining(cls, obj, binds, loc, result, closure=False):
+            self.frames[-1].types.update(types)
+            self.lower_member_initializers(fn_node)
+            self.lower_stmt(body)
+        return True
+
+    def inline_lambda(self, lam: Node, args: list[ir.Expr], loc: Loc, result: ir.Expr | None = None) -> bool:
+        """Lower a lambda body in place (captures are the enclosing variables); False when it cannot be."""
+        body = lam.child_by_field_id(self.F.body)
+        if body is None or not self.take_inline_room(body):
+            return False
+        src = self.node_src.get(lam.id, self.src)
+        saved_src = self.src
+        self.src = src
+        binds = self.bind_params(lam, args, loc)
+        types = self.param_types(lam)
+        self.src = saved_src
+        with self.inlining(self.cls, self.this_obj, binds, None, result, closure=True, src=src):
+            self.frames[-1].types.update(types)
+            self.lower_stmt(body)
+        return True
+
+    def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        self.register_lambda(node)
+        return Opaque("lambda")
+
+    def register_lambda(self, node: Node) -> None:
+        """Analyze the lambda's body on its own too (not for lambdas inside macro expansions,
+        whose syntax tree belongs to the expansion text)."""
+        if self.src is self.unit.src:
+            self.unit.add_lambda(node, self.name, self.cls, self.ns)

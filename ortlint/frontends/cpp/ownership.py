@@ -1,0 +1,246 @@
+"""Ownership in C++ objects: smart pointers and their deleters, scope guards and deleter lambdas, objects of the
+file's own classes constructed and destroyed (members released by their destructors)."""
+from __future__ import annotations
+
+import dataclasses
+from contextlib import contextmanager
+from typing import Iterator
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import Const, Field, Loc, Var
+from ..c.syntax import _short
+from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_name, parse_type
+from .scopes import Frame
+from .syntax import _expr_vars, pick_overload, strip_template_args
+
+
+class CppOwnership:
+    """Ownership in C++ objects: smart pointers and their deleters, scope guards and deleter lambdas, objects of the
+file's own classes constructed and destroyed (members released by their destructors)."""
+
+    def unknown_destructor(self, ref: TypeRef) -> ClassInfo | None:
+        """The class of `ref` when it is declared in a header with a destructor we cannot read."""
+        if ref.pointers or ref.array or not ref.name:
+            return None
+        cls = self.model.find_class(ref.name, self.ns)
+        return cls if cls is not None and cls.from_header and cls.has_dtor_decl else None
+
+    def destroy_unknown(self, name: str, cls: ClassInfo, decl: Node, args: tuple[ir.Expr, ...], loc: Loc) -> None:
+        """An object of a header class whose destructor we cannot read (`DeferRelease d(arr, n,
+        ReleaseX)`) may release what its constructor was given when its scope ends: at every
+        exit of the scope, its destructor is an unknown call receiving those arguments."""
+        callee = f"{cls.qualname}::~{cls.name}"
+        text = _short(self.text(decl))
+
+        def emit(at: Loc, args: tuple[ir.Expr, ...] = args) -> None:
+            self.call_counter += 1
+            # "indirect": never resolved to a definition by name (the header's inline body is a
+            # method whose `this` and parameters are not these arguments)
+            self.emit(ir.Call(self.call_counter, at, callee, "indirect", None, args, None, text))
+
+        self.register_cleanup(name, emit, loc)
+
+    def scope_guard_args(self, args: list[Node] | None, value: Node | None) -> list[Node]:
+        """A local object built from a lambda is a scope guard: `ScopeGuard g([&] {...});`,
+        `auto g = gsl::finally([&] {...});` (any non-std function). The lambda runs when the
+        scope ends."""
+        if args is None and value is not None:
+            inner = self.strip_casts(value)
+            if inner.type != "call_expression":
+                return []
+            fn = inner.child_by_field_id(self.F.function)
+            if fn is None or fn.type == "field_expression" or clean_name(self.text(fn)).startswith("std::"):
+                return []
+            args = self.call_args(inner)
+        return self.lambda_args(args or [])
+
+    def scope_guard_lambdas(self, name: str, lambdas: list[Node], loc: Loc) -> None:
+        for lam in lambdas:
+            node = self.lambda_var(lam) or self.keep(self.strip_casts(lam))
+            self.register_cleanup(name, lambda at, n=node: self.inline_lambda(n, [], at), loc)
+
+    def keep(self, node: Node) -> Node:
+        """Remember which text a node kept for later belongs to (a macro expansion's or the file's)."""
+        self.node_src[node.id] = self.src
+        return node
+
+    def lambda_var(self, node: Node) -> Node | None:
+        if not self.has_lambda_vars():
+            return None  # no lambda variable anywhere: nothing to look up
+        node = self.strip_casts(node)
+        if node.type == "identifier":
+            return self.lookup("lambdas", self.text(node))
+        return None
+
+    def has_lambda_vars(self) -> bool:
+        """Does any frame hold a lambda variable (`auto f = [&] {...};`)? Most functions have none."""
+        for frame in self.frames:  # (a loop, not `any(<genexpr>)`: asked for every call argument)
+            if frame.lambdas:
+                return True
+        return False
+
+    def lambda_args(self, args: list[Node]) -> list[Node]:
+        """The arguments that are lambdas or lambda variables: `[a for a in args if
+        strip_casts(a).type == "lambda_expression" or lambda_var(a) is not None]`, with each
+        argument's casts stripped once and the frames asked once (every call's arguments)."""
+        if not args:
+            return []
+        variables = self.has_lambda_vars()
+        found = []
+        for a in args:
+            inner = self.strip_casts(a)
+            kind = inner.type
+            if kind == "lambda_expression" or variables and kind == "identifier" \
+                    and self.lookup("lambdas", self.text(inner)) is not None:
+                found.append(a)
+        return found
+
+    def init_smart_pointer(self, var: Var, name: str, own: Ownership, args: list[Node] | None,
+                           value: Node | None, loc: Loc) -> None:
+        """`std::unique_ptr<T, D> p(raw, deleter)`: p holds raw; the deleter runs at scope exit."""
+        release: ReleaseFn | None = own.release
+        deleter_lambda: Node | None = None
+        if args and len(args) >= 2:
+            release, deleter_lambda = self.deleter_from_arg(args[1], own)
+        self.guard_init = var
+        try:
+            if args:
+                self.assign_from(var, args[0], loc)
+            elif value is not None and value.type != "initializer_list":
+                value = self.unwrap_guard_construction(value)
+                if self.is_shared_copy(own, value):
+                    self.assign_from(var, value, loc)
+                    return
+                self.assign_from(var, value, loc)
+            else:
+                self.emit(ir.Assign(loc, var, Const(0, "nullptr")))
+        finally:
+            self.guard_init = None
+        own = dataclasses.replace(own, release=release, deleter_lambda=deleter_lambda)
+        frame = self.frames[-1]
+        frame.owners[name] = own
+        self.register_cleanup(name, lambda at: self.release_named(frame, name, var, at), loc)
+
+    def release_named(self, frame: Frame, name: str, var: ir.Expr, loc: Loc) -> None:
+        """A smart pointer's destructor, with the deleter it has by then (`p = Ptr(raw, deleter)`
+        may give it one after its declaration); with no deleter known, what it holds is
+        no longer checked."""
+        own = frame.owners.get(name)
+        if own is not None and own.releases():
+            self.release_smart(var, own, loc)
+        elif self.cur is not None:
+            names = tuple(sorted(_expr_vars(var)))
+            self.emit(ir.Havoc(loc, names, "a smart pointer with a deleter ortlint cannot see"))
+
+    def release_smart(self, target: ir.Expr, own: Ownership, loc: Loc) -> None:
+        """What a smart pointer's deleter does to the pointer it holds."""
+        if own.deleter_lambda is not None:
+            self.inline_lambda(own.deleter_lambda, [target], loc)
+        elif own.release is not None:
+            self.emit_release(target, own.release, loc)
+
+    def adopt_deleter(self, name: str, value: Node | None, own: Ownership) -> None:
+        """`p = Ptr(raw, deleter)`: from now on p releases with that deleter."""
+        inner = self.strip_casts(value) if value is not None else None
+        if inner is None or inner.type != "call_expression":
+            return
+        args = self.call_args(inner)
+        if len(args) < 2 or self.model.ownership(clean_name(self.text(inner.child_by_field_id(self.F.function)))).what != "smart":
+            return
+        release, lam = self.deleter_from_arg(args[1], own)
+        for frame in reversed(self.frames):
+            if name in frame.owners:
+                frame.owners[name] = dataclasses.replace(own, release=release, deleter_lambda=lam)
+                return
+
+    def unwrap_guard_construction(self, value: Node) -> Node:
+        """`auto p = SessionPtr(raw)` / `= std::unique_ptr<T, D>(raw, d)`: the raw pointer."""
+        inner = self.strip_casts(value)
+        if inner.type == "call_expression":
+            fn = inner.child_by_field_id(self.F.function)
+            args = self.call_args(inner)
+            if fn is not None and fn.type != "field_expression" and args and \
+                    self.model.ownership(clean_name(self.text(fn))).what == "smart":
+                return args[0]
+        return value
+
+    def is_shared_copy(self, own: Ownership, value: Node) -> bool:
+        """A copy of a shared_ptr shares ownership: the original still releases."""
+        inner = self.strip_casts(value)
+        return own.shared and inner.type == "identifier" and self.owner_of(self.text(inner)) is not None
+
+    def deleter_from_arg(self, node: Node, own: Ownership) -> tuple[ReleaseFn | None, Node | None]:
+        """The deleter passed to a smart pointer's constructor: `g_api->ReleaseStatus`,
+        `&ReleaseX`, `free`, a lambda or a variable holding one."""
+        inner = self.strip_casts(node)
+        if inner.type == "pointer_expression":
+            inner = self.strip_casts(inner.child_by_field_id(self.F.argument))
+        if inner.type == "lambda_expression":
+            self.register_lambda(inner)
+            return None, self.keep(inner)
+        if inner.type == "field_expression":
+            return ReleaseFn(strip_template_args(self.text(inner.child_by_field_id(self.F.field))), "table"), None
+        if inner.type in ("identifier", "qualified_identifier"):
+            lam = self.lambda_var(inner)
+            if lam is not None:
+                return None, lam
+            name = clean_name(self.text(inner))
+            if "::" in name and parse_type(name.rsplit("::", 1)[0]).name in TABLE_TYPES:
+                return ReleaseFn(name.rsplit("::", 1)[1], "table"), None
+            return ReleaseFn(name, "plain"), None
+        return own.release, None
+
+    def init_class_object(self, var: Var, name: str, cls: ClassInfo, args: list[Node] | None,
+                          value: Node | None, loc: Loc) -> None:
+        """An object of a class of this file with a destructor: its constructor and destructor
+        bodies are lowered in place, with the members as fields of the object."""
+        if args is None and value is not None:
+            inner = self.strip_casts(value)
+            fn = inner.child_by_field_id(self.F.function) if inner.type == "call_expression" else None
+            if fn is not None and clean_name(self.text(fn)) in (cls.name, cls.qualname):
+                args = self.call_args(inner)
+            elif inner.type == "compound_literal_expression":
+                body = inner.child_by_field_id(self.F.value)
+                args = [a for a in body.named_children if a.type != "comment"] if body is not None else []
+            else:
+                self.lower_expr(value, discard=True)
+        arg_exprs = [self.lower_expr(a) for a in args or []]
+        self.construct(cls, var, arg_exprs, loc)
+        self.frames[-1].owners[name] = Ownership("class", cls=cls)
+        self.register_cleanup(name, lambda at: self.destroy(cls, var, at), loc)
+
+    def construct(self, cls: ClassInfo, obj: ir.Expr, args: list[ir.Expr], loc: Loc) -> None:
+        """Default member initializers, then the constructor that fits the arguments (or aggregate initialization)."""
+        for member, default in cls.field_defaults.items():
+            with self.object_context(cls, obj), self.file_source(loc):
+                self.assign_from(Field(obj, member), default, loc)
+        ctor = pick_overload(cls.ctors, len(args), self.src)
+        if ctor is not None:
+            self.inline_method(ctor, cls, obj, args, loc)
+        elif args and not cls.ctors:
+            for member, value in zip(cls.field_order, args):  # aggregate initialization
+                self.emit(ir.Assign(loc, Field(obj, member), value))
+
+    def destroy(self, cls: ClassInfo, obj: ir.Expr, loc: Loc, depth: int = 0) -> None:
+        """The destructor body, then the members' destructors in reverse order."""
+        if cls.dtor is not None:
+            self.inline_method(cls.dtor, cls, obj, [], loc)
+        if depth > 3:
+            return
+        for member in reversed(cls.field_order):
+            own = self.model.ownership(cls.fields.get(member, ""))
+            if own.what == "smart" and own.release is not None and self.cur is not None:
+                self.emit_release(Field(obj, member), own.release, loc)
+            elif own.what == "class" and own.cls is not None and own.cls is not cls:
+                self.destroy(own.cls, Field(obj, member), loc, depth + 1)
+
+    @contextmanager
+    def object_context(self, cls: ClassInfo | None, obj: ir.Expr | None) -> Iterator[None]:
+        saved = (self.cls, self.this_obj)
+        self.cls, self.this_obj = cls, obj
+        try:
+            yield
+        finally:
+            self.cls, self.this_obj = saved
