@@ -597,52 +597,75 @@ def stub_entry(k: dict, f: dict) -> str:
             f"key = {json.dumps(k['key'], ensure_ascii=False)}\nverdict = \"\"\nclass = \"\"\nwhy = \"\"\n")
 
 
+def _print_classes(false_classes: Counter, debatable_classes: Counter, weights: dict[str, Counter]) -> None:
+    """Class counts in the triaged sample, and estimated in all unique findings (each repository's
+    sample scaled to its size)."""
+    for kind, counts in (("false ", false_classes), ("debat.", debatable_classes)):
+        for cls, n in counts.most_common():
+            print(f"    {kind} {n:4}  (est. {weights[kind][cls]:6.0f})  {cls}")
+
+
+def _triage_helpers(args: argparse.Namespace, summary: dict, name: str, res: RepoResults, matched: dict) -> None:
+    """--list, --show, --stub for one repository."""
+    picked = [k for k in sample(res, args.sample, args.seed) if k["index"] not in matched]
+    if args.list:
+        for k in res.unique:
+            if k["index"] not in matched:
+                print(f"    untriaged: {k['key']}")
+    if args.show:
+        tree = Path(summary["tree"]) / name.replace("/", "+")
+        for k in picked:
+            print(show_finding(res.findings[k["index"]], k, tree, args.context))
+    if args.stub and picked:
+        args.stub.mkdir(parents=True, exist_ok=True)
+        stub = args.stub / f"{name.replace('/', '+')}.toml"
+        stub.write_text("".join(stub_entry(k, res.findings[k["index"]]) for k in picked), encoding="utf-8")
+        print(f"    {len(picked)} entries to fill in {stub}")
+
+
 def cmd_triage(args: argparse.Namespace) -> int:
+    """Per repository and pooled: verdict counts, precision, false and debatable classes. A sample
+    stands for its repository: `est.` scales each repository's triaged counts by unique/triaged,
+    which is how a precision over all findings (not over the samples) is estimated."""
     summary = json.loads((args.results / "summary.json").read_text())
     names = [r.repo for r in select(load_manifest(), args.only) if r.repo in summary["repos"]]
-    pooled_false, pooled_debatable, total = Counter(), Counter(), Tally()
+    total = Tally()
+    pooled = {"false ": Counter(), "debat.": Counter()}
+    estimated = {"false ": Counter(), "debat.": Counter()}
+    est_verdicts = Counter()
     for name in names:
         res = load_results(args.results, name)
         if res is None:
             continue
         verdicts = load_verdicts(VERDICTS / f"{name.replace('/', '+')}.toml")
         t, false_classes, debatable_classes = tally(res, verdicts, args.sample, args.seed)
-        for name_ in ("findings", "unique", "triaged", "real", "false", "debatable", "sampled", "sampled_triaged"):
-            setattr(total, name_, getattr(total, name_) + getattr(t, name_))
-        pooled_false.update(false_classes)
-        pooled_debatable.update(debatable_classes)
+        for field_name in ("findings", "unique", "triaged", "real", "false", "debatable", "sampled", "sampled_triaged"):
+            setattr(total, field_name, getattr(total, field_name) + getattr(t, field_name))
+        scale = t.unique / t.triaged if t.triaged else 0.0
+        weights = {"false ": Counter({c: n * scale for c, n in false_classes.items()}),
+                   "debat.": Counter({c: n * scale for c, n in debatable_classes.items()})}
+        pooled["false "].update(false_classes)
+        pooled["debat."].update(debatable_classes)
+        for kind in weights:
+            estimated[kind].update(weights[kind])
+        est_verdicts.update({"real": t.real * scale, "false": t.false * scale, "debatable": t.debatable * scale})
         matched = match_verdicts(res.keys, verdicts)
         stale = len(set(verdicts) - {v.key for v in matched.values()})
         prec = f"{t.precision:.2f}" if t.precision is not None else "-"
         print(f"{name}: {t.findings} findings ({t.unique} unique), {t.triaged} triaged: {t.real} real, {t.false} false, "
               f"{t.debatable} debatable; precision {prec}; sample {t.sampled_triaged}/{t.sampled} triaged"
               + (f"; {stale} verdicts match no finding" if stale else ""))
-        for cls, n in false_classes.most_common():
-            print(f"    false  {n:4}  {cls}")
-        for cls, n in debatable_classes.most_common():
-            print(f"    debat. {n:4}  {cls}")
-        untriaged = [k for k in res.unique if k["index"] not in matched]
-        picked = [k for k in sample(res, args.sample, args.seed) if k["index"] not in matched]
-        if args.list:
-            for k in untriaged:
-                print(f"    untriaged: {k['key']}")
-        tree = Path(summary["tree"]) / name.replace("/", "+")
-        if args.show:
-            for k in picked:
-                print(show_finding(res.findings[k["index"]], k, tree, args.context))
-        if args.stub and picked:
-            args.stub.mkdir(parents=True, exist_ok=True)
-            stub = args.stub / f"{name.replace('/', '+')}.toml"
-            stub.write_text("".join(stub_entry(k, res.findings[k["index"]]) for k in picked), encoding="utf-8")
-            print(f"    {len(picked)} entries to fill in {stub}")
+        _print_classes(false_classes, debatable_classes, weights)
+        _triage_helpers(args, summary, name, res, matched)
     prec = f"{total.precision:.2f}" if total.precision is not None else "-"
+    er, ef = est_verdicts["real"], est_verdicts["false"]
+    est_prec = f"{er / (er + ef):.2f}" if er + ef else "-"
     print(f"\nall: {total.findings} findings ({total.unique} unique), {total.triaged} triaged: {total.real} real, "
-          f"{total.false} false, {total.debatable} debatable; pooled precision {prec}; "
+          f"{total.false} false, {total.debatable} debatable; precision of the triaged {prec}; "
           f"sample {total.sampled_triaged}/{total.sampled} triaged")
-    for cls, n in pooled_false.most_common():
-        print(f"    false  {n:4}  {cls}")
-    for cls, n in pooled_debatable.most_common():
-        print(f"    debat. {n:4}  {cls}")
+    print(f"estimated over all {total.unique} unique findings (each sample scaled to its repository): "
+          f"{er:.0f} real, {ef:.0f} false, {est_verdicts['debatable']:.0f} debatable; precision {est_prec}")
+    _print_classes(pooled["false "], pooled["debat."], estimated)
     return 0
 
 
@@ -739,4 +762,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # `... | head`
+        sys.exit(0)

@@ -139,3 +139,68 @@ def test_notes_are_grouped_by_cause(message: str, cause: str) -> None:
 def test_missing_blobs_are_left_out_by_pattern() -> None:
     assert wr._attribute_pattern("a/b[1]*.h") == "/a/b\\[1]\\*.h"
     assert wr._attribute_pattern("a b/c.h") == '"/a b/c.h"'
+
+
+def fake_results(folder: Path, tree: Path, findings: list[dict]) -> None:
+    """A results folder as `run` writes it, for one manifest repository."""
+    folder.mkdir(parents=True)
+    name = "IBM/onnxruntime-ep-telum"
+    slug = name.replace("/", "+")
+    (folder / f"{slug}.json").write_text(json.dumps({"findings": findings, "notices": []}))
+    (folder / f"{slug}.keys.json").write_text(json.dumps(wr.compute_keys(tree, findings)))
+    row = {"findings": len(findings), "by_rule": {"ORT001": len(findings)}, "notes": {}, "user": 1.0, "sys": 0.5,
+           "wall": 2.0, "peak_rss_mb": 10.0, "exit": 1, "files": 1, "lines": 3, "symlink_duplicates": 0}
+    (folder / "summary.json").write_text(json.dumps({"label": folder.name, "tool": {}, "tree": str(tree.parent),
+                                                     "repos": {name: row}}))
+
+
+def test_triage_table_and_diff_use_the_verdict_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "trees" / "IBM+onnxruntime-ep-telum"
+    tree.mkdir(parents=True)
+    (tree / "a.c").write_text("p = malloc(1);\nq = malloc(2);\nr = malloc(3);\n")
+    a = [finding("a.c", 1, 5, 14), finding("a.c", 2, 5, 14)]
+    b = [finding("a.c", 2, 5, 14), finding("a.c", 3, 5, 14)]
+    fake_results(tmp_path / "A", tree, a)
+    fake_results(tmp_path / "B", tree, b)
+    verdicts = tmp_path / "triage"
+    verdicts.mkdir()
+    write_verdicts(verdicts / "IBM+onnxruntime-ep-telum.toml", [
+        {"key": "ORT001 | a.c | f | 1 | malloc(1)", "verdict": "false", "class": "k", "why": "w"},
+        {"key": "ORT001 | a.c | f | 1 | malloc(2)", "verdict": "real", "why": "w"}])
+    monkeypatch.setattr(wr, "VERDICTS", verdicts)
+    assert wr.main(["triage", str(tmp_path / "A")]) == 0
+    out = capsys.readouterr().out
+    assert "2 triaged: 1 real, 1 false, 0 debatable; precision 0.50" in out
+    assert "(est.      1)  k" in out
+    assert wr.main(["table", str(tmp_path / "B")]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("IBM/"))
+    assert row.split()[-3:] == ["1/2", "1/0/0", "1.00"]
+    assert wr.main(["diff", str(tmp_path / "A"), str(tmp_path / "B"), "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "vanished 1 (false:1), appeared 1 (untriaged:1)" in out
+    assert "- ORT001 | a.c | f | 1 | malloc(1)   [false k]" in out
+
+
+def test_extract_writes_the_whole_tree_with_symlinks_and_is_idempotent(tmp_path: Path) -> None:
+    import subprocess
+    work = tmp_path / "src"
+    (work / "sub").mkdir(parents=True)
+    (work / "sub" / "a.c").write_text("int x;\n")
+    (work / ".gitignore").write_text("build/\n")
+    os.symlink("sub", work / "link")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "x"], check=True)
+    commit = subprocess.run(git[:3] + ["rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    mirrors = tmp_path / "mirrors"
+    (mirrors / "o+n").mkdir(parents=True)
+    os.symlink(work / ".git", mirrors / "o+n" / "repo")
+    repo = wr.Repo("o/n", commit, "c", "w", ("c",))
+    out = tmp_path / "out"
+    assert wr.extract_one(repo, mirrors, out) == "extracted"
+    assert (out / "o+n" / "link").is_symlink() and (out / "o+n" / "link" / "a.c").read_text() == "int x;\n"
+    assert (out / "o+n" / ".gitignore").exists()
+    assert (out / "o+n.missing").read_text() == ""
+    assert wr.extract_one(repo, mirrors, out) == "present"
