@@ -17,6 +17,7 @@ from .cache import Cache, FileRecord, content_hash
 if TYPE_CHECKING:
     from .parallel import WorkerPool
 from ..engine.callbacks import callback_findings
+from ..engine.macro_defects import fold_macro_defects
 from ..engine.slots import slot_findings
 from ..findings import Notice, Report
 from ..suppress import apply_suppressions
@@ -169,6 +170,7 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
     report.keep_one_per_cause()
+    report.findings = fold_macro_defects(report.findings)
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()
