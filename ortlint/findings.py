@@ -85,6 +85,7 @@ class Finding:
     macro: str = ""
     macro_at: str = ""
     expansions: int = 0  # folded: how many expansions share this defect
+    tags: tuple[str, ...] = ()  # "test": in test code (testcode.py)
 
     @property
     def effective_level(self) -> str:

@@ -51,6 +51,8 @@ def _finding(f: Finding) -> dict:
     }
     if f.expansions:  # a macro's own defect, once at its definition; `related` lists the expansions
         out["macro_expansions"] = f.expansions
+    if f.tags:
+        out["tags"] = list(f.tags)
     return out
 
 
