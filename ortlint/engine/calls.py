@@ -283,7 +283,7 @@ class CallTransfer:
                 self._store(bad, ev.dest, ("r", rid), ev.loc)
             else:
                 self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), bad, None,
-                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro)
+                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at)
         elif spec.returns == "code":
             if ev.dest is not None:
                 self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)
@@ -445,7 +445,7 @@ class CallTransfer:
         if rid not in self.sites:
             self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
                                    ir.expr_text(target) if target is not None and not is_temp(target) else "",
-                                   kind, bool(via_helper), ev.macro)
+                                   kind, bool(via_helper), ev.macro, ev.macro_at)
 
 
     def _release(self, state: State, ev: Call, rel: Release, callee: str, helper: str | None = None) -> None:
