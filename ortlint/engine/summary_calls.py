@@ -41,8 +41,8 @@ class SummaryTransfer:
                     s.note(ev.loc.line, ev.loc.col, note)
                 out.append(s)
             elif case.exit == "throw":
-                if self.fn.language == "java" and not ev.may_throw:
-                    continue  # Java: only declared (checked) exceptions leave a call; see docs/java.md
+                # an analyzed callee's own throw (an unchecked `throw new IllegalStateException()`
+                # too) leaves the call: the caller's exceptional path, see docs/java.md
                 s.note(ev.loc.line, ev.loc.col, f"{ev.callee}() throws")
                 self._throw_edge(block, s, ev)
             elif case.exit == "caller_return":
