@@ -379,7 +379,8 @@ class CallTransfer:
                            coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
-            state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
+            into = "" if is_temp(target) else f" into `{ir.expr_text(target)}`"  # `$3` is no name of the user's
+            state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
 
 
