@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from ...fileio import read_prefix
 from ...policy import Policy
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -45,8 +46,7 @@ def read_source(path: str, policy: Policy, data: bytes | None = None, blank: boo
     `blank=False`: no decoration blanking (Java parses the original bytes)."""
     if data is None:
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
+            data = read_prefix(path, MAX_BYTES + 1)  # a regular file: a FIFO must not block
         except OSError as exc:
             return SourceText(path, b"", b"", problem=f"cannot read file: {exc.strerror or exc}")
     if len(data) > MAX_BYTES:
