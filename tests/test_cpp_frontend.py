@@ -126,3 +126,58 @@ def test_truncated_fixtures_never_raise() -> None:
             for _ in range(20):
                 garbled[rng.randrange(len(garbled))] = rng.choice(b"{}();<>*&:~[]")
             assert isinstance(parse_cpp(str(path), default_policy(), bytes(garbled)), ir.SourceUnit)
+
+
+def test_unknown_decorations_in_declarations_are_recognized() -> None:
+    """`class MY_EXPORTS Name {` is a class (its `= delete` members are no delete expressions)
+    and `MY_API Type *\\nName(params)` a function with its own name and parameters (issues 31, 32)."""
+    unit = unit_of("""
+        namespace ns {
+        class MY_EXPORTS Holder : public Base {
+         public:
+          Holder(const Holder &) = delete;
+          Holder(Holder &&) = delete;
+          ~Holder() { free(buf_); }
+          char *buf_;
+        };
+        struct DECLSPEC(x) Plain final { int y; };
+        }
+        TRITONBACKEND_ISPEC TRITONSERVER_Error*
+        TRITONBACKEND_Initialize(TRITONBACKEND_Backend* backend, int n)
+        {
+          return nullptr;
+        }
+        Status MY_CALL Convert(int a) { return a; }
+        static inline int Kept(unsigned long x) { return x * Kept(x); }
+    """)
+    names = {f.name: f for f in unit.functions}
+    assert set(names) == {"ns::Holder::~Holder", "TRITONBACKEND_Initialize", "Convert", "Kept"}
+    assert names["TRITONBACKEND_Initialize"].params == ["backend", "n"]
+    assert not unit.notes
+    assert all(c.callee not in ("delete", "delete[]") for f in unit.functions for c in calls(f))
+
+
+def test_decoration_recovery_keeps_valid_declarations() -> None:
+    from ortlint.frontends.common.decorations import blank_class_decorations, blank_declaration_heads
+    text = (b"enum class Color : int { A };\ntemplate <class T> class Box : public T {};\nclass Fin final {};\n"
+            b"mysubclass a b {};\nunsigned long f(int);\nstatic struct node *make(void);\n"
+            b"int g() { return a * h(b); }\nconst char *name(void);\ninline bool operator()(int);\n")
+    assert blank_class_decorations(text) == text
+    assert blank_declaration_heads(text) == text
+    decorated = b"class A_EXPORT B {};\nMACRO const char *f(int);\n"
+    assert blank_class_decorations(decorated) == b"class          B {};\nMACRO const char *f(int);\n"
+    assert blank_declaration_heads(decorated) == b"class A_EXPORT B {};\n      const char *f(int);\n"
+
+
+def test_embedded_javascript_and_assembly_are_opaque() -> None:
+    """EM_ASM's code argument, EM_JS bodies and `__asm {}` blocks are not parsed as C++: no
+    `new` from JavaScript, no unparsed region, and the EM_ASM call keeps its C++ arguments."""
+    path = FIXTURES / "cpp" / "embedded_javascript_clean.cpp"
+    unit = parse_cpp(str(path), default_policy(), path.read_bytes())
+    assert not unit.notes
+    names = {f.name: f for f in unit.functions}
+    assert set(names) == {"save", "js_alloc", "add"}
+    save = [c for c in calls(names["save"])]
+    assert [c.callee for c in save] == ["malloc", "EM_ASM", "free"]
+    assert [ir.expr_text(a) for a in save[1].args] == ["0", "buffer", "size", "path"]
+    assert all(c.style != "new" for f in unit.functions for c in calls(f))

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Tree
 
+from .decorations import blank_class_decorations, blank_declaration_heads
 from .source import ParseTimeout, line_start_matches, parse_limited
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -437,15 +438,20 @@ class HeaderIndex:
             return None
         if b"\0" in data[:8192]:
             return None
+        data = blank_class_decorations(data)  # as the front ends read it (a kept tree is theirs)
         if self._parser is None:
             self._parser = Parser(CPP_LANGUAGE)
         try:
             tree = parse_limited(self._parser, data, HEADER_PARSE_SECONDS)
+            heads = blank_declaration_heads(data) if tree.root_node.has_error else data
+            if heads != data:  # `DECO TYPE *f(`: read as the front ends read it after their first parse
+                tree = parse_limited(self._parser, heads, HEADER_PARSE_SECONDS)
         except (ParseTimeout, ValueError):
             return None
         self.parsed += 1
-        facts = collect_facts(data, tree.root_node, path)
-        self._keep_tree(path, data, tree, facts)
+        facts = collect_facts(heads, tree.root_node, path)
+        if heads is data:
+            self._keep_tree(path, data, tree, facts)
         return facts
 
     def _keep_tree(self, path: str, data: bytes, tree: Tree, facts: HeaderFacts) -> None:
