@@ -149,6 +149,14 @@ class Generator:
         return name not in self.ort_api_names and name not in GENERIC_FIELDS and \
             len(re.findall(r"[A-Z][a-z0-9]+", name)) >= 2
 
+    def arities(self) -> dict[str, int]:
+        """Entry or field name -> its parameter count, where the name has one count."""
+        counts: dict[str, set[int]] = {}
+        for row in self.rows:
+            if row["side"] in ("api", "implementer") and row["name"] not in self.ort_api_names:
+                counts.setdefault(row["name"], set()).add(len(params(row)))
+        return {name: next(iter(c)) for name, c in counts.items() if len(c) == 1}
+
     # -- output --------------------------------------------------------------------------
 
     def render(self) -> str:
@@ -196,6 +204,14 @@ class Generator:
             w(f"label = {q(label)}")
             w("owned = false")
             w("")
+        w("[table_arity]")
+        w("# How many arguments each OrtEpApi entry and implementer field takes (a field's count")
+        w("# includes its `this_ptr`): a call of the same name with another count (a C++ method of")
+        w("# a plugin EP's own class, `tensor.GetTensorDataType()`) is not that entry. Names the")
+        w("# OrtApi also has, or fields of different counts in different structs, are left out.")
+        for name, count in sorted(self.arities().items()):
+            w(f"{name} = {count}")
+        w("")
         w("# ---------------------------------------------------------------- helpers of plugin EPs")
         w("[[call]]")
         w('name = "IGNORE_ORTSTATUS"')

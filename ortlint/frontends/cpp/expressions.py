@@ -158,7 +158,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
         args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
         return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
-                              args, discard, dest)
+                              args, discard, dest, written=len(arg_nodes))
 
     def lower_named_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A call by name: casts, std::move, make_unique, lambdas, constructors of guard types, same-class methods, library functions."""
@@ -361,7 +361,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
             args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
             return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
-                                  args, discard, dest)
+                                  args, discard, dest, written=len(arg_nodes))
         receiver = self.lower_expr(base)
         return self.emit_call(node, name, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
@@ -395,7 +395,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
             args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
             return self.emit_call(node, callee, "table", self.lower_expr(receiver) if receiver is not None else None,
-                                  args, discard, dest)
+                                  args, discard, dest, written=len(arg_nodes))
         receiver = self.lower_expr(base) if base is not None else None
         return self.emit_call(node, name, "table", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
