@@ -81,8 +81,47 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
         operand = next((c for c in node.named_children if c.type != "comment"), None)
+        if callee == "delete" and operand is not None and not any(c.type == "::" for c in node.children):
+            callee = self.delete_operator_of(operand) or callee  # `::delete p` is always the global one
         arg = self.lower_expr(operand) if operand is not None else Opaque("?")
         return self.emit_call_node(node, callee, "plain", None, (arg,), True, None)
+
+    def delete_operator_of(self, operand: Node) -> str | None:
+        """The class-scope `operator delete` that `delete operand` calls (`model.delete_operator`),
+        from the operand's static type; None when the type is unknown or has none."""
+        found = self.expr_type(operand)
+        if not found:
+            return None
+        ref = self.model.resolve_alias(parse_type(found))
+        return self.model.delete_operator(ref.name, self.ns) if ref.pointers == 1 and not ref.array else None
+
+    def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`f({key, tensor})`: the argument is an object built from the list (a pair, a struct),
+        which holds what it is built from. Lowered as an aggregate temporary whose members are
+        the elements, so a callee that takes the object takes them too (an allocator's
+        `allocated_.insert({tensor->data(), tensor})` hands the tensor to its map). Elsewhere
+        (declarations, container stores) the C lowering's reading stands."""
+        parent = node.parent
+        if dest is not None or parent is None or parent.type != "argument_list" or self.plain_initializers \
+                or parent.parent is None or parent.parent.type != "call_expression":
+            return super().expr_initializer_list(node, discard, dest)
+        temp = self.temp()
+        self.locals[temp.name] = True  # an aggregate: its members go with it (and die with it)
+        loc = self.loc(node)
+        for i, child in enumerate(c for c in node.named_children if c.type != "comment"):
+            value = self.lower_expr(child)
+            self.emit(ir.Assign(loc, Field(temp, str(i)), value))
+        return temp
+
+    def expr_compound_statement(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A block where an expression stands: a statement given to a macro
+        (`EXPECT_NO_THROW({ auto c = Config::Create(p); ... });`) or a GNU statement expression.
+        It is code, run here: lowered as a block of statements (its declarations are locals,
+        destroyed at its end), not as expressions."""
+        outer = self.stmt_temps
+        self.stmt_compound_statement(node)
+        self.stmt_temps = outer
+        return Opaque(self.short_text(node))
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`T{args}` in C++ constructs a T like `T(args)`."""
@@ -98,14 +137,23 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         return self.lower_expr(value, discard, dest) if value is not None else Opaque("?")
 
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """Assigning to a smart pointer releases what it held first."""
+        """Assigning to a smart pointer releases what it held first (a `std::shared_ptr` drops
+        its reference: for what this function acquired, the last one). A `std::shared_ptr`
+        assigned a copy of another one (`body = cache_[k];`) then holds a reference it shares:
+        its value is no longer one this function decides the fate of."""
         left = self.unparen(node.child_by_field_id(self.F.left))
         op = self.operator(node)
         if left.type == "identifier" and op == "=":
             own = self.owner_of(self.text(left))
-            if own is not None and own.what == "smart" and not own.shared:
+            if own is not None and own.what == "smart":
                 target = self.lower_expr(left)
                 right = node.child_by_field_id(self.F.right)
+                if own.shared and self.is_shared_copy(own, right):
+                    self.lower_expr(right, discard=True)
+                    if own.releases():
+                        self.release_smart(target, own, self.loc(node))
+                    self.emit(ir.Assign(self.loc(node), target, Opaque(self.short_text(right))))
+                    return target
                 value = self.lower_expr(self.unwrap_guard_construction(right))
                 if own.releases():
                     self.release_smart(target, own, self.loc(node))
@@ -131,6 +179,18 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             self.loc_override = saved
 
     def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A call; one whose result is a smart pointer that only lives to the end of the full
+        expression (`*Make()`, `Make()->f()`, `Make();`) is destroyed there (`temporary_owner`)."""
+        if dest is None:
+            own = self.temporary_owner(node)
+            if own is not None:
+                result = self.lower_call_expression(node, False, None)
+                if isinstance(result, Var):
+                    self.destroy_temporary(result, own, self.loc(node))
+                return result
+        return self.lower_call_expression(node, discard, dest)
+
+    def lower_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         function = node.child_by_field_id(self.F.function)
         fn = self.unparen(function) if function is not None else None
         arg_nodes = self.call_args(node)
@@ -291,7 +351,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         inner = self.unparen(arg)
         if inner.type == "identifier":
             own = self.owner_of(self.text(inner))
-            if own is not None and own.what == "smart" and not own.shared:
+            if own is not None and own.what == "smart":  # a moved-from std::shared_ptr is empty too
                 source = self.lower_expr(inner)
                 target = dest if dest is not None else self.temp()
                 self.emit(ir.Assign(self.loc(arg), target, source))
@@ -453,7 +513,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         if name == "reset":
             value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
             own = self.owner_of(self.text(self.unparen(base))) or own
-            if own.releases() and not own.shared:
+            if own.releases():  # (a std::shared_ptr drops its reference)
                 self.release_smart(target, own, loc)
             self.emit(ir.Assign(loc, target, value))
             return _VOID
@@ -468,10 +528,16 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             return self.lower_expr(base, discard, dest)
         if name in _CONTAINER_STORE and arg_nodes:
             target = self.lower_expr(base)
-            value = self.lower_expr(arg_nodes[-1])
             element = self._element_type(self.expr_type(base)) or ""
-            if self.model.ownership(element).what in ("smart", "ort", "class"):
-                names = tuple(sorted(_expr_vars(value)))  # the element's destructor owns it now
+            owning = self.model.owns_what_it_holds(element)
+            self.plain_initializers = True  # (an element's members: the store below says where they go)
+            try:
+                values = [self.lower_expr(a) for a in arg_nodes[:-1]] if owning else []
+                value = self.lower_expr(arg_nodes[-1])
+            finally:
+                self.plain_initializers = False
+            if owning:  # (an element built in place from several arguments holds them all)
+                names = tuple(sorted(set().union(*(_expr_vars(v) for v in values + [value]))))
                 if names:
                     self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
             else:

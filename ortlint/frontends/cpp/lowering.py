@@ -14,7 +14,7 @@ from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
 from .inlining import CppInlining
-from .model import ClassInfo, clean_name, is_reference_param
+from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .scopes import Frame, InlineTarget, Scope, TryContext
 from .statements import CppStatements
@@ -55,6 +55,9 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
         self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
+        # smart-pointer temporaries alive until their full expression ends (`destroy_temporary`)
+        self.smart_temps: dict[str, tuple[Ownership, Scope, tuple]] = {}
+        self.plain_initializers = False  # `{...}` arguments of a container store (see expr_initializer_list)
 
     # ================================================================== entry
 
@@ -95,8 +98,11 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.pop_scope(self.node)
 
     def own_parameter(self, name: str) -> None:
+        """A `std::unique_ptr` taken by value is this function's: its destructor releases at
+        the exits. A `std::shared_ptr` taken by value is a copy: the caller still holds its own
+        reference, so the copy's destruction releases nothing."""
         own = self.model.ownership(self.frames[-1].types.get(name, ""))
-        if own.what == "smart" and own.release is not None:
+        if own.what == "smart" and own.release is not None and not own.shared:
             self.frames[-1].owners[name] = own
             self.register_cleanup(name, lambda loc, v=Var(name), r=own.release: self.emit_release(v, r, loc), self.loc(self.node))
 

@@ -106,6 +106,9 @@ file's own classes constructed and destroyed (members released by their destruct
             release, deleter_lambda = self.deleter_from_arg(args[1], own)
         self.guard_init = var
         try:
+            if args and own.shared and len(args) == 1 and self.is_shared_copy(own, args[0], typed=True):
+                self.assign_from(var, args[0], loc)  # `std::shared_ptr<T> q(p)`: a copy of p's reference
+                return
             if args:
                 self.assign_from(var, args[0], loc)
             elif value is not None and value.type != "initializer_list":
@@ -166,10 +169,28 @@ file's own classes constructed and destroyed (members released by their destruct
                 return args[0]
         return value
 
-    def is_shared_copy(self, own: Ownership, value: Node) -> bool:
-        """A copy of a shared_ptr shares ownership: the original still releases."""
+    def is_shared_copy(self, own: Ownership, value: Node, typed: bool = False) -> bool:
+        """A `std::shared_ptr` initialized from another one (a local, a member, an element:
+        `auto node = (*nodes)[j];`) shares its ownership: the copy's destruction releases
+        nothing while the original lives. A shared_ptr cannot be copy-initialized from a raw
+        pointer, so any such object expression is a shared_ptr; in parentheses
+        (`std::shared_ptr<T> q(x)`, `typed`) x may be a raw pointer adopted, so its declared
+        type must say it is a smart pointer."""
+        if not own.shared:
+            return False
         inner = self.strip_casts(value)
-        return own.shared and inner.type == "identifier" and self.owner_of(self.text(inner)) is not None
+        kind = inner.type
+        if kind == "pointer_expression" and self.text(inner.child_by_field_id(self.F.operator)).strip() != "*":
+            return False
+        if kind not in ("identifier", "field_expression", "subscript_expression", "pointer_expression",
+                        "qualified_identifier"):
+            return False
+        if kind == "identifier" and self.owner_of(self.text(inner)) is not None:
+            return True
+        if not typed:
+            return True
+        found = self.expr_type(inner)
+        return found is not None and self.model.ownership(found).what == "smart"
 
     def deleter_from_arg(self, node: Node, own: Ownership) -> tuple[ReleaseFn | None, Node | None]:
         """The deleter passed to a smart pointer's constructor: `g_api->ReleaseStatus`,
@@ -192,6 +213,60 @@ file's own classes constructed and destroyed (members released by their destruct
             return ReleaseFn(name, "plain"), None
         return own.release, None
 
+    def temporary_owner(self, call: Node) -> Ownership | None:
+        """The ownership of a call's result when it is a temporary `std::unique_ptr` (the call's
+        declared return type) that nothing takes over: dereferenced (`*Make()`), a member of it
+        used (`Make()->f()`, `Make().get()`; not `.release()`, which hands the pointer out) or
+        dropped (`Make();`). Passed on, returned, stored or moved, it is someone else's."""
+        parent, child = call.parent, call
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent, child = parent.parent, parent
+        if parent is None:
+            return None
+        kind = parent.type
+        if kind == "pointer_expression":
+            if self.text(parent.child_by_field_id(self.F.operator)).strip() != "*":
+                return None
+        elif kind == "field_expression":
+            field_node = parent.child_by_field_id(self.F.field)
+            if parent.child_by_field_id(self.F.argument) != child or field_node is None \
+                    or self.text(field_node) == "release":
+                return None
+        elif kind != "expression_statement":
+            return None
+        found = self.call_type(call)
+        if not found:
+            return None
+        own = self.model.ownership(found)
+        return own if own.what == "smart" and not own.shared and own.releases() else None
+
+    def destroy_temporary(self, temp: Var, own: Ownership, loc: Loc) -> None:
+        """A smart-pointer temporary's destructor: on the exceptional paths of the rest of the
+        statement (a landing pad, as for a local) and where the statement ends (`release_temps`,
+        which also takes the pad's entry out of the scope)."""
+        self.register_cleanup(temp.name, lambda at: self.release_smart(temp, own, at), loc)
+        self.smart_temps[temp.name] = (own, self.scopes[-1], self.scopes[-1].cleanups[-1])
+
+    def release_temps(self, names: list[str] | tuple[str, ...], loc: Loc) -> list[str]:
+        """Run the destructors of the smart-pointer temporaries among `names` (the end of their
+        full expression) and set them to null, so that a landing pad still in force releases
+        nothing; the names left to kill are returned."""
+        if not self.smart_temps:
+            return list(names)
+        rest = []
+        for name in names:
+            found = self.smart_temps.get(name)
+            if found is None:
+                rest.append(name)
+                continue
+            own, scope, entry = found
+            if self.cur is not None:
+                self.release_smart(Var(name), own, loc)
+                self.emit(ir.Assign(loc, Var(name), Const(0, "nullptr")))
+            if entry in scope.cleanups:
+                scope.cleanups.remove(entry)
+        return rest
+
     def init_class_object(self, var: Var, name: str, cls: ClassInfo, args: list[Node] | None,
                           value: Node | None, loc: Loc) -> None:
         """An object of a class of this file with a destructor: its constructor and destructor
@@ -207,7 +282,15 @@ file's own classes constructed and destroyed (members released by their destruct
             else:
                 self.lower_expr(value, discard=True)
         arg_exprs = [self.lower_expr(a) for a in args or []]
+        # While the constructor runs, an exception destroys the members built so far, but not
+        # the object: its destructor runs only for an object whose constructor returned.
+        outside = self.handler
+        self.register_cleanup(name, lambda at: self.destroy(cls, var, at, body=False), loc)
+        scope, partial = self.scopes[-1], self.scopes[-1].cleanups[-1]
         self.construct(cls, var, arg_exprs, loc)
+        if partial in scope.cleanups:
+            scope.cleanups.remove(partial)
+        self.handler = outside
         self.frames[-1].owners[name] = Ownership("class", cls=cls)
         self.register_cleanup(name, lambda at: self.destroy(cls, var, at), loc)
 
@@ -223,9 +306,10 @@ file's own classes constructed and destroyed (members released by their destruct
             for member, value in zip(cls.field_order, args):  # aggregate initialization
                 self.emit(ir.Assign(loc, Field(obj, member), value))
 
-    def destroy(self, cls: ClassInfo, obj: ir.Expr, loc: Loc, depth: int = 0) -> None:
-        """The destructor body, then the members' destructors in reverse order."""
-        if cls.dtor is not None:
+    def destroy(self, cls: ClassInfo, obj: ir.Expr, loc: Loc, depth: int = 0, body: bool = True) -> None:
+        """The destructor body, then the members' destructors in reverse order (`body=False`:
+        the members only, for an object whose constructor threw)."""
+        if cls.dtor is not None and body:
             self.inline_method(cls.dtor, cls, obj, [], loc)
         if depth > 3:
             return

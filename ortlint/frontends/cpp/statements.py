@@ -81,6 +81,18 @@ range-for loops, `using` declarations, conditions with declarations."""
         text = f"{release.callee}({ir.expr_text(target)}) at scope exit"
         self.emit(ir.Call(self.call_counter, loc, release.callee, release.style, None, (target,), None, _short(text)))
 
+    def finish_statement(self, node: Node) -> None:
+        """The full expression is over: smart-pointer temporaries are destroyed, then the
+        other temporaries die."""
+        if self.smart_temps and self.stmt_temps:
+            self.stmt_temps = self.release_temps(self.stmt_temps, self.loc(node))
+        super().finish_statement(node)
+
+    def kill(self, names: tuple[str, ...], loc: Loc) -> None:
+        if self.smart_temps and names:
+            names = tuple(self.release_temps(names, loc))
+        super().kill(names, loc)
+
     def stmt_compound_statement(self, node: Node) -> None:
         self.push_scope()
         for child in node.named_children:
