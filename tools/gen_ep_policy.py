@@ -149,13 +149,14 @@ class Generator:
         return name not in self.ort_api_names and name not in GENERIC_FIELDS and \
             len(re.findall(r"[A-Z][a-z0-9]+", name)) >= 2
 
-    def arities(self) -> dict[str, int]:
-        """Entry or field name -> its parameter count, where the name has one count."""
+    def arities(self) -> dict[str, str]:
+        """Entry or field name -> its parameter count (a list when structs differ), as TOML."""
         counts: dict[str, set[int]] = {}
         for row in self.rows:
-            if row["side"] in ("api", "implementer") and row["name"] not in self.ort_api_names:
+            if row["side"] in ("api", "implementer"):
                 counts.setdefault(row["name"], set()).add(len(params(row)))
-        return {name: next(iter(c)) for name, c in counts.items() if len(c) == 1}
+        return {name: str(next(iter(c))) if len(c) == 1 else "[" + ", ".join(map(str, sorted(c))) + "]"
+                for name, c in counts.items()}
 
     # -- output --------------------------------------------------------------------------
 
@@ -207,8 +208,9 @@ class Generator:
         w("[table_arity]")
         w("# How many arguments each OrtEpApi entry and implementer field takes (a field's count")
         w("# includes its `this_ptr`): a call of the same name with another count (a C++ method of")
-        w("# a plugin EP's own class, `tensor.GetTensorDataType()`) is not that entry. Names the")
-        w("# OrtApi also has, or fields of different counts in different structs, are left out.")
+        w("# a plugin EP's own class, `tensor.GetTensorDataType()`) is not that entry. A name the")
+        w("# OrtApi also has adds its counts to the OrtApi's; fields of one name in several structs")
+        w("# list theirs.")
         for name, count in sorted(self.arities().items()):
             w(f"{name} = {count}")
         w("")

@@ -194,8 +194,8 @@ dropped)."""
             return False
         if style == "method" and "::" in callee and (("method", callee) in policy.calls or ("any", callee) in policy.calls):
             return False
-        arity = policy.table_arity.get(callee.rsplit("::", 1)[-1] if "::" in callee else callee)
-        return arity is not None and arity != count
+        arities = policy.table_arity.get(callee.rsplit("::", 1)[-1] if "::" in callee else callee)
+        return arities is not None and count not in arities
 
     def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
         """Return (name, style, receiver node, drop first argument) for a call's function part.
