@@ -181,3 +181,20 @@ def test_embedded_javascript_and_assembly_are_opaque() -> None:
     assert [c.callee for c in save] == ["malloc", "EM_ASM", "free"]
     assert [ir.expr_text(a) for a in save[1].args] == ["0", "buffer", "size", "path"]
     assert all(c.style != "new" for f in unit.functions for c in calls(f))
+
+
+def test_inherited_methods_are_called_on_the_class_that_declares_them() -> None:
+    """`e->Step()` on `struct Wrapper : gen::Engine {}` is `gen::Engine::Step`: a method of the
+    base, not of some other class named `Wrapper` elsewhere in the tree; `?:` has its branches' type."""
+    unit = unit_of("""
+        namespace gen { class Engine { public: int *Step(); int Busy() { return 0; } }; }
+        struct Wrapper : gen::Engine { int Own(); };
+        int *f(Wrapper *e, Wrapper *other, bool which) {
+          e->Own();
+          Wrapper *w = which ? e : other;
+          w->Busy();
+          return e->Step();
+        }
+    """)
+    fn = next(f for f in unit.functions if f.name == "f")
+    assert [c.callee for c in calls(fn)] == ["Wrapper::Own", "gen::Engine::Busy", "gen::Engine::Step"]

@@ -344,7 +344,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_method(chosen, self.cls, self.this_obj, args, self.loc(node), result)
                 return result if result is not None else _VOID
-        return self.lower_plain_call(node, f"{self.cls.qualname}::{name}", arg_nodes, discard, dest)
+        return self.lower_plain_call(node, f"{self.cls.method_owner(name)}::{name}", arg_nodes, discard, dest)
 
     def lower_move(self, arg: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`std::move(p)` of a smart pointer empties p: its destructor then releases nothing."""
@@ -485,7 +485,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             if cls.has_method(name):
                 if base is not None:
                     self.lower_expr(base)
-                return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
+                return self.lower_plain_call(node, f"{cls.method_owner(name)}::{name}", arg_nodes, discard, dest)
         receiver = self.lower_expr(base) if base is not None else None
         qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
         return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)

@@ -203,8 +203,16 @@ class ClassInfo:
     has_dtor_decl: bool = False
     from_header: bool = False  # declared in an included header: members known, bodies not
 
+    inherited: dict[str, str] = field(default_factory=dict)  # method -> the base class that declares it
+
     def has_method(self, name: str) -> bool:
-        return name in self.methods or name in self.declared_methods
+        return name in self.methods or name in self.declared_methods or name in self.inherited
+
+    def method_owner(self, name: str) -> str:
+        """The class whose method `name` is: this one, or the base that declares it (`Step()` of
+        `struct OgaEngine : Generators::Engine {}` is `Generators::Engine::Step`, not a method
+        of some other `OgaEngine` elsewhere in the tree)."""
+        return self.qualname if name in self.methods else self.inherited.get(name, self.qualname)
 
     def call_operator(self) -> Node | None:
         defs = self.methods.get("operator()")
@@ -381,6 +389,9 @@ class FileModel:
             seen.add(base.qualname)
             for member, type_text in base.fields.items():
                 info.fields.setdefault(member, type_text)
+            for method in (*base.methods, *base.declared_methods):
+                if method not in info.methods and method not in info.declared_methods:
+                    info.inherited.setdefault(method, base.inherited.get(method, base.qualname))
             info.declared_methods.update(base.declared_methods)
             todo.extend(self._bases.get(base.qualname, ()))
 

@@ -95,6 +95,11 @@ types of calls, receivers of member calls (from the file model, the header index
             return self.text(node.child_by_field_id(self.F.type)) + "*"
         if t == "compound_literal_expression":
             return self.text(node.child_by_field_id(self.F.type))
+        if t == "conditional_expression":  # `reuse ? shared.get() : fresh.get()`: either branch's
+            for branch in (self.F.consequence, self.F.alternative):
+                found = self.expr_type(node.child_by_field_id(branch), depth + 1)
+                if found is not None:
+                    return found
         return None
 
     def _identifier_type(self, node: Node) -> str | None:
