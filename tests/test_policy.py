@@ -40,6 +40,7 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[preprocess]\nrename = { "not a name" = "x" }\n', "is not a macro name"),
     ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
     ('[table_arity]\nRun = "eight"\n', "table_arity.Run: must be an argument count"),
+    ('[table_arity]\nRun = [8, "nine"]\n', "table_arity.Run: must be an argument count"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, declare-or-return"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare-or-return"\narg = 15\n', "must be followed by its expression"),
 ])
@@ -101,3 +102,11 @@ def test_renamed_macros_keep_every_offset(tmp_path: Path) -> None:
     code = b"MY_TRY { f(); } MY_CATCH(...) { g(); } MY_TRYING();\n"
     out = blank_decorations(code, load_policy([p]))
     assert out == b"try    { f(); } catch   (...) { g(); } MY_TRYING();\n" and len(out) == len(code)
+
+
+def test_table_arity_counts_add_up_across_files(tmp_path: Path) -> None:
+    """A name several structs' fields (or the OrtApi and a field) share has every count."""
+    p = write(tmp_path, '[table_arity]\nCreateAllocator = [4, 5]\nSolo = 2\n')
+    policy = load_policy([p])
+    assert policy.table_arity["CreateAllocator"] == frozenset({3, 4, 5})  # the OrtApi's 3 too
+    assert policy.table_arity["Solo"] == frozenset({2})
