@@ -110,3 +110,21 @@ def test_pathological_inputs_stay_bounded() -> None:
     macros = {"D": Macro("D", ["x"], "x x", False)}
     text = "D(" * 60 + "y" + ")" * 60  # doubles at every level: stopped by the size cap
     assert len(expand_text(text, macros, 1)) < 1 << 17
+
+
+def test_unknown_macro_given_a_declaration_and_its_value_becomes_that_declaration() -> None:
+    """`OUTCOME_TRY(auto x, f());` with no definition in sight reads as `auto x = f();` (same
+    length); known macros, expressions (`CHECK(a * b, c)`), other arities, code outside function
+    bodies and invocations not ending their statement are left alone."""
+    from ortlint.frontends.common.declaration_macros import declare_unknown_macro_arguments
+    text = (b"int g();\nTRY_DECL(auto y, g());\nvoid f() {\n  OUTCOME_TRY(auto x, Make(a, b));\n"
+            b"  ASSIGN(std::vector<int> v,\n         Load());\n  CHECK(a * b, c);\n  CHECK(T *p, c);\n"
+            b"  KNOWN(auto z, g());\n  THREE(auto w, g(), 1);\n  USE(auto q, g()) + 1;\n}\n")
+    out = declare_unknown_macro_arguments(text, {"KNOWN"})
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    lines = out.decode().split("\n")
+    assert lines[1] == "TRY_DECL(auto y, g());"
+    assert lines[3] == "              auto x= Make(a, b) ;"
+    assert lines[4:6] == ["         std::vector<int> v=", "         Load() ;"]
+    assert lines[6:11] == ["  CHECK(a * b, c);", "  CHECK(T *p, c);", "  KNOWN(auto z, g());",
+                           "  THREE(auto w, g(), 1);", "  USE(auto q, g()) + 1;"]

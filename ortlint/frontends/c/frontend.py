@@ -16,7 +16,7 @@ from ...policy import Policy
 from ..common import header_index
 from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
 from ..common.decorations import blank_class_decorations, blank_declaration_heads
-from ..common.declaration_macros import mask_declaration_arguments, statement_macros
+from ..common.declaration_macros import declare_unknown_macro_arguments, mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
 from ..common.embedded import blank_embedded_code
 from ..common.macro_args import Macro
@@ -129,7 +129,8 @@ class CFrontEnd:
         names, complete = statement_macro_sets(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names, complete)
-        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
+        self.expandable = self.expandable_macro_names()
+        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable))
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.src = blank_else_continuations(self.src)
         self.visible_macros = visible_macros
@@ -141,7 +142,8 @@ class CFrontEnd:
         rewritten into plain concatenations, same length, and the text is parsed again (see
         string_macros; a file that parses is never scanned for them, and few files need it).
         Declaration heads with an unknown macro (`DECO TYPE *f(`) are blanked the same way
-        (see decorations). A header the header index parsed as it is, unchanged here, is not
+        (see decorations), and unknown macros given a declaration and its value
+        (`OUTCOME_TRY(auto x, f());`) become that declaration (see declaration_macros). A header the header index parsed as it is, unchanged here, is not
         parsed again."""
         taken = header_index.current().take_tree(self.path, self.src, self.ts_language)
         if taken is not None:
@@ -151,6 +153,7 @@ class CFrontEnd:
         if not tree.root_node.has_error:
             return tree
         fixed = blank_declaration_heads(self.src)  # `DECO TYPE *f(`: see decorations
+        fixed = declare_unknown_macro_arguments(fixed, self.expandable.keys() | self.macros.keys())
         fixed = rewrite_string_macros(fixed, self.visible_macros, self._blank_text, self.language_name == "cpp")
         if fixed == self.src:
             return tree
