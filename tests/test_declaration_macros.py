@@ -128,3 +128,15 @@ def test_unknown_macro_given_a_declaration_and_its_value_becomes_that_declaratio
     assert lines[4:6] == ["         std::vector<int> v=", "         Load() ;"]
     assert lines[6:11] == ["  CHECK(a * b, c);", "  CHECK(T *p, c);", "  KNOWN(auto z, g());",
                            "  THREE(auto w, g(), 1);", "  USE(auto q, g()) + 1;"]
+
+
+def test_unknown_macro_given_a_statement_runs_it_as_a_block() -> None:
+    """`EXPECT_ANY_THROW(const auto s = make(...); );` (a raw string with brackets in it) and
+    `EXPECT_ANY_THROW(auto s = make(1));`: the statement is code run in place, a block."""
+    from ortlint.frontends.common.declaration_macros import declare_unknown_macro_arguments
+    text = (b'void f() {\n  EXPECT_ANY_THROW(\n    const auto s = make(\n      key, R"({"a":[1,2]})"_json);\n  );\n'
+            b"  EXPECT_ANY_THROW(auto t = make(1));\n  EXPECT_TRUE(a == b);\n  LOG(x <= y);\n}\n")
+    out = declare_unknown_macro_arguments(text, set()).decode().split("\n")
+    assert out[1] == "                  {" and out[4] == "  };"
+    assert out[5] == "                  {auto t = make(1);}"
+    assert out[6:8] == ["  EXPECT_TRUE(a == b);", "  LOG(x <= y);"]

@@ -23,6 +23,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from .embedded import closing_bracket
 from .source import _BLANKS, _NEWLINE, _closing_paren, _starts_statement, line_start_invocations, line_start_matches
 
 _SPACES = bytes(b if b in (ord("\n"), ord("\r")) else ord(" ") for b in range(256))
@@ -138,7 +139,8 @@ def declare_unknown_macro_arguments(data: bytes, known: set[str] | frozenset[str
     argument is a declaration and whose second is the expression giving it its value (the
     `ASSIGN_OR_RETURN` family) reads, to its users, as that declaration. Rewritten in place,
     same length, into it: `            auto x= MakeX() ;` (the macro's name and `(` blanked, the
-    comma made `=`, the `)` blanked). Only for statements in function bodies of exactly two
+    comma made `=`, the `)` blanked). A macro whose one argument is a statement
+    (`EXPECT_ANY_THROW(const auto s = make(); );`) runs it: the argument becomes a block. Only for statements in function bodies of exactly two
     arguments, the first a declaration (`T name`, `auto name`, `const T &name`), ended by `;`;
     macros `known` (visible definitions, `[[macro]]` shapes) are expanded instead. Done when
     the parse has an error: the invocation always gives one."""
@@ -148,27 +150,48 @@ def declare_unknown_macro_arguments(data: bytes, known: set[str] | frozenset[str
         if name in known or name in _NOT_MACROS or not _starts_statement(data, m.start(1)):
             continue
         open_at = m.end() - 1
-        end = _closing_paren(data, open_at)
+        close = closing_bracket(data, open_at)  # (a statement argument has `;` in it)
+        end = close + 1 if close is not None else None
         if end is None or data[end:end + 16].lstrip(b" \t")[:1] != b";":
             continue
         text = data[open_at:end].decode("utf-8", "replace")
         args = _split(text)
-        if len(args) != 2 or not args[1].strip() or not _declares(args[0]):
-            continue
-        candidates.append((m.start(1), open_at, end))
+        if len(args) == 2 and args[1].strip() and _declares(args[0]):
+            candidates.append((m.start(1), open_at, end, False))
+        elif len(args) == 1 and _is_statement(args[0]):
+            candidates.append((m.start(1), open_at, end, True))
     if not candidates:
         return data
     out = bytearray(data)
-    for (start, open_at, end), code in zip(candidates, _in_function_bodies(data, [c[0] for c in candidates])):
+    for (start, open_at, end, block), code in zip(candidates, _in_function_bodies(data, [c[0] for c in candidates])):
         if not code:
             continue
-        comma = _top_level_comma(data, open_at, end)
-        if comma is None:
+        comma = None if block else _top_level_comma(data, open_at, end)
+        if not block and comma is None:
             continue
         out[start:open_at + 1] = data[start:open_at + 1].translate(_SPACES)
-        out[comma] = ord("=")
-        out[end - 1] = ord(" ")
+        if block:  # `EXPECT_ANY_THROW(const auto s = make(); );`: code run in place, a block
+            out[open_at] = ord("{")
+            if data[open_at + 1:end - 1].rstrip().endswith(b";"):
+                out[end - 1] = ord("}")
+            else:  # `(auto s = make(1));` -> `{auto s = make(1);}`: the statement's `;` closes
+                semicolon = data.index(b";", end)
+                out[end - 1] = ord(";")
+                out[semicolon] = ord("}")
+        else:
+            out[comma] = ord("=")
+            out[end - 1] = ord(" ")
     return bytes(out)
+
+
+def _is_statement(arg: str) -> bool:
+    """A macro argument that is a statement, not an expression: it ends with `;`, or it is a
+    declaration with its initializer (`const auto s = make()`)."""
+    text = " ".join(arg.split())
+    if text.endswith(";"):
+        return True
+    head, eq, rest = text.partition("=")
+    return bool(eq) and not rest.startswith("=") and not head.endswith(("!", "<", ">")) and _declares(head)
 
 
 def _declares(arg: str) -> bool:

@@ -57,6 +57,12 @@ def _skip_blanks(data: bytes, at: int) -> int:
     return at
 
 
+def closing_bracket(data: bytes, open_at: int) -> int | None:
+    """The offset of the bracket closing the one at `open_at` (brackets inside quotes, C++ raw
+    strings and comments do not count; `;` may stand between), or None."""
+    return _closing(data, open_at)
+
+
 def _closing(data: bytes, open_at: int) -> int | None:
     """The offset of the bracket closing the one at `open_at` (brackets inside quotes and
     comments do not count), or None."""
@@ -84,6 +90,11 @@ def _closing(data: bytes, open_at: int) -> int | None:
 
 
 def _string_end(data: bytes, start: int, end: int) -> int:
+    if data[start] == ord('"') and data[start - 1:start] == b"R":  # `R"delim( ... )delim"`
+        paren = data.find(b"(", start, min(end, start + 18))
+        if paren > 0:
+            close = data.find(b")" + data[start + 1:paren] + b'"', paren, end)
+            return end if close < 0 else close + paren - start
     quote, i = data[start], start + 1
     while i < end:
         if data[i] == ord("\\"):
