@@ -209,6 +209,15 @@ prototype or a construction from a call."""
             self.emit(ir.Assign(loc, var, _UNINITIALIZED))
         if guards:
             self.scope_guard_lambdas(name, guards, loc)
+        if is_object and own.what in ("none", "ort") and self.model.derives_from(ref.name, "OrtAllocator", self.ns):
+            self.own_allocations(var, loc)
+
+    def own_allocations(self, var: Var, loc: Loc) -> None:
+        """A local object of the program's own OrtAllocator class (`StringAllocator sa;
+        api->SessionGetInputName(s, i, &sa, &sa.out)`): what ORT allocates through it is the
+        allocator's (kept in the object, `string_.data()`): when the object is destroyed, what it
+        holds is no longer this function's to release."""
+        self.register_cleanup(var.name, lambda at: self.emit(ir.Havoc(at, (var.name,), "owned by an allocator object destroyed here")), loc)
 
     def converts_on_copy(self, type_text: str, value: Node) -> bool:
         """`std::string msg = api->GetErrorMessage(st);` copies the characters: the object does

@@ -605,6 +605,26 @@ class FileModel:
                     todo.append(found)
         return None
 
+    def derives_from(self, type_name: str, base_name: str, ns: tuple[str, ...] = ()) -> bool:
+        """Is `type_name` a class of the tree that derives, directly or not, from `base_name`
+        (`struct StringAllocator : OrtAllocator`)?"""
+        cls = self.find_class(type_name, ns) if type_name else None
+        seen: set[str] = set()
+        todo = [cls] if cls is not None else []
+        while todo and len(seen) < 16:
+            info = todo.pop()
+            if info.qualname in seen:
+                continue
+            seen.add(info.qualname)
+            for base in self._bases.get(info.qualname, ()):
+                name = clean_name(strip_template(base))
+                if name == base_name or name.rsplit("::", 1)[-1] == base_name:
+                    return True
+                found = self.find_class(name, ns)
+                if found is not None:
+                    todo.append(found)
+        return False
+
     def resolve_alias(self, t: TypeRef, depth: int = 0) -> TypeRef:
         """Follow `using X = ...` / `typedef ... X` (keeping the pointers written at the use)."""
         while depth < 8 and not t.args and t.name in self.aliases:

@@ -315,7 +315,14 @@ file's own classes constructed and destroyed (members released by their destruct
             return
         for member in reversed(cls.field_order):
             own = self.model.ownership(cls.fields.get(member, ""))
-            if own.what == "smart" and own.release is not None and self.cur is not None:
+            if own.what == "smart" and own.shared and self.cur is not None:
+                # a std::shared_ptr member is one reference among others (it may be a copy of the
+                # caller's, `control_{std::move(control)}` of a by-value parameter): what it holds
+                # is no longer this object's to release or to leak
+                names = tuple(sorted(_expr_vars(Field(obj, member))))
+                if names:
+                    self.emit(ir.Havoc(loc, names, "held by a std::shared_ptr member of an object destroyed here"))
+            elif own.what == "smart" and own.release is not None and self.cur is not None:
                 self.emit_release(Field(obj, member), own.release, loc)
             elif own.what == "class" and own.cls is not None and own.cls is not cls:
                 self.destroy(own.cls, Field(obj, member), loc, depth + 1)
