@@ -198,3 +198,4 @@ def test_inherited_methods_are_called_on_the_class_that_declares_them() -> None:
     """)
     fn = next(f for f in unit.functions if f.name == "f")
     assert [c.callee for c in calls(fn)] == ["Wrapper::Own", "gen::Engine::Busy", "gen::Engine::Step"]
+
