@@ -1,5 +1,5 @@
-"""C++ expressions and calls: `new`/`delete`, assignments, plain, member, table and method calls (typed by the
-receiver), `std::move`, makers, smart-pointer and container operations."""
+"""C++ expressions and calls: `new`/`delete` (a class-scope `operator delete` too), assignments, plain, member,
+table and method calls (typed by the receiver), `std::move`, makers, blocks and lists given as arguments."""
 from __future__ import annotations
 
 import re
@@ -12,27 +12,24 @@ from ..c.syntax import _VOID
 from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
-from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
+from .model import TABLE_TYPES, TypeRef, clean_name, parse_type
 from .syntax import (
     _API_GETTERS,
     _CASTS,
-    _CONTAINER_SELF,
-    _CONTAINER_STORE,
     _DEFER_WORDS,
     _MACRO_NAME,
     _MAKERS,
     _MOVES,
     _STD_PREFIX,
     _UNKNOWN,
-    _expr_vars,
     pick_overload,
     strip_template_args,
 )
 
 
 class CppExpressions:
-    """C++ expressions and calls: `new`/`delete`, assignments, plain, member, table and method calls (typed by the
-receiver), `std::move`, makers, smart-pointer and container operations."""
+    """C++ expressions and calls: `new`/`delete` (a class-scope `operator delete` too), assignments, plain, member,
+table and method calls (typed by the receiver), `std::move`, makers, blocks and lists given as arguments."""
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")  # `text`, inlined (hot)
@@ -495,58 +492,3 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         calls = self.unit.policy.calls
         qualified = f"{qualname}::{name}"
         return ("method", qualified) in calls or ("any", qualified) in calls or ("plain", qualified) in calls
-
-    def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
-                         dest: ir.Expr | None, own: Ownership) -> ir.Expr:
-        """`p.get()` borrows, `p.release()` hands the pointer out, `p.reset(q)` releases and
-        takes q; anything else on the smart pointer itself touches nothing."""
-        target = self.lower_expr(base)
-        loc = self.loc(node)
-        if name == "get" or name == "operator->":
-            return target
-        if name == "release":
-            out = dest if dest is not None else (None if discard else self.temp())
-            if out is not None:
-                self.emit(ir.Assign(loc, out, target))
-            self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
-            return out if out is not None else _VOID
-        if name == "reset":
-            value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
-            own = self.owner_of(self.text(self.unparen(base))) or own
-            if own.releases():  # (a std::shared_ptr drops its reference)
-                self.release_smart(target, own, loc)
-            self.emit(ir.Assign(loc, target, value))
-            return _VOID
-        for a in arg_nodes:
-            self.lower_expr(a, discard=True)
-        return Opaque(self.short_text(node))
-
-    def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
-                     dest: ir.Expr | None) -> ir.Expr | None:
-        """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
-        if name in _CONTAINER_SELF:
-            return self.lower_expr(base, discard, dest)
-        if name in _CONTAINER_STORE and arg_nodes:
-            target = self.lower_expr(base)
-            element = self._element_type(self.expr_type(base)) or ""
-            owning = self.model.owns_what_it_holds(element)
-            self.plain_initializers = True  # (an element's members: the store below says where they go)
-            try:
-                values = [self.lower_expr(a) for a in arg_nodes[:-1]] if owning else []
-                value = self.lower_expr(arg_nodes[-1])
-            finally:
-                self.plain_initializers = False
-            if owning:  # (an element built in place from several arguments holds them all)
-                names = tuple(sorted(set().union(*(_expr_vars(v) for v in values + [value]))))
-                if names:
-                    self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
-            else:
-                self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
-            return _VOID
-        if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
-            for a in arg_nodes:
-                self.lower_expr(a, discard=True)
-            if name in ("at", "front", "back"):
-                return Index(self.lower_expr(base), Opaque("i"))
-            return Opaque(self.short_text(node))
-        return None

@@ -1,5 +1,6 @@
-"""Ownership in C++ objects: smart pointers and their deleters, scope guards and deleter lambdas, objects of the
-file's own classes constructed and destroyed (members released by their destructors)."""
+"""Ownership in C++ objects: smart pointers and their deleters (temporaries destroyed at the end of their full
+expression, `get`/`release`/`reset`), containers (`data`, `push_back`), scope guards and deleter lambdas, objects of
+the file's own classes constructed and destroyed (members released by their destructors)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,16 +10,17 @@ from typing import Iterator
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import Const, Field, Loc, Var
-from ..c.syntax import _short
+from ...ir import Const, Field, Index, Loc, Opaque, Var
+from ..c.syntax import _VOID, _short
 from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_name, parse_type
 from .scopes import Frame
-from .syntax import _expr_vars, pick_overload, strip_template_args
+from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _expr_vars, pick_overload, strip_template_args
 
 
 class CppOwnership:
-    """Ownership in C++ objects: smart pointers and their deleters, scope guards and deleter lambdas, objects of the
-file's own classes constructed and destroyed (members released by their destructors)."""
+    """Ownership in C++ objects: smart pointers and their deleters (temporaries destroyed at the end of their full
+expression, `get`/`release`/`reset`), containers (`data`, `push_back`), scope guards and deleter lambdas, objects of
+the file's own classes constructed and destroyed (members released by their destructors)."""
 
     def unknown_destructor(self, ref: TypeRef) -> ClassInfo | None:
         """The class of `ref` when it is declared in a header with a destructor we cannot read."""
@@ -326,6 +328,61 @@ file's own classes constructed and destroyed (members released by their destruct
                 self.emit_release(Field(obj, member), own.release, loc)
             elif own.what == "class" and own.cls is not None and own.cls is not cls:
                 self.destroy(own.cls, Field(obj, member), loc, depth + 1)
+
+    def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                         dest: ir.Expr | None, own: Ownership) -> ir.Expr:
+        """`p.get()` borrows, `p.release()` hands the pointer out, `p.reset(q)` releases and
+        takes q; anything else on the smart pointer itself touches nothing."""
+        target = self.lower_expr(base)
+        loc = self.loc(node)
+        if name == "get" or name == "operator->":
+            return target
+        if name == "release":
+            out = dest if dest is not None else (None if discard else self.temp())
+            if out is not None:
+                self.emit(ir.Assign(loc, out, target))
+            self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
+            return out if out is not None else _VOID
+        if name == "reset":
+            value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
+            own = self.owner_of(self.text(self.unparen(base))) or own
+            if own.releases():  # (a std::shared_ptr drops its reference)
+                self.release_smart(target, own, loc)
+            self.emit(ir.Assign(loc, target, value))
+            return _VOID
+        for a in arg_nodes:
+            self.lower_expr(a, discard=True)
+        return Opaque(self.short_text(node))
+
+    def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                     dest: ir.Expr | None) -> ir.Expr | None:
+        """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
+        if name in _CONTAINER_SELF:
+            return self.lower_expr(base, discard, dest)
+        if name in _CONTAINER_STORE and arg_nodes:
+            target = self.lower_expr(base)
+            element = self._element_type(self.expr_type(base)) or ""
+            owning = self.model.owns_what_it_holds(element)
+            self.plain_initializers = True  # (an element's members: the store below says where they go)
+            try:
+                values = [self.lower_expr(a) for a in arg_nodes[:-1]] if owning else []
+                value = self.lower_expr(arg_nodes[-1])
+            finally:
+                self.plain_initializers = False
+            if owning:  # (an element built in place from several arguments holds them all)
+                names = tuple(sorted(set().union(*(_expr_vars(v) for v in values + [value]))))
+                if names:
+                    self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
+            else:
+                self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
+            return _VOID
+        if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            if name in ("at", "front", "back"):
+                return Index(self.lower_expr(base), Opaque("i"))
+            return Opaque(self.short_text(node))
+        return None
 
     @contextmanager
     def object_context(self, cls: ClassInfo | None, obj: ir.Expr | None) -> Iterator[None]:
