@@ -55,6 +55,7 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
         self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
+        self.noexcept = False  # an exception leaving the function ends the process (is_noexcept)
         # smart-pointer temporaries alive until their full expression ends (`destroy_temporary`)
         self.smart_temps: dict[str, tuple[Ownership, Scope, tuple]] = {}
         self.plain_initializers = False  # `{...}` arguments of a container store (see expr_initializer_list)
@@ -89,6 +90,8 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         return func.child_by_field_id(self.F.parameters) if func is not None else None
 
     def lower_function_body(self, body: Node) -> None:
+        if self.is_noexcept():
+            self.end_exceptions_here()
         self.push_scope()
         for name in self.params:  # a guard passed by value is destroyed when the function ends
             if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
@@ -96,6 +99,31 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.lower_member_initializers(self.node)
         self.lower_stmt(body)
         self.pop_scope(self.node)
+
+    def is_noexcept(self) -> bool:
+        """Destructors and `operator delete` are noexcept unless they say otherwise, as is a
+        function declared `noexcept`: an exception that would leave one ends the process."""
+        if self.node.type == "lambda_expression":
+            return False
+        short = self.name.rsplit("::", 1)[-1]
+        if short.startswith("~") or short.startswith("operator delete"):
+            return True
+        declarator = self.node.child_by_field_id(self.F.declarator)
+        func = find_function_declarator(declarator) if declarator is not None else None
+        spec = next((c for c in func.children if c.type == "noexcept"), None) if func is not None else None
+        return spec is not None and "false" not in self.text(spec)
+
+    def end_exceptions_here(self) -> None:
+        """An exception leaving this function calls std::terminate: the function's outermost
+        handler is a block that ends the process (nothing leaks, no caller sees a throw)."""
+        self.noexcept = True
+        pad = self.new_block()
+        saved = self.cur
+        self.start(pad)
+        self.terminate(ir.Halt(self.loc(self.node), "abort"))
+        self.cur = saved
+        self.handler = pad.id
+        self.split()
 
     def own_parameter(self, name: str) -> None:
         """A `std::unique_ptr` taken by value is this function's: its destructor releases at
