@@ -129,8 +129,8 @@ class CFrontEnd:
         names, complete = statement_macro_sets(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names, complete)
-        self.expandable = self.expandable_macro_names()
-        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable))
+        self.statement_macro_names = statement_macros(self.expandable_macro_names())
+        self.src, self.masked_args = mask_declaration_arguments(self.src, self.statement_macro_names)
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.src = blank_else_continuations(self.src)
         self.visible_macros = visible_macros
@@ -153,7 +153,9 @@ class CFrontEnd:
         if not tree.root_node.has_error:
             return tree
         fixed = blank_declaration_heads(self.src)  # `DECO TYPE *f(`: see decorations
-        fixed = declare_unknown_macro_arguments(fixed, self.expandable.keys() | self.macros.keys())
+        # (a macro expanded as a statement had its declaration argument masked already; one that
+        # is not, like outcome's OUTCOME_TRY overload dispatch, is read as its users read it)
+        fixed = declare_unknown_macro_arguments(fixed, self.statement_macro_names)
         fixed = rewrite_string_macros(fixed, self.visible_macros, self._blank_text, self.language_name == "cpp")
         if fixed == self.src:
             return tree
