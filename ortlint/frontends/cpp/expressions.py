@@ -1,5 +1,5 @@
 """C++ expressions and calls: `new`/`delete` (a class-scope `operator delete` too), assignments, plain, member,
-table and method calls (typed by the receiver), `std::move`, makers, blocks and lists given as arguments."""
+table and method calls (typed by the receiver), `std::move`, makers."""
 from __future__ import annotations
 
 import re
@@ -29,7 +29,7 @@ from .syntax import (
 
 class CppExpressions:
     """C++ expressions and calls: `new`/`delete` (a class-scope `operator delete` too), assignments, plain, member,
-table and method calls (typed by the receiver), `std::move`, makers, blocks and lists given as arguments."""
+table and method calls (typed by the receiver), `std::move`, makers."""
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")  # `text`, inlined (hot)
@@ -91,34 +91,6 @@ table and method calls (typed by the receiver), `std::move`, makers, blocks and 
             return None
         ref = self.model.resolve_alias(parse_type(found))
         return self.model.delete_operator(ref.name, self.ns) if ref.pointers == 1 and not ref.array else None
-
-    def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """`f({key, tensor})`: the argument is an object built from the list (a pair, a struct),
-        which holds what it is built from. Lowered as an aggregate temporary whose members are
-        the elements, so a callee that takes the object takes them too (an allocator's
-        `allocated_.insert({tensor->data(), tensor})` hands the tensor to its map). Elsewhere
-        (declarations, container stores) the C lowering's reading stands."""
-        parent = node.parent
-        if dest is not None or parent is None or parent.type != "argument_list" or self.plain_initializers \
-                or parent.parent is None or parent.parent.type != "call_expression":
-            return super().expr_initializer_list(node, discard, dest)
-        temp = self.temp()
-        self.locals[temp.name] = True  # an aggregate: its members go with it (and die with it)
-        loc = self.loc(node)
-        for i, child in enumerate(c for c in node.named_children if c.type != "comment"):
-            value = self.lower_expr(child)
-            self.emit(ir.Assign(loc, Field(temp, str(i)), value))
-        return temp
-
-    def expr_compound_statement(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """A block where an expression stands: a statement given to a macro
-        (`EXPECT_NO_THROW({ auto c = Config::Create(p); ... });`) or a GNU statement expression.
-        It is code, run here: lowered as a block of statements (its declarations are locals,
-        destroyed at its end), not as expressions."""
-        outer = self.stmt_temps
-        self.stmt_compound_statement(node)
-        self.stmt_temps = outer
-        return Opaque(self.short_text(node))
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`T{args}` in C++ constructs a T like `T(args)`."""

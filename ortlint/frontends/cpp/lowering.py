@@ -10,6 +10,7 @@ from ... import ir
 from ...ir import Var
 from ..c.lowering import FunctionLowering
 from ..c.syntax import declarator_name, find_function_declarator
+from .arguments import CppArguments
 from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppExpressions, FunctionLowering):
+class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
+                  CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
     language = "cpp"
