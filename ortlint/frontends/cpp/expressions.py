@@ -112,6 +112,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         its value is no longer one this function decides the fate of."""
         left = self.unparen(node.child_by_field_id(self.F.left))
         op = self.operator(node)
+        if left.type == "subscript_expression" and op == "=":
+            stored = self.store_into_owning_element(node, left)
+            if stored is not None:
+                return stored
         if left.type == "identifier" and op == "=":
             own = self.owner_of(self.text(left))
             if own is not None and own.what == "smart":

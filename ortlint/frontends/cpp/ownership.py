@@ -354,6 +354,22 @@ the file's own classes constructed and destroyed (members released by their dest
             self.lower_expr(a, discard=True)
         return Opaque(self.short_text(node))
 
+    def store_into_owning_element(self, node: Node, left: Node) -> ir.Expr | None:
+        """`infos[i] = std::move(info)` into a container whose elements own what they hold (a
+        vector of smart pointers): the element's destructor owns it now, as for `push_back`.
+        None when the container's elements own nothing (the C lowering's store stands)."""
+        container = left.child_by_field_id(self.F.argument)
+        element = self._element_type(self.expr_type(container)) if container is not None else None
+        if not element or self.model.ownership(self.expr_type(container) or "").what != "container" \
+                or not self.model.owns_what_it_holds(element):
+            return None
+        self.lower_expr(left)
+        value = self.lower_expr(node.child_by_field_id(self.F.right))
+        names = tuple(sorted(_expr_vars(value)))
+        if names:
+            self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
+        return value
+
     def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
                      dest: ir.Expr | None) -> ir.Expr | None:
         """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
