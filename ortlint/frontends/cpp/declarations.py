@@ -124,13 +124,25 @@ prototype or a construction from a call."""
 
     def bind_local(self, name: str, aggregate: bool, static: bool = False) -> Var:
         """Declare a local; inside a body lowered in place it gets a fresh name when it would
-        clash with a name of the function (names stay readable in messages otherwise)."""
+        clash with a name of the function, and so does one that hides a local of an enclosing
+        block (`auto p = make(); { std::unique_ptr<T> p{other()}; }`: two objects, each with
+        its own destructor), until its block ends. Messages show the name as written."""
+        scope = self.scopes[-1] if self.scopes else None
         if self.inline_depth > 0 and (name in self.locals or name in self.params):
             new = self.fresh_name(name)
             self.rename[name] = Var(new)
             name = new
-        elif name in self.rename:
-            del self.rename[name]
+        elif scope is not None and name not in scope.names and any(name in s.names for s in self.scopes[:-1]):
+            scope.shadowing.append((name, self.rename.get(name)))
+            scope.names.add(name)
+            new = self.fresh_name(name)
+            self.rename[name] = Var(new)
+            name = new
+        else:
+            if name in self.rename:
+                del self.rename[name]
+            if scope is not None:
+                scope.names.add(name)
         if not static:
             self.locals[name] = aggregate
         return self.var(name)

@@ -27,6 +27,11 @@ range-for loops, `using` declarations, conditions with declarations."""
         scope = self.scopes.pop()
         if self.cur is not None and scope.cleanups:
             self.run_cleanups([scope], end_loc(self.loc(node)))
+        for name, outside in reversed(scope.shadowing):  # the hidden locals are visible again
+            if outside is None:
+                self.rename.pop(name, None)
+            else:
+                self.rename[name] = outside
         if self.handler != scope.handler:
             self.handler = scope.handler
             self.split()
