@@ -116,6 +116,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             stored = self.store_into_owning_element(node, left)
             if stored is not None:
                 return stored
+        if left.type in ("field_expression", "subscript_expression") and op == "=":
+            moved = self.move_into_object(node, left)
+            if moved is not None:
+                return moved
         if left.type == "identifier" and op == "=":
             own = self.owner_of(self.text(left))
             if own is not None and own.what == "smart":

@@ -14,7 +14,7 @@ from ...ir import Const, Field, Index, Loc, Opaque, Var
 from ..c.syntax import _VOID, _short
 from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_name, parse_type
 from .scopes import Frame
-from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _expr_vars, pick_overload, strip_template_args
+from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _MOVES, _expr_vars, pick_overload, strip_template_args
 
 
 class CppOwnership:
@@ -353,6 +353,30 @@ the file's own classes constructed and destroyed (members released by their dest
         for a in arg_nodes:
             self.lower_expr(a, discard=True)
         return Opaque(self.short_text(node))
+
+    def move_into_object(self, node: Node, left: Node) -> ir.Expr | None:
+        """`gemm.layer = std::move(layer)`: a smart pointer moved into a member or an element of
+        an object is taken by a smart pointer there (only one can receive it), which that
+        object's destructor releases; what it holds is no longer this function's to release.
+        None when the right side is not such a move."""
+        right = self.unparen(node.child_by_field_id(self.F.right))
+        if right.type != "call_expression":
+            return None
+        fn = right.child_by_field_id(self.F.function)
+        args = self.call_args(right)
+        if fn is None or clean_name(self.text(fn)) not in _MOVES or len(args) != 1:
+            return None
+        source = self.unparen(args[0])
+        own = self.owner_of(self.text(source)) if source.type == "identifier" else None
+        if own is None or own.what != "smart":
+            return None
+        target = self.lower_expr(left)
+        value = self.lower_expr(right)
+        self.emit(ir.Assign(self.loc(node), target, value))
+        names = tuple(sorted(_expr_vars(value)))
+        if names:
+            self.emit(ir.Havoc(self.loc(node), names, "moved into a smart pointer of another object"))
+        return target
 
     def store_into_owning_element(self, node: Node, left: Node) -> ir.Expr | None:
         """`infos[i] = std::move(info)` into a container whose elements own what they hold (a
