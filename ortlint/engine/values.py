@@ -118,10 +118,6 @@ class ValueTransfer:
             if truth is None:
                 return vals[1] if vals[1] == vals[2] else None
             return vals[1] if truth else vals[2]
-        if len(vals) == 2 and e.op in ("+", "-"):
-            moved = _offset_of(vals[0], vals[1], e.op)
-            if moved is not None:
-                return moved
         if len(vals) == 2 and e.op in ("==", "!="):
             decided = self._compare(state, vals[0], vals[1])
             if decided is not None:
@@ -636,14 +632,3 @@ class ValueTransfer:
                 return f" at line {node.line}"
             node = node.prev
         return ""
-
-
-def _offset_of(a: Val | None, b: Val | None, op: str) -> Val | None:
-    """`p + n`, `p - n`, `n + p` with p a resource and n a number (or unknown): a pointer into
-    the same block, so the block is reachable through it (`return block + sizeof(Header);`
-    hands the block on; `free((char *)p - sizeof(Header))` releases it). None otherwise."""
-    if a is not None and a[0] == "r" and (b is None or b[0] == "k"):
-        return a
-    if op == "+" and b is not None and b[0] == "r" and (a is None or a[0] == "k"):
-        return b
-    return None

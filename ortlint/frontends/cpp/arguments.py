@@ -1,11 +1,13 @@
-"""What a call's arguments build: a block of code given to a macro (`EXPECT_NO_THROW({ ... })`, run
-in place) and a list building an object a container keeps (`allocated_.insert({p, block})`)."""
+"""What a call's arguments (and a returned value) hand on: a block of code given to a macro
+(`EXPECT_NO_THROW({ ... })`, run in place), a list building an object a container keeps
+(`allocated_.insert({p, block})`), a pointer into a block (`return block + sizeof(Header);`)."""
 from __future__ import annotations
 
 from tree_sitter import Node
 
 from ... import ir
 from ...ir import Field, Opaque
+from .model import parse_type
 
 # Member calls that keep what they are given (sequence containers, maps, sets, queues).
 _STORING_METHODS = frozenset({"insert", "emplace", "try_emplace", "insert_or_assign", "emplace_hint", "push_back",
@@ -13,7 +15,40 @@ _STORING_METHODS = frozenset({"insert", "emplace", "try_emplace", "insert_or_ass
 
 
 class CppArguments:
-    """What a call's arguments build: blocks of code given to macros, lists building stored objects."""
+    """What a call's arguments (and a returned value) hand on: blocks of code given to macros, lists building
+stored objects, pointers into a block."""
+
+    def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`return block + sizeof(Header);`, `free((char *)p - sizeof(Header))`: a pointer moved
+        within a block and handed on (returned, or given to a call) hands on the block: the value
+        is the pointer's. Elsewhere (`auto *q = buffer + i; ReleaseValue(*q)`) the offset stays an
+        operation, so elements at different offsets stay apart."""
+        moved = self.offset_pointer_handed_on(node)
+        if moved is None:
+            return super().expr_binary_expression(node, discard, dest)
+        pointer, offset = moved
+        self.lower_expr(offset, discard=True)
+        return self.lower_expr(pointer, discard, dest)
+
+    def offset_pointer_handed_on(self, node: Node) -> tuple[Node, Node] | None:
+        """(pointer, offset) of `pointer + offset` / `pointer - offset` whose value is returned or
+        passed to a call; None for anything else (integer arithmetic, a difference of pointers)."""
+        if self.operator(node) not in ("+", "-"):
+            return None
+        parent = node.parent
+        while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+            parent = parent.parent
+        if parent is None or parent.type not in ("argument_list", "return_statement"):
+            return None
+        left, right = node.child_by_field_id(self.F.left), node.child_by_field_id(self.F.right)
+        if left is None or right is None:
+            return None
+        left_type, right_type = self.expr_type(left), self.expr_type(right)
+        if left_type is None or not self.model.resolve_alias(parse_type(left_type)).pointers:
+            return None
+        if right_type is not None and self.model.resolve_alias(parse_type(right_type)).pointers:
+            return None  # `end - begin`
+        return left, right
 
     def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`m.insert({key, tensor})`: the argument is an object built from the list (a pair, a
