@@ -126,13 +126,16 @@ prototype or a construction from a call."""
         """Declare a local; inside a body lowered in place it gets a fresh name when it would
         clash with a name of the function, and so does one that hides a local of an enclosing
         block (`auto p = make(); { std::unique_ptr<T> p{other()}; }`: two objects, each with
-        its own destructor), until its block ends. Messages show the name as written."""
+        its own destructor) or one of its own block declared again in another `#ifdef`
+        alternative, until its block ends. Messages show the name as written."""
         scope = self.scopes[-1] if self.scopes else None
         if self.inline_depth > 0 and (name in self.locals or name in self.params):
             new = self.fresh_name(name)
             self.rename[name] = Var(new)
             name = new
-        elif scope is not None and name not in scope.names and any(name in s.names for s in self.scopes[:-1]):
+        elif scope is not None and (name in scope.names or any(name in s.names for s in self.scopes[:-1])):
+            # (declared in this block already: a `#ifdef` alternative declaring it again; every
+            # alternative is read, each object its own)
             scope.shadowing.append((name, self.rename.get(name)))
             scope.names.add(name)
             new = self.fresh_name(name)
