@@ -92,6 +92,19 @@ def test_only_invocations_in_function_bodies_are_blanked() -> None:
     assert out.count(b"DECLARE(int8_t);") == 1 and out.count(b"DECLARE(const char *);") == 1
 
 
+def test_a_body_after_a_trailing_return_type_is_code() -> None:
+    """`auto C::f(...) -> Result<T> {` opens a function body (mmdeploy's acl_net.cpp: its
+    `OUTCOME_TRY(auto n, g());` was left unparsed)."""
+    src = (b"auto Net::Create(const Dims& dims) const -> Result<Buffers> {\n"
+           b"  DECLARE(auto n, Size(dims));\n"
+           b"  return n;\n"
+           b"}\n"
+           b"struct Holder : Base<decltype(a->b)> {\n  DECLARE(int x, 1);\n};\n")
+    out, kept = mask_declaration_arguments(src, {"DECLARE"})
+    assert list(kept.values()) == ["(auto n, Size(dims))"]
+    assert out.count(b"DECLARE(int x, 1);") == 1
+
+
 def test_statement_macros() -> None:
     bodies = {
         "IMPL": "auto tmp = (e); if (!tmp) return 1; lhs = tmp",

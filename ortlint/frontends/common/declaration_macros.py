@@ -234,6 +234,9 @@ def _top_level_comma(data: bytes, open_at: int, end: int) -> int | None:
 _SKIPPED = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)|#(?:[^\n\\]|\\.)*', re.S)
 _BRACES = re.compile(rb"[{}]")
 _CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
+# `auto f(...) -> Result<T> {` / `[&]() -> bool {`: a trailing return type before the body
+# (on the line of the `{` or the one before it; never in a comment)
+_TRAILING_RETURN = re.compile(rb"\)[ \t\r\n\w&]*->[^;{}()=/\n]*(?:\n[ \t]*)?$")
 
 
 def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
@@ -252,7 +255,8 @@ def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
             break
         if token == _OPEN_BRACE:
             before = data[max(0, start - 16):start].rstrip()
-            stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS))
+            stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS)
+                         or _TRAILING_RETURN.search(data, max(0, start - 160), start) is not None)
         elif stack:
             stack.pop()
     while nxt is not None:
