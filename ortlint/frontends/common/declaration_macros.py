@@ -235,7 +235,7 @@ _SKIPPED = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*
 _BRACES = re.compile(rb"[{}]")
 _CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
 # `auto f(...) -> Result<T> {` / `[&]() -> bool {`: a trailing return type before the body
-# (on the line of the `{` or the one before it; never in a comment)
+# (on the line of the `{` or the one before it; no `/` after the arrow: not a comment's arrow)
 _TRAILING_RETURN = re.compile(rb"\)[ \t\r\n\w&]*->[^;{}()=/\n]*(?:\n[ \t]*)?$")
 
 
