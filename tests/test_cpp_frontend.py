@@ -169,6 +169,23 @@ def test_decoration_recovery_keeps_valid_declarations() -> None:
     assert blank_declaration_heads(decorated) == b"class A_EXPORT B {};\n      const char *f(int);\n"
 
 
+def test_attribute_alternatives_are_decorations() -> None:
+    """`#if defined(_MSC_VER)\n[[msvc::no_unique_address]]\n#else\n[[no_unique_address]]\n#endif`
+    before a member: the conditional is blanked (GenAI's generators.h: a namespace unparsed),
+    as are `__declspec` / `__attribute__` alternatives; conditionals with code stay."""
+    from ortlint.frontends.common.decorations import blank_class_decorations
+    text = (b"struct G {\n#if defined(_MSC_VER)\n  [[msvc::no_unique_address]]\n#else\n  [[no_unique_address]]\n"
+            b"#endif\n  T t_;\n};\n#ifdef _WIN32\n__declspec(dllexport)\n#else\n__attribute__((visibility(\"default\")))\n"
+            b"#endif\nint f(void);\n#ifdef X\n[[nodiscard]] int g();\n#endif\n")
+    out = blank_class_decorations(text)
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    assert b"#if" not in out.split(b"#ifdef X")[0] and b"T t_;" in out and b"int f(void);" in out
+    assert out.endswith(b"#ifdef X\n[[nodiscard]] int g();\n#endif\n")  # a declaration in the branch: kept
+    for name in ("export_macro_decorations.cpp", "export_macro_decorations_clean.cpp"):
+        path = FIXTURES / "cpp" / name
+        assert not parse_cpp(str(path), default_policy(), path.read_bytes()).notes
+
+
 def test_embedded_javascript_and_assembly_are_opaque() -> None:
     """EM_ASM's code argument, EM_JS bodies and `__asm {}` blocks are not parsed as C++: no
     `new` from JavaScript, no unparsed region, and the EM_ASM call keeps its C++ arguments."""

@@ -20,6 +20,10 @@ the grammar allows no second name, an identifier that is not a type is a decorat
   convention after the return type: `Status MY_CALL f(`). C and C++ keywords are never
   decorations (`unsigned long f(`, `static T *f(`, `return x * f(y)`).
 
+* `#if A\n [[x]]\n#else\n [[y]]\n#endif` (or `__declspec(...)`, `__attribute__((...))`,
+  `alignas(...)`): a conditional whose every branch holds attributes only decorates the
+  declaration after it, which tree-sitter cannot read split from it. It is blanked whole.
+
 Known decorations are blanked by name from the policy (`[preprocess] blank`, see source.py);
 this covers the ones nobody listed, without a list.
 """
@@ -66,9 +70,29 @@ _MACRO_LIKE = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 def blank_class_decorations(data: bytes) -> bytes:
     """`data` with the decorations between `class`/`struct`/`union` and the name made blanks
-    (newlines kept, so every offset, line and column stays). Always done: tree-sitter reads
-    `struct DECLSPEC S { int y; };` as a function without an error to tell."""
-    return _blanked(data, _class_decorations(data))
+    (newlines kept, so every offset, line and column stays), and the conditionals whose
+    branches hold nothing but attributes (see _attribute_alternatives). Always done: tree-sitter
+    reads `struct DECLSPEC S { int y; };` as a function without an error to tell."""
+    return _blanked(data, _class_decorations(data) + _attribute_alternatives(data))
+
+
+# A line of attributes: `[[...]]`, `__attribute__((...))`, `__declspec(...)`, `alignas(...)`
+_ATTRIBUTE = rb"(?:\[\[[^\n]*?\]\]|__attribute__[ \t]*\(\([^\n]*?\)\)|__declspec[ \t]*\([^\n]*?\)|alignas[ \t]*\([^\n]*?\))"
+_ATTRIBUTE_CONDITIONAL = re.compile(
+    rb"^[ \t]*#[ \t]*if(?:def|ndef)?\b[^\n]*\n"
+    rb"(?:[ \t]*(?:" + _ATTRIBUTE + rb"[ \t]*)+(?://[^\n]*)?\r?\n|[ \t]*#[ \t]*(?:else|elif)\b[^\n]*\n)+"
+    rb"[ \t]*#[ \t]*endif\b[^\n]*", re.M)
+_ATTRIBUTE_MARKS = (b"[[", b"__attribute__", b"__declspec", b"alignas")
+
+
+def _attribute_alternatives(data: bytes) -> list[tuple[int, int]]:
+    """`#if defined(_MSC_VER)\n [[msvc::no_unique_address]]\n#else\n [[no_unique_address]]\n#endif\n
+    Telemetry t_;`: the alternatives are attributes of the declaration after them, which
+    tree-sitter cannot read split from it (GenAI's generators.h: the whole namespace unparsed).
+    Attributes are decorations ortlint does not use: the conditional goes, the declaration stays."""
+    if b"#" not in data or not any(mark in data for mark in _ATTRIBUTE_MARKS):
+        return []
+    return [m.span() for m in _ATTRIBUTE_CONDITIONAL.finditer(data)]
 
 
 def blank_declaration_heads(data: bytes) -> bytes:
