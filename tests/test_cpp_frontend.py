@@ -167,6 +167,16 @@ def test_decoration_recovery_keeps_valid_declarations() -> None:
     decorated = b"class A_EXPORT B {};\nMACRO const char *f(int);\n"
     assert blank_class_decorations(decorated) == b"class          B {};\nMACRO const char *f(int);\n"
     assert blank_declaration_heads(decorated) == b"class A_EXPORT B {};\n      const char *f(int);\n"
+    # a function pointer's name, and names in capitals after a declaration's parameter list
+    # (RedisAI's redismodule.h: `REDISMODULE_API int (*RedisModule_X)(...) REDISMODULE_ATTR;`)
+    pointers = b"MOD_API void * (*Mod_Alloc)(size_t n) MOD_ATTR;\n  int Run() MUST_USE(x) NOEXC;\n"
+    expected = pointers
+    for word in (b"MOD_API", b"MOD_ATTR", b"MUST_USE(x) NOEXC"):
+        expected = expected.replace(word, b" " * len(word))
+    assert blank_declaration_heads(pointers) == expected
+    statements = (b"  if (x) CLEANUP;\n  x = f(a) FOO;\n  return f(a) FOO;\n  new (&slot) T(init);\n"
+                  b"  return a * (*fp)(x);\n  int g(int) override;\n")
+    assert blank_declaration_heads(statements) == statements
 
 
 def test_attribute_alternatives_are_decorations() -> None:

@@ -17,8 +17,11 @@ the grammar allows no second name, an identifier that is not a type is a decorat
   `ns::TYPE`, `TYPE<...>`, the declarator on the next line): three names where a declaration
   has two, so one is a decoration: the first (a declaration macro before the return type), or
   the second when it is written like a macro (all capitals) and the first is not (a calling
-  convention after the return type: `Status MY_CALL f(`). C and C++ keywords are never
-  decorations (`unsigned long f(`, `static T *f(`, `return x * f(y)`).
+  convention after the return type: `Status MY_CALL f(`). A function pointer's name counts as
+  a name (`DECO void (*F)(`), and names in capitals between the parameter list and the `;`
+  that ends the line are decorations too (`int F(void) MY_ATTR;`, on a line that starts a
+  declaration, not a statement). C and C++ keywords are never decorations (`unsigned long f(`,
+  `static T *f(`, `return x * f(y)`).
 
 * `#if A\n [[x]]\n#else\n [[y]]\n#endif` (or `__declspec(...)`, `__attribute__((...))`,
   `alignas(...)`): a conditional whose every branch holds attributes only decorates the
@@ -64,8 +67,14 @@ _LINE_HEAD = re.compile(
     rb"\n[ \t]*(?P<words>(?:" + _NAME + _ARGS + rb"[ \t]+)+)"
     + rb"(?P<type>" + _NAME + rb"(?:::" + _NAME + rb")*(?:[ \t]*<[^<>;{}()\n]*>)?)"
     + rb"(?:[ \t\r\n]*[*&][ \t\r\n*&]*|[ \t\r\n]+)"
-    + rb"(?P<name>~?" + _NAME + rb"(?:::~?" + _NAME + rb")*)[ \t\r\n]*\(")
+    + rb"(?:(?P<name>~?" + _NAME + rb"(?:::~?" + _NAME + rb")*)|\([ \t]*\*[ \t]*(?P<pointer>" + _NAME + rb")[ \t]*\))"
+    + rb"[ \t\r\n]*\(")
 _MACRO_LIKE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+# `...) DECO;` / `...) DECO(x) DECO2;` ending a line: names in capitals after a parameter list
+_TRAILING = re.compile(rb"\)[ \t]*((?:[A-Z_][A-Z0-9_]*\b(?:[ \t]*\([^()\n]*\))?[ \t]*)+);[ \t]*(?://[^\n]*)?\r?$", re.M)
+# the line of a declaration: it starts with a name that begins no statement, no `=` before its `(`
+_DECLARATION_LINE = re.compile(rb"[ \t]*(?!(?:if|while|for|switch|return|else|do|case|new|delete|throw|sizeof|co_return|co_await|goto)\b)"
+                               rb"[A-Za-z_][^=(\n]*\(")
 
 
 def blank_class_decorations(data: bytes) -> bytes:
@@ -144,7 +153,7 @@ def _declaration_decorations(data: bytes) -> list[tuple[int, int]]:
                  if _word(w) not in KEYWORDS]
         type_text = m.group("type")
         type_name = _word(re.split(rb"[ \t:<]", type_text, maxsplit=1)[0])
-        name = m.group("name").decode("ascii", "replace")
+        name = (m.group("name") or m.group("pointer")).decode("ascii", "replace")
         if not decos or name in KEYWORDS or type_name in KEYWORDS and type_name not in _TYPE_KEYWORDS:
             continue  # `return x * f(y)`, `static T *f(`, `else if (`
         if len(decos) == 1 and type_name not in KEYWORDS and _MACRO_LIKE.match(type_name) \
@@ -152,4 +161,16 @@ def _declaration_decorations(data: bytes) -> list[tuple[int, int]]:
                 and b"::" not in type_text and b"<" not in type_text:
             decos = [m.span("type")]  # `Status MY_CALL f(`: a calling convention
         spans.extend((a - shift, b - shift) for a, b in decos)
+    return spans + _trailing_decorations(data)
+
+
+def _trailing_decorations(data: bytes) -> list[tuple[int, int]]:
+    """`REDISMODULE_API int (*RedisModule_X)(RedisModuleCtx *ctx) REDISMODULE_ATTR;`: after the
+    parameter list of a declaration only keywords may come (`const`, `noexcept`, `override`,
+    ...); names in capitals there are decorations (an attribute, an exception specification)."""
+    spans = []
+    for m in _TRAILING.finditer(data):
+        line = data.rfind(b"\n", 0, m.start()) + 1
+        if _DECLARATION_LINE.match(data, line):
+            spans.append(m.span(1))
     return spans
