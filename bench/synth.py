@@ -30,7 +30,7 @@ FIXTURES = ROOT / "fixtures"
 SOURCE_SUFFIXES = {".c", ".h", ".cc", ".cpp", ".hpp", ".java"}
 NEVER_RENAME = {"main", "JNI_OnLoad", "JNI_OnUnload", "operator", "this", "super", "self"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_INCLUDE = re.compile(r'(#\s*include\s*")([^"]+)(")')
+_INCLUDE = re.compile(r'(#\s*include\s*["<])([^">]+)([">])')  # `<...>` too: a fixture's header may be included so
 
 
 @dataclass

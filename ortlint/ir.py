@@ -8,6 +8,8 @@ evaluation order or which language it is looking at.
 """
 from __future__ import annotations
 
+import re
+
 import operator
 from dataclasses import dataclass, field
 from typing import NamedTuple, Union
@@ -137,9 +139,12 @@ Expr = Union[Var, Field, Index, Deref, AddrOf, Const, Op, Opaque]
 
 
 def expr_text(e: Expr) -> str:
-    """Render an expression the way a user would write it (casts are already gone)."""
+    """Render an expression the way a user would write it (casts are already gone; a local the
+    C++ front end renamed, `p@3` for a `p` that hides another or comes from a body lowered in
+    place, is shown as `p`)."""
     if isinstance(e, Var):
-        return e.name
+        name = e.name
+        return name.partition("@")[0] if "@" in name and _RENAMED.match(name) else name
     if isinstance(e, Field):
         if isinstance(e.base, Deref):
             return f"{expr_text(e.base.base)}->{e.name}"
@@ -159,6 +164,9 @@ def expr_text(e: Expr) -> str:
             return f"{e.op}{expr_text(e.operands[0])}"
         return e.op
     return e.text
+
+
+_RENAMED = re.compile(r"^[A-Za-z_]\w*@\d+$")
 
 
 def strip_addr(e: Expr) -> Expr | None:

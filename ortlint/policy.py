@@ -156,7 +156,9 @@ class Policy:
     blank_calls: set[str] = field(default_factory=set)
     blank_patterns: list[str] = field(default_factory=list)
     rename_words: dict[str, str] = field(default_factory=dict)  # [preprocess] rename: macro -> same-length code
-    table_arity: dict[str, int] = field(default_factory=dict)  # [table_arity]: entry -> its argument count
+    # [table_arity]: entry -> its argument counts (an OrtApi entry and an implementer field of one
+    # name, from two policy files, each add theirs)
+    table_arity: dict[str, frozenset[int]] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     # function-pointer fields (`[[call]] field_of`) also matched when the receiver's type is
     # unknown: field name -> spec; consulted only after the exact (style, name) tables missed
@@ -415,14 +417,16 @@ class _Loader:
 
     def _load_table_arity(self) -> None:
         """`[table_arity] Run = 8`: a function-table entry's argument count (generated from the
-        API reference). A `table` call with another count is some other object's method."""
+        API reference; a list for a name several structs' fields have). A `table` call with
+        another count is some other object's method."""
         table = self.doc.get("table_arity", {})
         if not isinstance(table, dict):
             self.fail("table_arity", "must be a table of Name = argument count")
-        for name, count in table.items():
-            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 64:
-                self.fail(f"table_arity.{name}", "must be an argument count from 0 to 64")
-            self.policy.table_arity[name] = count
+        for name, value in table.items():
+            counts = value if isinstance(value, list) else [value]
+            if not counts or any(not isinstance(c, int) or isinstance(c, bool) or not 0 <= c <= 64 for c in counts):
+                self.fail(f"table_arity.{name}", "must be an argument count from 0 to 64 (or a list of them)")
+            self.policy.table_arity[name] = self.policy.table_arity.get(name, frozenset()) | set(counts)
 
     def _load_constants(self) -> None:
         consts = self.doc.get("constants", {})

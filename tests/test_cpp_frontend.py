@@ -105,6 +105,8 @@ SNIPPETS = [
 
 
 @pytest.mark.parametrize("code", SNIPPETS)
+
+
 def test_odd_code_never_raises(code: str) -> None:
     assert isinstance(unit_of(code), ir.SourceUnit)
 
@@ -148,3 +150,102 @@ def test_nested_immediately_invoked_lambdas_read_their_text_once(tmp_path: Path,
     path.write_text("int f(int x) {\n  return " + "[&]() { return " * depth + "x" + "; }()" * depth + ";\n}\n")
     unit = parse_cpp(str(path), default_policy())
     assert unit.functions and read[0] < 20 * path.stat().st_size, read[0]
+
+def test_unknown_decorations_in_declarations_are_recognized() -> None:
+    """`class MY_EXPORTS Name {` is a class (its `= delete` members are no delete expressions)
+    and `MY_API Type *\\nName(params)` a function with its own name and parameters (issues 31, 32)."""
+    unit = unit_of("""
+        namespace ns {
+        class MY_EXPORTS Holder : public Base {
+         public:
+          Holder(const Holder &) = delete;
+          Holder(Holder &&) = delete;
+          ~Holder() { free(buf_); }
+          char *buf_;
+        };
+        struct DECLSPEC(x) Plain final { int y; };
+        }
+        TRITONBACKEND_ISPEC TRITONSERVER_Error*
+        TRITONBACKEND_Initialize(TRITONBACKEND_Backend* backend, int n)
+        {
+          return nullptr;
+        }
+        Status MY_CALL Convert(int a) { return a; }
+        static inline int Kept(unsigned long x) { return x * Kept(x); }
+    """)
+    names = {f.name: f for f in unit.functions}
+    assert set(names) == {"ns::Holder::~Holder", "TRITONBACKEND_Initialize", "Convert", "Kept"}
+    assert names["TRITONBACKEND_Initialize"].params == ["backend", "n"]
+    assert not unit.notes
+    assert all(c.callee not in ("delete", "delete[]") for f in unit.functions for c in calls(f))
+
+
+def test_decoration_recovery_keeps_valid_declarations() -> None:
+    from ortlint.frontends.common.decorations import blank_class_decorations, blank_declaration_heads
+    text = (b"enum class Color : int { A };\ntemplate <class T> class Box : public T {};\nclass Fin final {};\n"
+            b"mysubclass a b {};\nunsigned long f(int);\nstatic struct node *make(void);\n"
+            b"int g() { return a * h(b); }\nconst char *name(void);\ninline bool operator()(int);\n")
+    assert blank_class_decorations(text) == text
+    assert blank_declaration_heads(text) == text
+    decorated = b"class A_EXPORT B {};\nMACRO const char *f(int);\n"
+    assert blank_class_decorations(decorated) == b"class          B {};\nMACRO const char *f(int);\n"
+    assert blank_declaration_heads(decorated) == b"class A_EXPORT B {};\n      const char *f(int);\n"
+    # a function pointer's name, and names in capitals after a declaration's parameter list
+    # (RedisAI's redismodule.h: `REDISMODULE_API int (*RedisModule_X)(...) REDISMODULE_ATTR;`)
+    pointers = b"MOD_API void * (*Mod_Alloc)(size_t n) MOD_ATTR;\n  int Run() MUST_USE(x) NOEXC;\n"
+    expected = pointers
+    for word in (b"MOD_API", b"MOD_ATTR", b"MUST_USE(x) NOEXC"):
+        expected = expected.replace(word, b" " * len(word))
+    assert blank_declaration_heads(pointers) == expected
+    statements = (b"  if (x) CLEANUP;\n  x = f(a) FOO;\n  return f(a) FOO;\n  new (&slot) T(init);\n"
+                  b"  return a * (*fp)(x);\n  int g(int) override;\n")
+    assert blank_declaration_heads(statements) == statements
+
+
+def test_attribute_alternatives_are_decorations() -> None:
+    """`#if defined(_MSC_VER)\n[[msvc::no_unique_address]]\n#else\n[[no_unique_address]]\n#endif`
+    before a member: the conditional is blanked (GenAI's generators.h: a namespace unparsed),
+    as are `__declspec` / `__attribute__` alternatives; conditionals with code stay."""
+    from ortlint.frontends.common.decorations import blank_class_decorations
+    text = (b"struct G {\n#if defined(_MSC_VER)\n  [[msvc::no_unique_address]]\n#else\n  [[no_unique_address]]\n"
+            b"#endif\n  T t_;\n};\n#ifdef _WIN32\n__declspec(dllexport)\n#else\n__attribute__((visibility(\"default\")))\n"
+            b"#endif\nint f(void);\n#ifdef X\n[[nodiscard]] int g();\n#endif\n")
+    out = blank_class_decorations(text)
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    assert b"#if" not in out.split(b"#ifdef X")[0] and b"T t_;" in out and b"int f(void);" in out
+    assert out.endswith(b"#ifdef X\n[[nodiscard]] int g();\n#endif\n")  # a declaration in the branch: kept
+    for name in ("export_macro_decorations.cpp", "export_macro_decorations_clean.cpp"):
+        path = FIXTURES / "cpp" / name
+        assert not parse_cpp(str(path), default_policy(), path.read_bytes()).notes
+
+
+def test_embedded_javascript_and_assembly_are_opaque() -> None:
+    """EM_ASM's code argument, EM_JS bodies and `__asm {}` blocks are not parsed as C++: no
+    `new` from JavaScript, no unparsed region, and the EM_ASM call keeps its C++ arguments."""
+    path = FIXTURES / "cpp" / "embedded_javascript_clean.cpp"
+    unit = parse_cpp(str(path), default_policy(), path.read_bytes())
+    assert not unit.notes
+    names = {f.name: f for f in unit.functions}
+    assert set(names) == {"save", "js_alloc", "add"}
+    save = [c for c in calls(names["save"])]
+    assert [c.callee for c in save] == ["malloc", "EM_ASM", "free"]
+    assert [ir.expr_text(a) for a in save[1].args] == ["0", "buffer", "size", "path"]
+    assert all(c.style != "new" for f in unit.functions for c in calls(f))
+
+
+def test_inherited_methods_are_called_on_the_class_that_declares_them() -> None:
+    """`e->Step()` on `struct Wrapper : gen::Engine {}` is `gen::Engine::Step`: a method of the
+    base, not of some other class named `Wrapper` elsewhere in the tree; `?:` has its branches' type."""
+    unit = unit_of("""
+        namespace gen { class Engine { public: int *Step(); int Busy() { return 0; } }; }
+        struct Wrapper : gen::Engine { int Own(); };
+        int *f(Wrapper *e, Wrapper *other, bool which) {
+          e->Own();
+          Wrapper *w = which ? e : other;
+          w->Busy();
+          return e->Step();
+        }
+    """)
+    fn = next(f for f in unit.functions if f.name == "f")
+    assert [c.callee for c in calls(fn)] == ["Wrapper::Own", "gen::Engine::Busy", "gen::Engine::Step"]
+

@@ -92,6 +92,19 @@ def test_only_invocations_in_function_bodies_are_blanked() -> None:
     assert out.count(b"DECLARE(int8_t);") == 1 and out.count(b"DECLARE(const char *);") == 1
 
 
+def test_a_body_after_a_trailing_return_type_is_code() -> None:
+    """`auto C::f(...) -> Result<T> {` opens a function body (mmdeploy's acl_net.cpp: its
+    `OUTCOME_TRY(auto n, g());` was left unparsed)."""
+    src = (b"auto Net::Create(const Dims& dims) const -> Result<Buffers> {\n"
+           b"  DECLARE(auto n, Size(dims));\n"
+           b"  return n;\n"
+           b"}\n"
+           b"struct Holder : Base<decltype(a->b)> {\n  DECLARE(int x, 1);\n};\n")
+    out, kept = mask_declaration_arguments(src, {"DECLARE"})
+    assert list(kept.values()) == ["(auto n, Size(dims))"]
+    assert out.count(b"DECLARE(int x, 1);") == 1
+
+
 def test_statement_macros() -> None:
     bodies = {
         "IMPL": "auto tmp = (e); if (!tmp) return 1; lhs = tmp",
@@ -110,3 +123,33 @@ def test_pathological_inputs_stay_bounded() -> None:
     macros = {"D": Macro("D", ["x"], "x x", False)}
     text = "D(" * 60 + "y" + ")" * 60  # doubles at every level: stopped by the size cap
     assert len(expand_text(text, macros, 1)) < 1 << 17
+
+
+def test_unknown_macro_given_a_declaration_and_its_value_becomes_that_declaration() -> None:
+    """`OUTCOME_TRY(auto x, f());` with no definition in sight reads as `auto x = f();` (same
+    length); known macros, expressions (`CHECK(a * b, c)`), other arities, code outside function
+    bodies and invocations not ending their statement are left alone."""
+    from ortlint.frontends.common.declaration_macros import declare_unknown_macro_arguments
+    text = (b"int g();\nTRY_DECL(auto y, g());\nvoid f() {\n  OUTCOME_TRY(auto x, Make(a, b));\n"
+            b"  ASSIGN(std::vector<int> v,\n         Load());\n  CHECK(a * b, c);\n  CHECK(T *p, c);\n"
+            b"  KNOWN(auto z, g());\n  THREE(auto w, g(), 1);\n  USE(auto q, g()) + 1;\n}\n")
+    out = declare_unknown_macro_arguments(text, {"KNOWN"})
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    lines = out.decode().split("\n")
+    assert lines[1] == "TRY_DECL(auto y, g());"
+    assert lines[3] == "              auto x= Make(a, b) ;"
+    assert lines[4:6] == ["         std::vector<int> v=", "         Load() ;"]
+    assert lines[6:11] == ["  CHECK(a * b, c);", "  CHECK(T *p, c);", "  KNOWN(auto z, g());",
+                           "  THREE(auto w, g(), 1);", "  USE(auto q, g()) + 1;"]
+
+
+def test_unknown_macro_given_a_statement_runs_it_as_a_block() -> None:
+    """`EXPECT_ANY_THROW(const auto s = make(...); );` (a raw string with brackets in it) and
+    `EXPECT_ANY_THROW(auto s = make(1));`: the statement is code run in place, a block."""
+    from ortlint.frontends.common.declaration_macros import declare_unknown_macro_arguments
+    text = (b'void f() {\n  EXPECT_ANY_THROW(\n    const auto s = make(\n      key, R"({"a":[1,2]})"_json);\n  );\n'
+            b"  EXPECT_ANY_THROW(auto t = make(1));\n  EXPECT_TRUE(a == b);\n  LOG(x <= y);\n}\n")
+    out = declare_unknown_macro_arguments(text, set()).decode().split("\n")
+    assert out[1] == "                  {" and out[4] == "  };"
+    assert out[5] == "                  {auto t = make(1);}"
+    assert out[6:8] == ["  EXPECT_TRUE(a == b);", "  LOG(x <= y);"]

@@ -111,6 +111,49 @@ def test_classes_bases_aliases_and_returns() -> None:
     assert "HIDDEN" not in facts.macros
 
 
+def test_method_return_types_are_recorded_qualified() -> None:
+    facts = _facts("""
+        namespace sdk {
+        struct Model {
+          static std::unique_ptr<Model> Create(const char *path);
+          const char *Name() const { return name_; }
+          Model *Self();
+          static void operator delete(void *p);
+          const char *name_;
+        };
+        }
+    """)
+    assert facts.returns["sdk::Model::Create"] == "std::unique_ptr<Model>"
+    assert facts.returns["Model::Create"] == "std::unique_ptr<Model>"
+    assert facts.returns["sdk::Model::Name"] == "const char *"
+    assert facts.returns["sdk::Model::Self"] == "Model *"
+    assert "Create" not in facts.returns and "Model::operator delete" not in facts.returns
+    assert "operator delete" in facts.classes["Model"].methods
+
+
+def test_angle_includes_of_the_tree_give_declarations_not_macros(tmp_path: Path) -> None:
+    write(tmp_path / "include" / "lib" / "api.h", '#include "detail.h"\n#define LIB_CHECK(x) check(x)\n'
+                                                  "struct Widget { static std::unique_ptr<Widget> Make(); };\n")
+    write(tmp_path / "include" / "lib" / "detail.h", "#define DETAIL(x) x\nstruct Detail { int *p; };\n")
+    write(tmp_path / "src" / "string.h", "#define NOT_THE_SYSTEM(x) x\nstruct Impostor {};\n")
+    write(tmp_path / "src" / "local.h", "#define LOCAL(x) x\n")
+    main = write(tmp_path / "tests" / "t.cpp", '#include <lib/api.h>\n#include <string.h>\n#include <memory>\n'
+                                               '#include "../src/local.h"\n')
+    seen = hi.HeaderIndex(roots=(str(tmp_path),)).visible(str(main), main.read_bytes())
+    assert seen.headers == [str(tmp_path / "src" / "local.h"), str(tmp_path / "include" / "lib" / "api.h"),
+                            str(tmp_path / "include" / "lib" / "detail.h")]  # the quoted closure first
+    assert "LOCAL" in seen.macros and "LIB_CHECK" not in seen.macros and "DETAIL" not in seen.macros
+    assert {"Widget", "Detail"} <= set(seen.classes) and "Impostor" not in seen.classes
+    assert seen.returns["Widget::Make"] == "std::unique_ptr<Widget>"
+
+
+def test_an_angle_include_is_not_looked_up_next_to_the_file(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "conf.h", "struct Here {};\n")
+    index = hi.HeaderIndex()
+    assert index.resolve("conf.h", str(tmp_path / "a")) == str(tmp_path / "a" / "conf.h")
+    assert index.resolve_angle("conf.h", str(tmp_path / "a")) is None
+
+
 # ----------------------------------------------------------------------------- statement macros
 
 

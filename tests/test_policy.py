@@ -42,9 +42,12 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[[call]]\nname = "f"\nstatus_check = { arg = 1, passes = 0, success_returns = 0 }\n', "cannot be combined"),
     ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
     ('[table_arity]\nRun = "eight"\n', "table_arity.Run: must be an argument count"),
+    ('[table_arity]\nRun = [8, "nine"]\n', "table_arity.Run: must be an argument count"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, declare-or-return"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare-or-return"\narg = 15\n', "must be followed by its expression"),
 ])
+
+
 def test_malformed_policy_names_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
     p = write(tmp_path, "# a comment line\n" + text)
     with pytest.raises(PolicyError) as err:
@@ -61,6 +64,8 @@ def test_missing_policy_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason="reference tables not present")
+
+
 def test_every_ort_acquisition_and_release_of_the_reference_is_covered() -> None:
     policy = default_policy()
     for table in ("ort_api_functions.tsv", "ort_training_api_functions.tsv"):
@@ -79,6 +84,8 @@ def test_every_ort_acquisition_and_release_of_the_reference_is_covered() -> None
 
 
 @pytest.mark.skipif(not REFERENCE.is_dir(), reason="reference tables not present")
+
+
 def test_every_jni_pair_of_the_reference_is_covered() -> None:
     policy = default_policy()
     with (REFERENCE / "jni_pairs.tsv").open(newline="") as fh:
@@ -115,3 +122,10 @@ def test_status_check_passes_returns_the_argument(tmp_path: Path) -> None:
     ok, bad = summary.cases
     assert ok.pre == (((1,), "null"),) and ok.ret == ("param", (0,)) and ok.exit == "return"
     assert bad.exit == "abort" and not bad.effects
+
+def test_table_arity_counts_add_up_across_files(tmp_path: Path) -> None:
+    """A name several structs' fields (or the OrtApi and a field) share has every count."""
+    p = write(tmp_path, '[table_arity]\nCreateAllocator = [4, 5]\nSolo = 2\n')
+    policy = load_policy([p])
+    assert policy.table_arity["CreateAllocator"] == frozenset({3, 4, 5})  # the OrtApi's 3 too
+    assert policy.table_arity["Solo"] == frozenset({2})

@@ -191,7 +191,8 @@ def ref_in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
         token = m.group(0)
         if token == b"{":
             before = data[max(0, m.start() - 16):m.start()].rstrip()
-            stack.append(bool(stack and stack[-1]) or before.endswith(dm._CODE_OPENERS))
+            stack.append(bool(stack and stack[-1]) or before.endswith(dm._CODE_OPENERS)
+                         or dm._TRAILING_RETURN.search(data, max(0, m.start() - 160), m.start()) is not None)
         elif token == b"}" and stack:
             stack.pop()
     while nxt is not None:

@@ -149,6 +149,15 @@ class Generator:
         return name not in self.ort_api_names and name not in GENERIC_FIELDS and \
             len(re.findall(r"[A-Z][a-z0-9]+", name)) >= 2
 
+    def arities(self) -> dict[str, str]:
+        """Entry or field name -> its parameter count (a list when structs differ), as TOML."""
+        counts: dict[str, set[int]] = {}
+        for row in self.rows:
+            if row["side"] in ("api", "implementer"):
+                counts.setdefault(row["name"], set()).add(len(params(row)))
+        return {name: str(next(iter(c))) if len(c) == 1 else "[" + ", ".join(map(str, sorted(c))) + "]"
+                for name, c in counts.items()}
+
     # -- output --------------------------------------------------------------------------
 
     def render(self) -> str:
@@ -196,6 +205,15 @@ class Generator:
             w(f"label = {q(label)}")
             w("owned = false")
             w("")
+        w("[table_arity]")
+        w("# How many arguments each OrtEpApi entry and implementer field takes (a field's count")
+        w("# includes its `this_ptr`): a call of the same name with another count (a C++ method of")
+        w("# a plugin EP's own class, `tensor.GetTensorDataType()`) is not that entry. A name the")
+        w("# OrtApi also has adds its counts to the OrtApi's; fields of one name in several structs")
+        w("# list theirs.")
+        for name, count in sorted(self.arities().items()):
+            w(f"{name} = {count}")
+        w("")
         w("# ---------------------------------------------------------------- helpers of plugin EPs")
         w("[[call]]")
         w('name = "IGNORE_ORTSTATUS"')

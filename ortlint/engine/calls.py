@@ -542,10 +542,22 @@ class CallTransfer:
         key = (id(arg), callee, helper, where)
         hit = self._release_text_memo.get(key)
         if hit is None:
-            name = ir.expr_text(strip_value(arg))
+            name = self._shown_name(strip_value(arg))
             via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
             hit = self._release_text_memo[key] = (arg, (name, via, f"`{name}` released by {callee}(){via}"))
         return hit[1]
+
+
+    def _shown_name(self, e: Expr) -> str:
+        """What a message calls the released expression: as written, but a front-end temporary
+        (`$3`, the unnamed result of a call) is the call that made it (`OrtStatus::Create(...)`)."""
+        if not is_temp(e):
+            return ir.expr_text(e)
+        made = getattr(self, "_temp_calls", None)
+        if made is None:
+            made = self._temp_calls = {ev.dest.name: ev.text for block in self.fn.blocks for ev in block.events
+                                       if isinstance(ev, Call) and isinstance(ev.dest, Var) and is_temp(ev.dest)}
+        return made.get(e.name) or ir.expr_text(e)
 
 
     def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:

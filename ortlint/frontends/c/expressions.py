@@ -159,22 +159,43 @@ dropped)."""
             # `(jstring)(expr)`: a cast that reads like a call of `(f)(x)`
             return self.lower_expr(arg_nodes[0], discard, dest)
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
+        written = len(arg_nodes)
         if drop_first:
             arg_nodes = arg_nodes[1:]
         receiver_expr = self.lower_expr(receiver) if receiver is not None else None
         args = tuple([self.lower_expr(a) for a in arg_nodes])
-        return self.emit_call(node, callee, style, receiver_expr, args, discard, dest)
+        return self.emit_call(node, callee, style, receiver_expr, args, discard, dest, written=written)
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None,
-                  args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, may_throw: bool = False) -> ir.Expr:
+                  args: tuple[ir.Expr, ...], discard: bool, dest: ir.Expr | None, may_throw: bool = False,
+                  written: int | None = None) -> ir.Expr:
+        """`written`: the number of arguments as written when the self argument was dropped
+        (`x->F(x, ...)`), the count an API entry's arity is compared with."""
         target = dest if dest is not None else (None if discard else self.temp())
-        if style == "table" and self.unit.policy.table_arity.get(callee, len(args)) != len(args):
-            style = "method"  # `engine->Run(x, n)`: not the OrtApi entry of that name (its count differs)
+        count = written if written is not None else len(args)
+        if style in ("table", "method") and self.not_the_api_entry(callee, style, count):
+            # `engine->Run(x, n)`, `tensor.GetTensorDataType()`: not the API entry of that name
+            # (its count differs): an unknown method, unless the policy would still match the
+            # bare name as a method (an OrtEpApi entry reached through an untyped holder)
+            style = "indirect" if self.unit.policy.lookup("method", callee) is not None else "method"
         self.call_counter += 1
         borrows = self.unit.borrowed_args(callee, len(args)) if style == "plain" and self.unit.prototypes else ()
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
                           self.short_text(node), may_throw, borrows, self.macro_origin, self.macro_at))
         return target if target is not None else _VOID
+
+    def not_the_api_entry(self, callee: str, style: str, count: int) -> bool:
+        """A member call matched to a function-table entry or an implementer field by its name
+        alone (`x->F(...)`, `holder.F(...)`, `Derived::F` of a header class) whose argument count
+        is not the entry's (`[table_arity]`): a method of the program's own that happens to share
+        the name. A method the policy describes under its own qualified name is left alone."""
+        policy = self.unit.policy
+        if not policy.table_arity:
+            return False
+        if style == "method" and "::" in callee and (("method", callee) in policy.calls or ("any", callee) in policy.calls):
+            return False
+        arities = policy.table_arity.get(callee.rsplit("::", 1)[-1] if "::" in callee else callee)
+        return arities is not None and count not in arities
 
     def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:
         """Return (name, style, receiver node, drop first argument) for a call's function part.

@@ -17,8 +17,10 @@ from ...ir import Const, Loc, Var
 from ...policy import Policy
 from ..common import header_index
 from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
-from ..common.declaration_macros import mask_declaration_arguments, statement_macros
+from ..common.decorations import blank_class_decorations, blank_declaration_heads
+from ..common.declaration_macros import declare_unknown_macro_arguments, mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
+from ..common.embedded import blank_embedded_code
 from ..common.macro_args import Macro
 from ..common.source import (
     ParseTimeout,
@@ -118,15 +120,19 @@ class CFrontEnd:
         (an oracle) the compiler's view is used instead. Before parsing, macros that write a
         function's head or braces are rewritten (see definition_macros), statement macros
         invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
-        (see source.terminate_statement_macros, source.blank_conditionals_in_parens)."""
+        (see source.terminate_statement_macros, source.blank_conditionals_in_parens); unknown
+        decorations in declarations and embedded JavaScript or assembly are blanked first (see
+        decorations, embedded)."""
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         visible_macros = self._oracle_macros() if oracle else self.visible.macros
+        self.src = blank_embedded_code(blank_class_decorations(self.src))
         self.src = rewrite_definition_macros(self.src, visible_macros, self.policy)
         names, complete = statement_macro_sets(self.src, self.visible, self.policy)
         if names:
             self.src = terminate_statement_macros(self.src, names, complete)
-        self.src, self.masked_args = mask_declaration_arguments(self.src, statement_macros(self.expandable_macro_names()))
+        self.statement_macro_names = statement_macros(self.expandable_macro_names())
+        self.src, self.masked_args = mask_declaration_arguments(self.src, self.statement_macro_names)
         self.src = blank_preprocessor_alternatives(self.src)  # blank_conditionals_in_parens, blank_unbalanced_alternatives
         self.src = blank_else_continuations(self.src)
         self.visible_macros = visible_macros
@@ -137,7 +143,10 @@ class CFrontEnd:
         glued to macros that it rejects (`LIBRARY_PREFIX ORT_TSTR("x") LIBRARY_EXTENSION`) are
         rewritten into plain concatenations, same length, and the text is parsed again (see
         string_macros; a file that parses is never scanned for them, and few files need it).
-        A header the header index parsed as it is, unchanged here, is not parsed again."""
+        Declaration heads with an unknown macro (`DECO TYPE *f(`) are blanked the same way
+        (see decorations), and unknown macros given a declaration and its value
+        (`OUTCOME_TRY(auto x, f());`) become that declaration (see declaration_macros). A header the header index parsed as it is, unchanged here, is not
+        parsed again."""
         taken = header_index.current().take_tree(self.path, self.src, self.ts_language)
         if taken is not None:
             tree, self.index_facts = taken
@@ -145,8 +154,12 @@ class CFrontEnd:
             tree = parse_limited(self.parser, self.src)
         if not tree.root_node.has_error:
             return tree
-        fixed = rewrite_string_macros(self.src, self.visible_macros, self._blank_text, self.language_name == "cpp")
-        if fixed is self.src:
+        fixed = blank_declaration_heads(self.src)  # `DECO TYPE *f(`: see decorations
+        # (a macro expanded as a statement had its declaration argument masked already; one that
+        # is not, like outcome's OUTCOME_TRY overload dispatch, is read as its users read it)
+        fixed = declare_unknown_macro_arguments(fixed, self.statement_macro_names)
+        fixed = rewrite_string_macros(fixed, self.visible_macros, self._blank_text, self.language_name == "cpp")
+        if fixed == self.src:
             return tree
         self.src = fixed
         self.ascii = self.src.isascii()

@@ -10,4 +10,7 @@
     string_macros.py        literals glued to macros, rewritten into plain concatenations
     declaration_macros.py   macros that take a declaration or a type, expanded in place
     definition_macros.py    functions written with macros for their head and braces
+    decorations.py          unknown export and declaration macros (`class MY_EXPORTS Name {`,
+                            `MY_API Type *f(`) recognized as decorations and blanked
+    embedded.py             JavaScript (`EM_ASM`, `EM_JS`) and MSVC `__asm {}` blocks made opaque
 """

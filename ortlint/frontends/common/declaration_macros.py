@@ -13,7 +13,9 @@ uses it (see FunctionLowering.expand_macro). Expansion is textual, so it reads t
 or not an argument was blanked.
 
 For a `[[macro]]` shape with `acts = "declare-or-return"` (the definition is not visible),
-the expansion needs the declared variable's name: `with_declared_name` supplies it.
+the expansion needs the declared variable's name: `with_declared_name` supplies it. A macro
+nothing describes, given a declaration and the expression of its value
+(`OUTCOME_TRY(auto x, f());`), is read as that declaration (`declare_unknown_macro_arguments`).
 """
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ import functools
 import re
 from collections.abc import Iterator
 
-from .source import _BLANKS, _NEWLINE, _closing_paren, _starts_statement, line_start_invocations
+from .embedded import closing_bracket
+from .source import _BLANKS, _NEWLINE, _closing_paren, _starts_statement, line_start_invocations, line_start_matches
 
 _SPACES = bytes(b if b in (ord("\n"), ord("\r")) else ord(" ") for b in range(256))
 
@@ -125,12 +128,115 @@ def mask_declaration_arguments(data: bytes, names: set[str] | frozenset[str]) ->
     return (bytes(out) if out is not None else data), kept
 
 
+# `NAME(` at a line start (line_start_matches), for `declare_unknown_macro_arguments`
+_ANY_INVOCATION = re.compile(rb"([A-Za-z_]\w*)[ \t]*\(")
+_NOT_MACROS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "decltype", "alignof",
+                         "static_assert", "typeid", "noexcept", "defined", "do", "else", "case"})
+
+
+def declare_unknown_macro_arguments(data: bytes, known: set[str] | frozenset[str]) -> bytes:
+    """`OUTCOME_TRY(auto x, MakeX());` where nothing describes OUTCOME_TRY: a macro whose first
+    argument is a declaration and whose second is the expression giving it its value (the
+    `ASSIGN_OR_RETURN` family) reads, to its users, as that declaration. Rewritten in place,
+    same length, into it: `            auto x= MakeX() ;` (the macro's name and `(` blanked, the
+    comma made `=`, the `)` blanked). A macro whose one argument is a statement
+    (`EXPECT_ANY_THROW(const auto s = make(); );`) runs it: the argument becomes a block. Only for statements in function bodies of exactly two
+    arguments, the first a declaration (`T name`, `auto name`, `const T &name`), ended by `;`;
+    macros `known` (visible definitions, `[[macro]]` shapes) are expanded instead. Done when
+    the parse has an error: the invocation always gives one."""
+    candidates = []
+    for m in line_start_matches(_ANY_INVOCATION, data):
+        name = m.group(1).decode("ascii", "replace")
+        if name in known or name in _NOT_MACROS or not _starts_statement(data, m.start(1)):
+            continue
+        open_at = m.end() - 1
+        close = closing_bracket(data, open_at)  # (a statement argument has `;` in it)
+        end = close + 1 if close is not None else None
+        if end is None or data[end:end + 16].lstrip(b" \t")[:1] != b";":
+            continue
+        text = data[open_at:end].decode("utf-8", "replace")
+        args = _split(text)
+        if len(args) == 2 and args[1].strip() and _declares(args[0]):
+            candidates.append((m.start(1), open_at, end, False))
+        elif len(args) == 1 and _is_statement(args[0]):
+            candidates.append((m.start(1), open_at, end, True))
+    if not candidates:
+        return data
+    out = bytearray(data)
+    for (start, open_at, end, block), code in zip(candidates, _in_function_bodies(data, [c[0] for c in candidates])):
+        if not code:
+            continue
+        comma = None if block else _top_level_comma(data, open_at, end)
+        if not block and comma is None:
+            continue
+        out[start:open_at + 1] = data[start:open_at + 1].translate(_SPACES)
+        if block:  # `EXPECT_ANY_THROW(const auto s = make(); );`: code run in place, a block
+            out[open_at] = ord("{")
+            if data[open_at + 1:end - 1].rstrip().endswith(b";"):
+                out[end - 1] = ord("}")
+            else:  # `(auto s = make(1));` -> `{auto s = make(1);}`: the statement's `;` closes
+                semicolon = data.index(b";", end)
+                out[end - 1] = ord(";")
+                out[semicolon] = ord("}")
+        else:
+            out[comma] = ord("=")
+            out[end - 1] = ord(" ")
+    return bytes(out)
+
+
+def _is_statement(arg: str) -> bool:
+    """A macro argument that is a statement, not an expression: it ends with `;`, or it is a
+    declaration with its initializer (`const auto s = make()`)."""
+    text = " ".join(arg.split())
+    if text.endswith(";"):
+        return True
+    head, eq, rest = text.partition("=")
+    return bool(eq) and not rest.startswith("=") and not head.endswith(("!", "<", ">")) and _declares(head)
+
+
+def _declares(arg: str) -> bool:
+    """Surely a declaration of a variable, not an expression: `auto x`, `const T &r`, `T x`
+    (two names), `std::unique_ptr<T> p`, `ns::T *p`. Not `T *x` or `T &x` of plain names, which
+    read as a product or a bitwise and as well (`CHECK(a * b, c)`)."""
+    text = " ".join(arg.split())
+    if not is_declaration_or_type(text) or _POINTER_TYPE.match(text) or _LAST_NAME.search(text) is None:
+        return False
+    if _DECL_KEYWORD.match(text):
+        return len(text.replace("*", " ").replace("&", " ").split()) >= 2
+    head = re.split(r"[*&]", text, maxsplit=1)
+    if len(head) == 1:
+        return len(text.split()) == 2  # `T x`
+    return "<" in head[0] or "::" in head[0]  # `std::vector<T> *v`, `ns::T &r`
+
+
+def _top_level_comma(data: bytes, open_at: int, end: int) -> int | None:
+    """The offset of the first `,` at the top level of the argument list `data[open_at:end]`."""
+    depth = 0
+    i = open_at + 1
+    while i < end - 1:
+        c = data[i]
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+        elif c in b"\"'":
+            close = data.find(bytes([c]), i + 1, end)
+            i = close if close > 0 else end
+        elif c == ord(",") and depth == 0:
+            return i
+        i += 1
+    return None
+
+
 # What the brace scan skips: strings, characters, comments, preprocessor lines (a `#` that starts
 # its line: _brace_tokens checks). No capture group: one at the start of an alternative keeps
 # Python's re from jumping to the bytes that can start a match (4x slower).
 _SKIPPED = re.compile(rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?(?:\*/|\Z)|#(?:[^\n\\]|\\.)*', re.S)
 _BRACES = re.compile(rb"[{}]")
 _CODE_OPENERS = (b")", b"]", b"else", b"do", b"try", b"noexcept", b"const", b"override", b"final", b"mutable")
+# `auto f(...) -> Result<T> {` / `[&]() -> bool {`: a trailing return type before the body
+# (on the line of the `{` or the one before it; no `/` after the arrow: not a comment's arrow)
+_TRAILING_RETURN = re.compile(rb"\)[ \t\r\n\w&]*->[^;{}()=/\n]*(?:\n[ \t]*)?$")
 
 
 def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
@@ -149,7 +255,8 @@ def _in_function_bodies(data: bytes, positions: list[int]) -> list[bool]:
             break
         if token == _OPEN_BRACE:
             before = data[max(0, start - 16):start].rstrip()
-            stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS))
+            stack.append(bool(stack and stack[-1]) or before.endswith(_CODE_OPENERS)
+                         or _TRAILING_RETURN.search(data, max(0, start - 160), start) is not None)
         elif stack:
             stack.pop()
     while nxt is not None:

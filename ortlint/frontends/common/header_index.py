@@ -13,7 +13,10 @@ file at a time; what its `#include "..."` headers declare is read here:
 
 An include is looked up relative to the including file, then in the configured include folders
 (`include-dirs`), then in every folder above the including file and its `include/` subfolder,
-then anywhere in the analyzed tree by its trailing path. Each header is read and parsed once per
+then anywhere in the analyzed tree by its trailing path. `#include <...>` headers found the same
+way (but not next to the file, and never a system header name) are the project's own, included
+through its include folders: after the quoted closure, their declarations are taken (classes,
+aliases, return types, prototypes), not their macros. Each header is read and parsed once per
 process (keyed by path, size and mtime); `visible()` merges the transitive closure of one file's
 includes (depth- and count-bounded). The headers used are the file's `dependencies`, which the
 per-file cache checks, so an edited header re-analyzes the files that include it.
@@ -29,7 +32,7 @@ import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Tree
 
 from ...fileio import read_prefix
-
+from .decorations import blank_class_decorations, blank_declaration_heads
 from .source import ParseTimeout, line_start_matches, parse_limited
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -45,6 +48,21 @@ HEADER_PARSE_SECONDS = 5.0
 MAX_KEPT_TREE_BYTES = 1 << 20
 
 _INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\n]+)"')  # at the start of a line (line_start_matches)
+_ANGLE_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*<([^>\n]+)>')
+# Headers of the C library, POSIX and Windows: `#include <string.h>` is the system's, never a
+# file of the tree that happens to share its name (`src/utils/string.h`, a stub folder).
+SYSTEM_HEADERS = frozenset("""
+    assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h math.h
+    setjmp.h signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdio.h stdlib.h
+    stdnoreturn.h string.h tgmath.h threads.h time.h uchar.h wchar.h wctype.h memory.h malloc.h
+    aio.h arpa/inet.h cpio.h dirent.h dlfcn.h fcntl.h fnmatch.h glob.h grp.h iconv.h langinfo.h
+    libgen.h monetary.h mqueue.h netdb.h net/if.h netinet/in.h netinet/tcp.h nl_types.h poll.h
+    pthread.h pwd.h regex.h sched.h search.h semaphore.h spawn.h strings.h sys/ipc.h sys/mman.h
+    sys/msg.h sys/resource.h sys/select.h sys/sem.h sys/shm.h sys/socket.h sys/stat.h
+    sys/statvfs.h sys/time.h sys/times.h sys/types.h sys/uio.h sys/un.h sys/utsname.h sys/wait.h
+    syslog.h tar.h termios.h ulimit.h unistd.h utime.h utmpx.h wordexp.h alloca.h execinfo.h
+    windows.h winsock2.h ws2tcpip.h windef.h winbase.h winnt.h objbase.h tchar.h io.h direct.h
+    process.h conio.h intrin.h""".split())
 _ELABORATED = re.compile(r"^(?:struct|class|union|enum)\s+")
 _SOURCE_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp", ".h++", ".cuh")
 
@@ -75,6 +93,7 @@ class HeaderFacts:
 
     path: str
     includes: list[str] = field(default_factory=list)
+    angle_includes: list[str] = field(default_factory=list)  # `#include <...>` names
     macros: dict[str, MacroDef] = field(default_factory=dict)
     prototypes: dict[str, tuple[bool, ...]] = field(default_factory=dict)  # name -> const pointee per param
     classes: dict[str, ClassFacts] = field(default_factory=dict)
@@ -105,6 +124,15 @@ def include_names(data: bytes) -> list[str]:
     if b"include" not in data:
         return []
     return [m.group(1).decode("utf-8", "replace") for m in line_start_matches(_INCLUDE, data)]
+
+
+def angle_include_names(data: bytes) -> list[str]:
+    """The names of the text's `#include <...>` lines, in order, but for the system's headers
+    (`SYSTEM_HEADERS`) and the standard library's (no suffix: `<memory>`, `<vector>`)."""
+    if b"include" not in data:
+        return []
+    names = [m.group(1).decode("utf-8", "replace").strip() for m in line_start_matches(_ANGLE_INCLUDE, data)]
+    return [n for n in names if n not in SYSTEM_HEADERS and n.endswith(_SOURCE_SUFFIXES)]
 
 
 def _text(src: bytes, node: Node | None) -> str:
@@ -206,7 +234,8 @@ def collect_facts(src: bytes, root: Node, path: str, own: bool = False) -> Heade
     recursion, whatever the nesting). Inside `#if 0` nothing counts. `own`: the analyzed file
     itself, of which the front end reads only prototypes, classes and aliases (its macros come
     from the syntax tree and the text): includes, macros and return types are not collected."""
-    facts = HeaderFacts(path, includes=[] if own else include_names(src))
+    facts = HeaderFacts(path, includes=[] if own else include_names(src),
+                        angle_includes=[] if own else angle_include_names(src))
     stack: list[tuple[Node, tuple[str, ...]]] = [(root, ())]
     while stack:
         node, ns = stack.pop()
@@ -307,8 +336,11 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                 member_name = _declarator_name(src, decl)
                 if not member_name:
                     continue
-                if method_declarator(decl) is not None:
+                method = method_declarator(decl)
+                if method is not None:
                     info.methods.add(member_name)
+                    const = "const " if has_const_qualifier(src, member) else ""
+                    _record_method_return(src, facts, ns + (name,), member_name, const, type_node, decl, method)
                     continue
                 prefix = "const " if has_const_qualifier(src, member) else ""
                 written = _text(src, decl)
@@ -320,6 +352,20 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
     facts.classes.setdefault(name, info)
     if ns:
         facts.classes.setdefault("::".join(ns + (name,)), info)
+
+
+def _record_method_return(src: bytes, facts: HeaderFacts, owner: tuple[str, ...], member: str, const: str,
+                          type_node: Node | None, decl: Node, func: Node) -> None:
+    """`Class::method` -> its declared return type (`static std::unique_ptr<OgaModel> Create(...)`
+    in a wrapper class): `auto m = OgaModel::Create(path);` has that type. Qualified names only:
+    a method's short name would shadow free functions of the same name."""
+    if type_node is None or member.startswith(("~", "operator")) or member == owner[-1]:
+        return
+    stars = _text(src, decl)[:func.start_byte - decl.start_byte].count("*")
+    returned = const + " ".join(_text(src, type_node).split()) + " *" * stars
+    facts.returns.setdefault("::".join(owner + (member,)), returned)
+    if len(owner) > 1:
+        facts.returns.setdefault(f"{owner[-1]}::{member}", returned)
 
 
 # ----------------------------------------------------------------------------- the index
@@ -360,11 +406,22 @@ class HeaderIndex:
             found = self._resolved[key] = self._resolve(name, from_dir)
             return found
 
-    def _resolve(self, name: str, from_dir: str) -> str | None:
+    def resolve_angle(self, name: str, from_dir: str) -> str | None:
+        """The header of the tree `#include <name>` in a file of `from_dir` means, or None: as
+        for `"name"` (`resolve`), but not next to the including file (a compiler looks for `<...>`
+        only in its include folders, which for a project's own headers are folders of the tree)."""
+        key = (f"<{name}>", from_dir)
+        try:
+            return self._resolved[key]
+        except KeyError:
+            found = self._resolved[key] = self._resolve(name, from_dir, beside=False)
+            return found
+
+    def _resolve(self, name: str, from_dir: str, beside: bool = True) -> str | None:
         isfile = self._isfile
         if os.path.isabs(name):
             return name if isfile(name) else None
-        for folder in (from_dir, *self.include_dirs):
+        for folder in ((from_dir,) if beside else ()) + self.include_dirs:
             candidate = os.path.join(folder, name)
             if isfile(candidate):
                 return os.path.normpath(candidate)
@@ -442,15 +499,20 @@ class HeaderIndex:
             return None
         if b"\0" in data[:8192]:
             return None
+        data = blank_class_decorations(data)  # as the front ends read it (a kept tree is theirs)
         if self._parser is None:
             self._parser = Parser(CPP_LANGUAGE)
         try:
             tree = parse_limited(self._parser, data, HEADER_PARSE_SECONDS)
+            heads = blank_declaration_heads(data) if tree.root_node.has_error else data
+            if heads != data:  # `DECO TYPE *f(`: read as the front ends read it after their first parse
+                tree = parse_limited(self._parser, heads, HEADER_PARSE_SECONDS)
         except (ParseTimeout, ValueError):
             return None
         self.parsed += 1
-        facts = collect_facts(data, tree.root_node, path)
-        self._keep_tree(path, data, tree, facts)
+        facts = collect_facts(heads, tree.root_node, path)
+        if heads is data:
+            self._keep_tree(path, data, tree, facts)
         return facts
 
     def _keep_tree(self, path: str, data: bytes, tree: Tree, facts: HeaderFacts) -> None:
@@ -480,18 +542,36 @@ class HeaderIndex:
 
     def visible(self, path: str, data: bytes) -> Visible:
         """The facts of every header `path` includes, transitively (breadth first: a nearer
-        header's definition wins), and the list of those headers."""
+        header's definition wins), and the list of those headers.
+
+        First the closure of the `#include "..."` lines, everything taken. Then the headers of
+        the tree that `#include <...>` lines name (a project's own headers included through its
+        include folders: `#include <ort_genai.h>` in its tests) and what they include, for their
+        declarations only (classes, aliases, return types, prototypes): their macros are a
+        library's business, described by `[[macro]]` shapes where they matter. What the first
+        part found always wins."""
         includes = include_names(data)
-        if not includes:
+        angle = angle_include_names(data)
+        if not includes and not angle:
             return EMPTY
         out = Visible()
+        here = os.path.dirname(os.path.abspath(path))
         seen = {os.path.abspath(path)}
-        queue: list[tuple[str, str, int]] = [(name, os.path.dirname(os.path.abspath(path)), 1) for name in includes]
+        later: list[_Include] = [(name, here, 1, True) for name in angle]
+        self._merge_closure(out, seen, [(name, here, 1, False) for name in includes], later, True)
+        self._merge_closure(out, seen, later, later, False)
+        return out
+
+    def _merge_closure(self, out: Visible, seen: set[str], queue: list["_Include"], angle: list["_Include"],
+                       with_macros: bool) -> None:
+        """Merge the headers `queue` names and those they include (breadth first) into `out`.
+        With macros (the quoted closure), `#include <...>` lines met on the way go to `angle`
+        for the second part; without (the second part), they are followed like the rest."""
         head = 0
         while head < len(queue) and len(out.headers) < MAX_HEADERS:
-            name, from_dir, depth = queue[head]
+            name, from_dir, depth, is_angle = queue[head]
             head += 1
-            header = self.resolve(name, from_dir)
+            header = self.resolve_angle(name, from_dir) if is_angle else self.resolve(name, from_dir)
             if header is None or header in seen:
                 continue
             seen.add(header)
@@ -499,8 +579,9 @@ class HeaderIndex:
             if facts is None:
                 continue
             out.headers.append(header)
-            for key, value in facts.macros.items():
-                out.macros.setdefault(key, value)
+            if with_macros:
+                for key, value in facts.macros.items():
+                    out.macros.setdefault(key, value)
             for key, flags in facts.prototypes.items():
                 out.prototypes.setdefault(key, flags)
             for key, cls in facts.classes.items():
@@ -510,10 +591,13 @@ class HeaderIndex:
             for key, returned in facts.returns.items():
                 out.returns.setdefault(key, returned)
             if depth < MAX_INCLUDE_DEPTH:
-                queue.extend((inc, os.path.dirname(header), depth + 1) for inc in facts.includes)
-        return out
+                folder = os.path.dirname(header)
+                queue.extend((inc, folder, depth + 1, False) for inc in facts.includes)
+                (queue if not with_macros else angle).extend(
+                    (inc, folder, depth + 1, True) for inc in facts.angle_includes)
 
 
+_Include = tuple[str, str, int, bool]  # (name as written, folder of the includer, depth, `<...>`)
 _INDEX = HeaderIndex()
 
 

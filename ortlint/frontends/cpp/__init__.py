@@ -8,9 +8,11 @@ smart pointers, lambdas and inlining of the file's own methods.
     statements.py    scopes and their destructors, returns, loops, range-for
     exceptions.py    throw, try/catch
     declarations.py  locals and their initializers, prototypes vs constructions
-    ownership.py     smart pointers and deleters, scope guards, the file's own classes' objects
+    ownership.py     smart pointers and deleters (temporaries too), containers' operations, scope guards,
+                     the file's own classes' objects
     inlining.py      the file's own methods, constructors, destructors and lambdas inlined
     expressions.py   expressions and calls (new/delete, member, table and typed method calls)
+    arguments.py     what arguments build: blocks of code given to macros, lists building stored objects
     model.py         the file model: classes, members, aliases, return types; the policy's C++ view
     guards.py        status guard classes (`Ort::Status`, `[[guard]]`)
     containers.py    containers that own what is stored into them

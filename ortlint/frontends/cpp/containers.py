@@ -5,7 +5,7 @@ Why: a helper that keeps objects in a cache (`cache.emplace(k, std::move(ctx)); 
 with `out = ctx.get()`) returns a pointer *borrowed* from the cache. Unless the store is
 understood, the moved-from object looks like the helper's own and its summary says "returns a
 new object the caller must delete": every caller is then reported for a leak it cannot fix.
-Sequence containers (`std::vector`) are handled by `CppLowering.container_op`; this covers the
+Sequence containers (`std::vector`) are handled by `CppOwnership.container_op`; this covers the
 maps, whose element is the mapped type (the second template argument).
 """
 from __future__ import annotations

@@ -124,13 +124,28 @@ prototype or a construction from a call."""
 
     def bind_local(self, name: str, aggregate: bool, static: bool = False) -> Var:
         """Declare a local; inside a body lowered in place it gets a fresh name when it would
-        clash with a name of the function (names stay readable in messages otherwise)."""
+        clash with a name of the function, and so does one that hides a local of an enclosing
+        block (`auto p = make(); { std::unique_ptr<T> p{other()}; }`: two objects, each with
+        its own destructor) or one of its own block declared again in another `#ifdef`
+        alternative, until its block ends. Messages show the name as written."""
+        scope = self.scopes[-1] if self.scopes else None
         if self.inline_depth > 0 and (name in self.locals or name in self.params):
             new = self.fresh_name(name)
             self.rename[name] = Var(new)
             name = new
-        elif name in self.rename:
-            del self.rename[name]
+        elif scope is not None and (name in scope.names or any(name in s.names for s in self.scopes[:-1])):
+            # (declared in this block already: a `#ifdef` alternative declaring it again; every
+            # alternative is read, each object its own)
+            scope.shadowing.append((name, self.rename.get(name)))
+            scope.names.add(name)
+            new = self.fresh_name(name)
+            self.rename[name] = Var(new)
+            name = new
+        else:
+            if name in self.rename:
+                del self.rename[name]
+            if scope is not None:
+                scope.names.add(name)
         if not static:
             self.locals[name] = aggregate
         return self.var(name)
@@ -209,6 +224,15 @@ prototype or a construction from a call."""
             self.emit(ir.Assign(loc, var, _UNINITIALIZED))
         if guards:
             self.scope_guard_lambdas(name, guards, loc)
+        if is_object and own.what in ("none", "ort") and self.model.derives_from(ref.name, "OrtAllocator", self.ns):
+            self.own_allocations(var, loc)
+
+    def own_allocations(self, var: Var, loc: Loc) -> None:
+        """A local object of the program's own OrtAllocator class (`StringAllocator sa;
+        api->SessionGetInputName(s, i, &sa, &sa.out)`): what ORT allocates through it is the
+        allocator's (kept in the object, `string_.data()`): when the object is destroyed, what it
+        holds is no longer this function's to release."""
+        self.register_cleanup(var.name, lambda at: self.emit(ir.Havoc(at, (var.name,), "owned by an allocator object destroyed here")), loc)
 
     def converts_on_copy(self, type_text: str, value: Node) -> bool:
         """`std::string msg = api->GetErrorMessage(st);` copies the characters: the object does

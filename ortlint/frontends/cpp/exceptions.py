@@ -25,8 +25,8 @@ class CppExceptions:
         self.run_cleanups(self.scopes[depth:], loc)
         if self.try_stack:
             self.terminate(Jump(self.try_stack[-1].dispatch))
-        else:
-            self.terminate(Halt(loc, "throw"))
+        else:  # (out of a noexcept function: std::terminate)
+            self.terminate(Halt(loc, "abort" if self.noexcept else "throw"))
         self.stmt_temps = []
 
     def stmt_try_statement(self, node: Node) -> None:

@@ -1,5 +1,5 @@
-"""C++ expressions and calls: `new`/`delete`, assignments, plain, member, table and method calls (typed by the
-receiver), `std::move`, makers, smart-pointer and container operations."""
+"""C++ expressions and calls: `new`/`delete` (a class-scope `operator delete` too), assignments, plain, member,
+table and method calls (typed by the receiver), `std::move`, makers."""
 from __future__ import annotations
 
 import re
@@ -12,27 +12,24 @@ from ..c.syntax import _VOID
 from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
-from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
+from .model import TABLE_TYPES, TypeRef, clean_name, parse_type
 from .syntax import (
     _API_GETTERS,
     _CASTS,
-    _CONTAINER_SELF,
-    _CONTAINER_STORE,
     _DEFER_WORDS,
     _MACRO_NAME,
     _MAKERS,
     _MOVES,
     _STD_PREFIX,
     _UNKNOWN,
-    _expr_vars,
     pick_overload,
     strip_template_args,
 )
 
 
 class CppExpressions:
-    """C++ expressions and calls: `new`/`delete`, assignments, plain, member, table and method calls (typed by the
-receiver), `std::move`, makers, smart-pointer and container operations."""
+    """C++ expressions and calls: `new`/`delete` (a class-scope `operator delete` too), assignments, plain, member,
+table and method calls (typed by the receiver), `std::move`, makers."""
 
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")  # `text`, inlined (hot)
@@ -81,8 +78,19 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
         operand = next((c for c in node.named_children if c.type != "comment"), None)
+        if callee == "delete" and operand is not None and not any(c.type == "::" for c in node.children):
+            callee = self.delete_operator_of(operand) or callee  # `::delete p` is always the global one
         arg = self.lower_expr(operand) if operand is not None else Opaque("?")
         return self.emit_call_node(node, callee, "plain", None, (arg,), True, None)
+
+    def delete_operator_of(self, operand: Node) -> str | None:
+        """The class-scope `operator delete` that `delete operand` calls (`model.delete_operator`),
+        from the operand's static type; None when the type is unknown or has none."""
+        found = self.expr_type(operand)
+        if not found:
+            return None
+        ref = self.model.resolve_alias(parse_type(found))
+        return self.model.delete_operator(ref.name, self.ns) if ref.pointers == 1 and not ref.array else None
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`T{args}` in C++ constructs a T like `T(args)`."""
@@ -98,14 +106,31 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         return self.lower_expr(value, discard, dest) if value is not None else Opaque("?")
 
     def expr_assignment_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """Assigning to a smart pointer releases what it held first."""
+        """Assigning to a smart pointer releases what it held first (a `std::shared_ptr` drops
+        its reference: for what this function acquired, the last one). A `std::shared_ptr`
+        assigned a copy of another one (`body = cache_[k];`) then holds a reference it shares:
+        its value is no longer one this function decides the fate of."""
         left = self.unparen(node.child_by_field_id(self.F.left))
         op = self.operator(node)
+        if left.type == "subscript_expression" and op == "=":
+            stored = self.store_into_owning_element(node, left)
+            if stored is not None:
+                return stored
+        if left.type in ("field_expression", "subscript_expression") and op == "=":
+            moved = self.move_into_object(node, left)
+            if moved is not None:
+                return moved
         if left.type == "identifier" and op == "=":
             own = self.owner_of(self.text(left))
-            if own is not None and own.what == "smart" and not own.shared:
+            if own is not None and own.what == "smart":
                 target = self.lower_expr(left)
                 right = node.child_by_field_id(self.F.right)
+                if own.shared and self.is_shared_copy(own, right):
+                    self.lower_expr(right, discard=True)
+                    if own.releases():
+                        self.release_smart(target, own, self.loc(node))
+                    self.emit(ir.Assign(self.loc(node), target, Opaque(self.short_text(right))))
+                    return target
                 value = self.lower_expr(self.unwrap_guard_construction(right))
                 if own.releases():
                     self.release_smart(target, own, self.loc(node))
@@ -131,6 +156,18 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             self.loc_override = saved
 
     def expr_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A call; one whose result is a smart pointer that only lives to the end of the full
+        expression (`*Make()`, `Make()->f()`, `Make();`) is destroyed there (`temporary_owner`)."""
+        if dest is None:
+            own = self.temporary_owner(node)
+            if own is not None:
+                result = self.lower_call_expression(node, False, None)
+                if isinstance(result, Var):
+                    self.destroy_temporary(result, own, self.loc(node))
+                return result
+        return self.lower_call_expression(node, discard, dest)
+
+    def lower_call_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         function = node.child_by_field_id(self.F.function)
         fn = self.unparen(function) if function is not None else None
         arg_nodes = self.call_args(node)
@@ -158,7 +195,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
         args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
         return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
-                              args, discard, dest)
+                              args, discard, dest, written=len(arg_nodes))
 
     def lower_named_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A call by name: casts, std::move, make_unique, lambdas, constructors of guard types, same-class methods, library functions."""
@@ -284,14 +321,14 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_method(chosen, self.cls, self.this_obj, args, self.loc(node), result)
                 return result if result is not None else _VOID
-        return self.lower_plain_call(node, f"{self.cls.qualname}::{name}", arg_nodes, discard, dest)
+        return self.lower_plain_call(node, f"{self.cls.method_owner(name)}::{name}", arg_nodes, discard, dest)
 
     def lower_move(self, arg: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`std::move(p)` of a smart pointer empties p: its destructor then releases nothing."""
         inner = self.unparen(arg)
         if inner.type == "identifier":
             own = self.owner_of(self.text(inner))
-            if own is not None and own.what == "smart" and not own.shared:
+            if own is not None and own.what == "smart":  # a moved-from std::shared_ptr is empty too
                 source = self.lower_expr(inner)
                 target = dest if dest is not None else self.temp()
                 self.emit(ir.Assign(self.loc(arg), target, source))
@@ -361,7 +398,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
             args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
             return self.emit_call(node, callee, style, self.lower_expr(receiver) if receiver is not None else None,
-                                  args, discard, dest)
+                                  args, discard, dest, written=len(arg_nodes))
         receiver = self.lower_expr(base)
         return self.emit_call(node, name, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
@@ -395,7 +432,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             callee, style, receiver, drop_first = self.normalize_callee(fn, arg_nodes)
             args = tuple([self.lower_expr(a) for a in (arg_nodes[1:] if drop_first else arg_nodes)])
             return self.emit_call(node, callee, "table", self.lower_expr(receiver) if receiver is not None else None,
-                                  args, discard, dest)
+                                  args, discard, dest, written=len(arg_nodes))
         receiver = self.lower_expr(base) if base is not None else None
         return self.emit_call(node, name, "table", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
 
@@ -425,7 +462,7 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
             if cls.has_method(name):
                 if base is not None:
                     self.lower_expr(base)
-                return self.lower_plain_call(node, f"{cls.qualname}::{name}", arg_nodes, discard, dest)
+                return self.lower_plain_call(node, f"{cls.method_owner(name)}::{name}", arg_nodes, discard, dest)
         receiver = self.lower_expr(base) if base is not None else None
         qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
         return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
@@ -435,52 +472,3 @@ receiver), `std::move`, makers, smart-pointer and container operations."""
         calls = self.unit.policy.calls
         qualified = f"{qualname}::{name}"
         return ("method", qualified) in calls or ("any", qualified) in calls or ("plain", qualified) in calls
-
-    def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
-                         dest: ir.Expr | None, own: Ownership) -> ir.Expr:
-        """`p.get()` borrows, `p.release()` hands the pointer out, `p.reset(q)` releases and
-        takes q; anything else on the smart pointer itself touches nothing."""
-        target = self.lower_expr(base)
-        loc = self.loc(node)
-        if name == "get" or name == "operator->":
-            return target
-        if name == "release":
-            out = dest if dest is not None else (None if discard else self.temp())
-            if out is not None:
-                self.emit(ir.Assign(loc, out, target))
-            self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
-            return out if out is not None else _VOID
-        if name == "reset":
-            value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
-            own = self.owner_of(self.text(self.unparen(base))) or own
-            if own.releases() and not own.shared:
-                self.release_smart(target, own, loc)
-            self.emit(ir.Assign(loc, target, value))
-            return _VOID
-        for a in arg_nodes:
-            self.lower_expr(a, discard=True)
-        return Opaque(self.short_text(node))
-
-    def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
-                     dest: ir.Expr | None) -> ir.Expr | None:
-        """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
-        if name in _CONTAINER_SELF:
-            return self.lower_expr(base, discard, dest)
-        if name in _CONTAINER_STORE and arg_nodes:
-            target = self.lower_expr(base)
-            value = self.lower_expr(arg_nodes[-1])
-            element = self._element_type(self.expr_type(base)) or ""
-            if self.model.ownership(element).what in ("smart", "ort", "class"):
-                names = tuple(sorted(_expr_vars(value)))  # the element's destructor owns it now
-                if names:
-                    self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
-            else:
-                self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
-            return _VOID
-        if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
-            for a in arg_nodes:
-                self.lower_expr(a, discard=True)
-            if name in ("at", "front", "back"):
-                return Index(self.lower_expr(base), Opaque("i"))
-            return Opaque(self.short_text(node))
-        return None

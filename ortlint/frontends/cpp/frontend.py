@@ -37,7 +37,7 @@ from ..c.frontend import CFrontEnd, lower_c
 from ..c.syntax import declarator_name
 from ..common.source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, read_source
 from .lowering import CppLowering
-from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name
+from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name, operator_name
 from .scopes import Oracle
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -109,7 +109,7 @@ class CppFrontEnd(CFrontEnd):
             name = declarator_name(node.child_by_field_id(self.F.declarator), self.src)
             if not name:
                 continue
-            name = clean_name(name)
+            name = operator_name(clean_name(name))
             cls = self.model.classes.get(cls_name) if cls_name else None
             if cls is not None and cls.name in TABLE_TYPES:
                 continue  # jni.h's JNIEnv_ wrappers: the policy describes the API they define

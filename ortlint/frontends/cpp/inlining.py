@@ -135,8 +135,28 @@ depth budget, so that what they do to the caller's resources is seen."""
         return True
 
     def expr_lambda_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """A lambda as a value. Kept for later (stored in a member container the destructor runs,
+        `cleanups.emplace_back([v] { delete v; })`, handed to a method, assigned, returned) it
+        runs when this function is over: what it captures is the lambda's to use or release."""
         self.register_lambda(node)
+        if self.lambda_kept_for_later(node):
+            self.havoc_captures(node)
         return Opaque("lambda")
+
+    def lambda_kept_for_later(self, node: Node) -> bool:
+        """Not a scope guard (run at scope exit) and not an argument of a call by name, which
+        decides for itself (`lower_plain_call`: a `std::` algorithm runs it in place)."""
+        if node.start_byte in self.guard_lambdas:
+            return False
+        parent = node.parent
+        while parent is not None and parent.type in ("parenthesized_expression", "cast_expression"):
+            parent = parent.parent
+        if parent is not None and parent.type == "argument_list":
+            call = parent.parent
+            fn = call.child_by_field_id(self.F.function) if call is not None and call.type == "call_expression" else None
+            if fn is not None and self.unparen(fn).type != "field_expression":
+                return False
+        return True
 
     def register_lambda(self, node: Node) -> None:
         """Analyze the lambda's body on its own too (not for lambdas inside macro expansions,

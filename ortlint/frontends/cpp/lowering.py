@@ -10,11 +10,12 @@ from ... import ir
 from ...ir import Var
 from ..c.lowering import FunctionLowering
 from ..c.syntax import declarator_name, find_function_declarator
+from .arguments import CppArguments
 from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
 from .inlining import CppInlining
-from .model import ClassInfo, clean_name, is_reference_param
+from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .scopes import Frame, InlineTarget, Scope, TryContext
 from .statements import CppStatements
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppExpressions, FunctionLowering):
+class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
+                  CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
     language = "cpp"
@@ -55,6 +57,10 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
         self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
+        self.noexcept = False  # an exception leaving the function ends the process (is_noexcept)
+        # smart-pointer temporaries alive until their full expression ends (`destroy_temporary`)
+        self.smart_temps: dict[str, tuple[Ownership, Scope, tuple]] = {}
+        self.plain_initializers = False  # `{...}` arguments of a container store (see expr_initializer_list)
 
     # ================================================================== entry
 
@@ -86,6 +92,8 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         return func.child_by_field_id(self.F.parameters) if func is not None else None
 
     def lower_function_body(self, body: Node) -> None:
+        if self.is_noexcept():
+            self.end_exceptions_here()
         self.push_scope()
         for name in self.params:  # a guard passed by value is destroyed when the function ends
             if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
@@ -94,9 +102,37 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.lower_stmt(body)
         self.pop_scope(self.node)
 
+    def is_noexcept(self) -> bool:
+        """Destructors and `operator delete` are noexcept unless they say otherwise, as is a
+        function declared `noexcept`: an exception that would leave one ends the process."""
+        if self.node.type == "lambda_expression":
+            return False
+        short = self.name.rsplit("::", 1)[-1]
+        if short.startswith("~") or short.startswith("operator delete"):
+            return True
+        declarator = self.node.child_by_field_id(self.F.declarator)
+        func = find_function_declarator(declarator) if declarator is not None else None
+        spec = next((c for c in func.children if c.type == "noexcept"), None) if func is not None else None
+        return spec is not None and "false" not in self.text(spec)
+
+    def end_exceptions_here(self) -> None:
+        """An exception leaving this function calls std::terminate: the function's outermost
+        handler is a block that ends the process (nothing leaks, no caller sees a throw)."""
+        self.noexcept = True
+        pad = self.new_block()
+        saved = self.cur
+        self.start(pad)
+        self.terminate(ir.Halt(self.loc(self.node), "abort"))
+        self.cur = saved
+        self.handler = pad.id
+        self.split()
+
     def own_parameter(self, name: str) -> None:
+        """A `std::unique_ptr` taken by value is this function's: its destructor releases at
+        the exits. A `std::shared_ptr` taken by value is a copy: the caller still holds its own
+        reference, so the copy's destruction releases nothing."""
         own = self.model.ownership(self.frames[-1].types.get(name, ""))
-        if own.what == "smart" and own.release is not None:
+        if own.what == "smart" and own.release is not None and not own.shared:
             self.frames[-1].owners[name] = own
             self.register_cleanup(name, lambda loc, v=Var(name), r=own.release: self.emit_release(v, r, loc), self.loc(self.node))
 

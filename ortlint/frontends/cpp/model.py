@@ -34,12 +34,16 @@ TABLE_TYPES = frozenset({
 SMART_POINTERS = frozenset({"std::unique_ptr", "std::shared_ptr", "unique_ptr", "shared_ptr"})
 CONTAINERS = frozenset({"std::vector", "std::array", "std::deque", "std::list", "vector", "array",
                         "std::basic_string", "std::span", "gsl::span"})
+TUPLES = frozenset({"std::pair", "std::tuple", "pair", "tuple"})
 # Containers that own nothing: a view of the array it is built from (`gsl::span<T*> s(out, n)`).
 VIEWS = frozenset({"std::span", "gsl::span", "span"})
 _ORT_CLASSES = re.compile(r"^(?:Value|Session|SessionOptions|Env|MemoryInfo|RunOptions|Status|TypeInfo|"
                           r"TensorTypeAndShapeInfo|Allocator|AllocatorWithDefaultOptions|IoBinding|"
                           r"ModelMetadata|ArenaCfg|CustomOpDomain|ThreadingOptions|KeyValuePairs|"
                           r"LoraAdapter|Exception|RunOptions)$")
+# How a class-scope `operator delete` is named among a class's methods: by the file model
+# (`clean_name` of the declarator) and by the header index (its words kept).
+_DELETE_OPERATOR_NAMES = ("operatordelete", "operator delete")
 _QUALIFIER_WORDS = re.compile(r"\b(?:const|volatile|struct|class|union|enum|typename|mutable|constexpr|"
                               r"static|inline|register|thread_local|extern|__restrict|restrict)\b")
 
@@ -123,6 +127,15 @@ def clean_name(name: str) -> str:
     return _INLINE_STD_NAMESPACE.sub("std::", name)
 
 
+_SPACED_OPERATORS = re.compile(r"\boperator(?=(?:new|delete)\b)")
+
+
+def operator_name(name: str) -> str:
+    """`Wrapper::operator delete` as the user writes it (`clean_name` drops the space): the name
+    functions and calls of the allocation operators have, in the IR and in messages."""
+    return _SPACED_OPERATORS.sub("operator ", name) if "operator" in name else name
+
+
 @functools.lru_cache(maxsize=8192)  # pure (TypeRef is frozen); the same spellings recur all over a file
 def parse_type(text: str) -> TypeRef:
     """Parse a declared type spelling (never raises; unknown shapes give an empty name)."""
@@ -190,8 +203,16 @@ class ClassInfo:
     has_dtor_decl: bool = False
     from_header: bool = False  # declared in an included header: members known, bodies not
 
+    inherited: dict[str, str] = field(default_factory=dict)  # method -> the base class that declares it
+
     def has_method(self, name: str) -> bool:
-        return name in self.methods or name in self.declared_methods
+        return name in self.methods or name in self.declared_methods or name in self.inherited
+
+    def method_owner(self, name: str) -> str:
+        """The class whose method `name` is: this one, or the base that declares it (`Step()` of
+        `struct OgaEngine : Generators::Engine {}` is `Generators::Engine::Step`, not a method
+        of some other `OgaEngine` elsewhere in the tree)."""
+        return self.qualname if name in self.methods else self.inherited.get(name, self.qualname)
 
     def call_operator(self) -> Node | None:
         defs = self.methods.get("operator()")
@@ -368,6 +389,9 @@ class FileModel:
             seen.add(base.qualname)
             for member, type_text in base.fields.items():
                 info.fields.setdefault(member, type_text)
+            for method in (*base.methods, *base.declared_methods):
+                if method not in info.methods and method not in info.declared_methods:
+                    info.inherited.setdefault(method, base.inherited.get(method, base.qualname))
             info.declared_methods.update(base.declared_methods)
             todo.extend(self._bases.get(base.qualname, ()))
 
@@ -558,6 +582,49 @@ class FileModel:
                 return cls
         return None
 
+    def delete_operator(self, type_name: str, ns: tuple[str, ...] = ()) -> str | None:
+        """The class-scope `operator delete` that `delete p` calls for a `T *p` (`T`'s own or one
+        it inherits), as the name of the function that defines it (`OgaResult::operator delete`),
+        or None when `T` has none and the global `delete` runs. Wrappers of C handles define one
+        that calls the handle's destroy function (`static void operator delete(void *p) {
+        OgaDestroyResult(...); }`): `delete p` and the default deleter of a
+        `std::unique_ptr<T>` release through it."""
+        cls = self.find_class(type_name, ns) if type_name else None
+        seen: set[str] = set()
+        todo = [cls] if cls is not None else []
+        while todo and len(seen) < 16:
+            info = todo.pop(0)
+            if info.qualname in seen:
+                continue
+            seen.add(info.qualname)
+            if any(name in info.methods or name in info.declared_methods for name in _DELETE_OPERATOR_NAMES):
+                return f"{info.qualname}::operator delete"
+            for base in self._bases.get(info.qualname, ()):
+                found = self.find_class(strip_template(base), ns)
+                if found is not None:
+                    todo.append(found)
+        return None
+
+    def derives_from(self, type_name: str, base_name: str, ns: tuple[str, ...] = ()) -> bool:
+        """Is `type_name` a class of the tree that derives, directly or not, from `base_name`
+        (`struct StringAllocator : OrtAllocator`)?"""
+        cls = self.find_class(type_name, ns) if type_name else None
+        seen: set[str] = set()
+        todo = [cls] if cls is not None else []
+        while todo and len(seen) < 16:
+            info = todo.pop()
+            if info.qualname in seen:
+                continue
+            seen.add(info.qualname)
+            for base in self._bases.get(info.qualname, ()):
+                name = clean_name(strip_template(base))
+                if name == base_name or name.rsplit("::", 1)[-1] == base_name:
+                    return True
+                found = self.find_class(name, ns)
+                if found is not None:
+                    todo.append(found)
+        return False
+
     def resolve_alias(self, t: TypeRef, depth: int = 0) -> TypeRef:
         """Follow `using X = ...` / `typedef ... X` (keeping the pointers written at the use)."""
         while depth < 8 and not t.args and t.name in self.aliases:
@@ -603,6 +670,18 @@ class FileModel:
             return Ownership("class", cls=cls)
         return NONE
 
+    def owns_what_it_holds(self, type_text: str, depth: int = 0) -> bool:
+        """Does an object of this type release what it is built from: a smart pointer, an `Ort::`
+        object, a class that cleans up, or a pair or tuple of which one member does
+        (`std::pair<std::string, std::unique_ptr<Cap>>`, the element of a vector or map)?"""
+        if not type_text:
+            return False
+        if self.ownership(type_text).what in ("smart", "ort", "class"):
+            return True
+        t = self.resolve_alias(parse_type(type_text))
+        return depth < 4 and not t.pointers and t.name in TUPLES and \
+            any(self.owns_what_it_holds(arg, depth + 1) for arg in t.args)
+
     def class_cleans_up(self, cls: ClassInfo, depth: int = 0) -> bool:
         """A destructor with a body, or a member that releases what it holds."""
         if cls.dtor is not None:
@@ -622,7 +701,7 @@ class FileModel:
         if len(t.args) < 2 or shared:
             if shared:
                 return Ownership("smart", self._pointee_release(pointee, array), True, True, pointee=pointee)
-            return Ownership("smart", ReleaseFn("delete[]" if array else "delete", "plain"), pointee=pointee)
+            return Ownership("smart", self._default_delete(pointee, array), pointee=pointee)
         deleter = t.args[1]
         release = self.deleter_release(deleter, pointee)
         from_arg = release is None or parse_type(deleter).name in ("<function pointer>", "std::function", "function")
@@ -635,7 +714,7 @@ class FileModel:
             return ReleaseFn(*target)
         d = parse_type(deleter_text)
         if d.name in ("std::default_delete", "default_delete"):
-            return ReleaseFn("delete[]" if pointee.array else "delete", "plain")
+            return self._default_delete(pointee, pointee.array)
         if d.name in ("<function pointer>", "std::function", "function", "decltype"):
             return None
         cls = self.find_class(d.name)
@@ -643,8 +722,20 @@ class FileModel:
             return ReleaseFn(f"{cls.qualname}::operator()", "plain")
         return self._pointee_release(pointee, False) or ReleaseFn(f"{clean_name(d.name)}::operator()", "plain")
 
+    def _default_delete(self, pointee: TypeRef, array: bool) -> ReleaseFn:
+        """What `std::default_delete<T>` does: `delete[]`, or `delete`, which for a class with a
+        class-scope `operator delete` is that operator (`delete_operator`)."""
+        if array:
+            return ReleaseFn("delete[]", "plain")
+        operator = self.delete_operator(pointee.name) if not pointee.pointers else None
+        return ReleaseFn(operator or "delete", "plain")
+
     def _pointee_release(self, pointee: TypeRef, array: bool) -> ReleaseFn | None:
-        """Fallback: the policy's release call for the pointee's kind (OrtSession -> ReleaseSession)."""
+        """Fallback: the class's own `operator delete`, else the policy's release call for the
+        pointee's kind (OrtSession -> ReleaseSession)."""
+        operator = self.delete_operator(pointee.name) if not array and not pointee.pointers else None
+        if operator is not None:
+            return ReleaseFn(operator, "plain")
         found = self._releaser.get(pointee.name)
         if found is not None:
             return found

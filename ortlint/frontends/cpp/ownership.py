@@ -1,5 +1,6 @@
-"""Ownership in C++ objects: smart pointers and their deleters, scope guards and deleter lambdas, objects of the
-file's own classes constructed and destroyed (members released by their destructors)."""
+"""Ownership in C++ objects: smart pointers and their deleters (temporaries destroyed at the end of their full
+expression, `get`/`release`/`reset`), containers (`data`, `push_back`), scope guards and deleter lambdas, objects of
+the file's own classes constructed and destroyed (members released by their destructors)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,16 +10,17 @@ from typing import Iterator
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import Const, Field, Loc, Var
-from ..c.syntax import _short
+from ...ir import Const, Field, Index, Loc, Opaque, Var
+from ..c.syntax import _VOID, _short
 from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_name, parse_type
 from .scopes import Frame
-from .syntax import _expr_vars, pick_overload, strip_template_args
+from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _MOVES, _expr_vars, pick_overload, strip_template_args
 
 
 class CppOwnership:
-    """Ownership in C++ objects: smart pointers and their deleters, scope guards and deleter lambdas, objects of the
-file's own classes constructed and destroyed (members released by their destructors)."""
+    """Ownership in C++ objects: smart pointers and their deleters (temporaries destroyed at the end of their full
+expression, `get`/`release`/`reset`), containers (`data`, `push_back`), scope guards and deleter lambdas, objects of
+the file's own classes constructed and destroyed (members released by their destructors)."""
 
     def unknown_destructor(self, ref: TypeRef) -> ClassInfo | None:
         """The class of `ref` when it is declared in a header with a destructor we cannot read."""
@@ -106,6 +108,9 @@ file's own classes constructed and destroyed (members released by their destruct
             release, deleter_lambda = self.deleter_from_arg(args[1], own)
         self.guard_init = var
         try:
+            if args and own.shared and len(args) == 1 and self.is_shared_copy(own, args[0], typed=True):
+                self.assign_from(var, args[0], loc)  # `std::shared_ptr<T> q(p)`: a copy of p's reference
+                return
             if args:
                 self.assign_from(var, args[0], loc)
             elif value is not None and value.type != "initializer_list":
@@ -166,10 +171,28 @@ file's own classes constructed and destroyed (members released by their destruct
                 return args[0]
         return value
 
-    def is_shared_copy(self, own: Ownership, value: Node) -> bool:
-        """A copy of a shared_ptr shares ownership: the original still releases."""
+    def is_shared_copy(self, own: Ownership, value: Node, typed: bool = False) -> bool:
+        """A `std::shared_ptr` initialized from another one (a local, a member, an element:
+        `auto node = (*nodes)[j];`) shares its ownership: the copy's destruction releases
+        nothing while the original lives. A shared_ptr cannot be copy-initialized from a raw
+        pointer, so any such object expression is a shared_ptr; in parentheses
+        (`std::shared_ptr<T> q(x)`, `typed`) x may be a raw pointer adopted, so its declared
+        type must say it is a smart pointer."""
+        if not own.shared:
+            return False
         inner = self.strip_casts(value)
-        return own.shared and inner.type == "identifier" and self.owner_of(self.text(inner)) is not None
+        kind = inner.type
+        if kind == "pointer_expression" and self.text(inner.child_by_field_id(self.F.operator)).strip() != "*":
+            return False
+        if kind not in ("identifier", "field_expression", "subscript_expression", "pointer_expression",
+                        "qualified_identifier"):
+            return False
+        if kind == "identifier" and self.owner_of(self.text(inner)) is not None:
+            return True
+        if not typed:
+            return True
+        found = self.expr_type(inner)
+        return found is not None and self.model.ownership(found).what == "smart"
 
     def deleter_from_arg(self, node: Node, own: Ownership) -> tuple[ReleaseFn | None, Node | None]:
         """The deleter passed to a smart pointer's constructor: `g_api->ReleaseStatus`,
@@ -192,6 +215,60 @@ file's own classes constructed and destroyed (members released by their destruct
             return ReleaseFn(name, "plain"), None
         return own.release, None
 
+    def temporary_owner(self, call: Node) -> Ownership | None:
+        """The ownership of a call's result when it is a temporary `std::unique_ptr` (the call's
+        declared return type) that nothing takes over: dereferenced (`*Make()`), a member of it
+        used (`Make()->f()`, `Make().get()`; not `.release()`, which hands the pointer out) or
+        dropped (`Make();`). Passed on, returned, stored or moved, it is someone else's."""
+        parent, child = call.parent, call
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent, child = parent.parent, parent
+        if parent is None:
+            return None
+        kind = parent.type
+        if kind == "pointer_expression":
+            if self.text(parent.child_by_field_id(self.F.operator)).strip() != "*":
+                return None
+        elif kind == "field_expression":
+            field_node = parent.child_by_field_id(self.F.field)
+            if parent.child_by_field_id(self.F.argument) != child or field_node is None \
+                    or self.text(field_node) == "release":
+                return None
+        elif kind != "expression_statement":
+            return None
+        found = self.call_type(call)
+        if not found:
+            return None
+        own = self.model.ownership(found)
+        return own if own.what == "smart" and not own.shared and own.releases() else None
+
+    def destroy_temporary(self, temp: Var, own: Ownership, loc: Loc) -> None:
+        """A smart-pointer temporary's destructor: on the exceptional paths of the rest of the
+        statement (a landing pad, as for a local) and where the statement ends (`release_temps`,
+        which also takes the pad's entry out of the scope)."""
+        self.register_cleanup(temp.name, lambda at: self.release_smart(temp, own, at), loc)
+        self.smart_temps[temp.name] = (own, self.scopes[-1], self.scopes[-1].cleanups[-1])
+
+    def release_temps(self, names: list[str] | tuple[str, ...], loc: Loc) -> list[str]:
+        """Run the destructors of the smart-pointer temporaries among `names` (the end of their
+        full expression) and set them to null, so that a landing pad still in force releases
+        nothing; the names left to kill are returned."""
+        if not self.smart_temps:
+            return list(names)
+        rest = []
+        for name in names:
+            found = self.smart_temps.get(name)
+            if found is None:
+                rest.append(name)
+                continue
+            own, scope, entry = found
+            if self.cur is not None:
+                self.release_smart(Var(name), own, loc)
+                self.emit(ir.Assign(loc, Var(name), Const(0, "nullptr")))
+            if entry in scope.cleanups:
+                scope.cleanups.remove(entry)
+        return rest
+
     def init_class_object(self, var: Var, name: str, cls: ClassInfo, args: list[Node] | None,
                           value: Node | None, loc: Loc) -> None:
         """An object of a class of this file with a destructor: its constructor and destructor
@@ -207,7 +284,15 @@ file's own classes constructed and destroyed (members released by their destruct
             else:
                 self.lower_expr(value, discard=True)
         arg_exprs = [self.lower_expr(a) for a in args or []]
+        # While the constructor runs, an exception destroys the members built so far, but not
+        # the object: its destructor runs only for an object whose constructor returned.
+        outside = self.handler
+        self.register_cleanup(name, lambda at: self.destroy(cls, var, at, body=False), loc)
+        scope, partial = self.scopes[-1], self.scopes[-1].cleanups[-1]
         self.construct(cls, var, arg_exprs, loc)
+        if partial in scope.cleanups:
+            scope.cleanups.remove(partial)
+        self.handler = outside
         self.frames[-1].owners[name] = Ownership("class", cls=cls)
         self.register_cleanup(name, lambda at: self.destroy(cls, var, at), loc)
 
@@ -223,18 +308,121 @@ file's own classes constructed and destroyed (members released by their destruct
             for member, value in zip(cls.field_order, args):  # aggregate initialization
                 self.emit(ir.Assign(loc, Field(obj, member), value))
 
-    def destroy(self, cls: ClassInfo, obj: ir.Expr, loc: Loc, depth: int = 0) -> None:
-        """The destructor body, then the members' destructors in reverse order."""
-        if cls.dtor is not None:
+    def destroy(self, cls: ClassInfo, obj: ir.Expr, loc: Loc, depth: int = 0, body: bool = True) -> None:
+        """The destructor body, then the members' destructors in reverse order (`body=False`:
+        the members only, for an object whose constructor threw)."""
+        if cls.dtor is not None and body:
             self.inline_method(cls.dtor, cls, obj, [], loc)
         if depth > 3:
             return
         for member in reversed(cls.field_order):
             own = self.model.ownership(cls.fields.get(member, ""))
-            if own.what == "smart" and own.release is not None and self.cur is not None:
+            if own.what == "smart" and own.shared and self.cur is not None:
+                # a std::shared_ptr member is one reference among others (it may be a copy of the
+                # caller's, `control_{std::move(control)}` of a by-value parameter): what it holds
+                # is no longer this object's to release or to leak
+                names = tuple(sorted(_expr_vars(Field(obj, member))))
+                if names:
+                    self.emit(ir.Havoc(loc, names, "held by a std::shared_ptr member of an object destroyed here"))
+            elif own.what == "smart" and own.release is not None and self.cur is not None:
                 self.emit_release(Field(obj, member), own.release, loc)
             elif own.what == "class" and own.cls is not None and own.cls is not cls:
                 self.destroy(own.cls, Field(obj, member), loc, depth + 1)
+
+    def smart_pointer_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                         dest: ir.Expr | None, own: Ownership) -> ir.Expr:
+        """`p.get()` borrows, `p.release()` hands the pointer out, `p.reset(q)` releases and
+        takes q; anything else on the smart pointer itself touches nothing."""
+        target = self.lower_expr(base)
+        loc = self.loc(node)
+        if name == "get" or name == "operator->":
+            return target
+        if name == "release":
+            out = dest if dest is not None else (None if discard else self.temp())
+            if out is not None:
+                self.emit(ir.Assign(loc, out, target))
+            self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
+            return out if out is not None else _VOID
+        if name == "reset":
+            value = self.lower_expr(arg_nodes[0]) if arg_nodes else Const(0, "nullptr")
+            own = self.owner_of(self.text(self.unparen(base))) or own
+            if own.releases():  # (a std::shared_ptr drops its reference)
+                self.release_smart(target, own, loc)
+            self.emit(ir.Assign(loc, target, value))
+            return _VOID
+        for a in arg_nodes:
+            self.lower_expr(a, discard=True)
+        return Opaque(self.short_text(node))
+
+    def move_into_object(self, node: Node, left: Node) -> ir.Expr | None:
+        """`gemm.layer = std::move(layer)`: a smart pointer moved into a member or an element of
+        an object is taken by a smart pointer there (only one can receive it), which that
+        object's destructor releases; what it holds is no longer this function's to release.
+        None when the right side is not such a move."""
+        right = self.unparen(node.child_by_field_id(self.F.right))
+        if right.type != "call_expression":
+            return None
+        fn = right.child_by_field_id(self.F.function)
+        args = self.call_args(right)
+        if fn is None or clean_name(self.text(fn)) not in _MOVES or len(args) != 1:
+            return None
+        source = self.unparen(args[0])
+        own = self.owner_of(self.text(source)) if source.type == "identifier" else None
+        if own is None or own.what != "smart":
+            return None
+        target = self.lower_expr(left)
+        value = self.lower_expr(right)
+        self.emit(ir.Assign(self.loc(node), target, value))
+        names = tuple(sorted(_expr_vars(value)))
+        if names:
+            self.emit(ir.Havoc(self.loc(node), names, "moved into a smart pointer of another object"))
+        return target
+
+    def store_into_owning_element(self, node: Node, left: Node) -> ir.Expr | None:
+        """`infos[i] = std::move(info)` into a container whose elements own what they hold (a
+        vector of smart pointers): the element's destructor owns it now, as for `push_back`.
+        None when the container's elements own nothing (the C lowering's store stands)."""
+        container = left.child_by_field_id(self.F.argument)
+        element = self._element_type(self.expr_type(container)) if container is not None else None
+        if not element or self.model.ownership(self.expr_type(container) or "").what != "container" \
+                or not self.model.owns_what_it_holds(element):
+            return None
+        self.lower_expr(left)
+        value = self.lower_expr(node.child_by_field_id(self.F.right))
+        names = tuple(sorted(_expr_vars(value)))
+        if names:
+            self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
+        return value
+
+    def container_op(self, node: Node, base: Node, name: str, arg_nodes: list[Node], discard: bool,
+                     dest: ir.Expr | None) -> ir.Expr | None:
+        """`v.data()` is the array itself; `v.push_back(h)` stores h into an element."""
+        if name in _CONTAINER_SELF:
+            return self.lower_expr(base, discard, dest)
+        if name in _CONTAINER_STORE and arg_nodes:
+            target = self.lower_expr(base)
+            element = self._element_type(self.expr_type(base)) or ""
+            owning = self.model.owns_what_it_holds(element)
+            self.plain_initializers = True  # (an element's members: the store below says where they go)
+            try:
+                values = [self.lower_expr(a) for a in arg_nodes[:-1]] if owning else []
+                value = self.lower_expr(arg_nodes[-1])
+            finally:
+                self.plain_initializers = False
+            if owning:  # (an element built in place from several arguments holds them all)
+                names = tuple(sorted(set().union(*(_expr_vars(v) for v in values + [value]))))
+                if names:
+                    self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
+            else:
+                self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
+            return _VOID
+        if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
+            for a in arg_nodes:
+                self.lower_expr(a, discard=True)
+            if name in ("at", "front", "back"):
+                return Index(self.lower_expr(base), Opaque("i"))
+            return Opaque(self.short_text(node))
+        return None
 
     @contextmanager
     def object_context(self, cls: ClassInfo | None, obj: ir.Expr | None) -> Iterator[None]:

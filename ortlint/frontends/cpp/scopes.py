@@ -34,6 +34,8 @@ class Scope:
 
     cleanups: list[tuple[str, Callable[[Loc], None]]] = field(default_factory=list)
     handler: int | None = None
+    names: set[str] = field(default_factory=set)  # locals declared in it (as written)
+    shadowing: list[tuple[str, "ir.Expr | None"]] = field(default_factory=list)  # (name, what it meant outside)
 
 
 @dataclass

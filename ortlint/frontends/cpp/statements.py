@@ -27,6 +27,11 @@ range-for loops, `using` declarations, conditions with declarations."""
         scope = self.scopes.pop()
         if self.cur is not None and scope.cleanups:
             self.run_cleanups([scope], end_loc(self.loc(node)))
+        for name, outside in reversed(scope.shadowing):  # the hidden locals are visible again
+            if outside is None:
+                self.rename.pop(name, None)
+            else:
+                self.rename[name] = outside
         if self.handler != scope.handler:
             self.handler = scope.handler
             self.split()
@@ -80,6 +85,18 @@ range-for loops, `using` declarations, conditions with declarations."""
         self.call_counter += 1
         text = f"{release.callee}({ir.expr_text(target)}) at scope exit"
         self.emit(ir.Call(self.call_counter, loc, release.callee, release.style, None, (target,), None, _short(text)))
+
+    def finish_statement(self, node: Node) -> None:
+        """The full expression is over: smart-pointer temporaries are destroyed, then the
+        other temporaries die."""
+        if self.smart_temps and self.stmt_temps:
+            self.stmt_temps = self.release_temps(self.stmt_temps, self.loc(node))
+        super().finish_statement(node)
+
+    def kill(self, names: tuple[str, ...], loc: Loc) -> None:
+        if self.smart_temps and names:
+            names = tuple(self.release_temps(names, loc))
+        super().kill(names, loc)
 
     def stmt_compound_statement(self, node: Node) -> None:
         self.push_scope()

@@ -95,6 +95,11 @@ types of calls, receivers of member calls (from the file model, the header index
             return self.text(node.child_by_field_id(self.F.type)) + "*"
         if t == "compound_literal_expression":
             return self.text(node.child_by_field_id(self.F.type))
+        if t == "conditional_expression":  # `reuse ? shared.get() : fresh.get()`: either branch's
+            for branch in (self.F.consequence, self.F.alternative):
+                found = self.expr_type(node.child_by_field_id(branch), depth + 1)
+                if found is not None:
+                    return found
         return None
 
     def _identifier_type(self, node: Node) -> str | None:
@@ -150,6 +155,11 @@ types of calls, receivers of member calls (from the file model, the header index
         if self.cls is not None and name in self.cls.methods:
             return self.model.returns.get(f"{self.cls.qualname}::{name}")
         found = self.model.returns.get(name)
+        if found is None and self.ns and "::" not in name:  # declared in an enclosing namespace (a header's)
+            for i in range(len(self.ns), 0, -1):
+                found = self.model.returns.get("::".join(self.ns[:i] + (name,)))
+                if found is not None:
+                    break
         if found is not None:
             return found
         m = _ORT_CREATE.match(self.model.qualify_ort(name))
