@@ -190,6 +190,10 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
         if added and not any(ra.st == HELD and (ra.coll or ra.kind in local_ref) and rid not in br
                              for rid, ra in a.r.items()):
             trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
+    one_side = a.r.keys() ^ br.keys()
+    if one_side and not one_side.isdisjoint(out_r):
+        _keep_one_side_bindings(out_b, a.b, bb, out_r, one_side)
+        referenced = referenced_ids(out_b)
     for rid in [rid for rid, res in out_r.items()
                 if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
         del out_r[rid]
@@ -197,6 +201,21 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
               if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
         del out_b[k]
     return State(out_b, out_r, a.conds & b.conds, trace)
+
+
+def _keep_one_side_bindings(out_b: dict, ba: dict, bb: dict, out_r: dict, one_side: AbstractSet) -> None:
+    """Array elements the join keeps from one side only (a loop filled them on that side)
+    keep the locations that hold them there (`v[i].buf` after the loop): without them they
+    are held by nothing, and an exit reports them as leaked although the array that holds
+    them was returned or freed with its elements. A location the other side binds to no
+    resource (a NULL, an unknown value) holds them too: one abstract slot stands for many
+    elements, some of which hold them."""
+    for side in (ba, bb):
+        for k, v in side.items():
+            if v[0] == "r" and v[1] in one_side and k not in out_b:
+                res = out_r.get(v[1])
+                if res is not None and res.coll:
+                    out_b[k] = v
 
 
 def covers(a: State, b: State) -> bool:
@@ -443,12 +462,15 @@ def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> 
     if not in_a or not in_b:
         return b, diff
     rename: dict[str, str] = {}
+    held_a, held_b = _holders(a.b, in_a), _holders(b.b, in_b)
     for k, va in a.b.items():
         if va[0] != "r" or va[1] not in in_a or k[0] in dead:
             continue
         vb = b.b.get(k)
         if vb is None or vb[0] != "r" or vb[1] not in in_b or vb[1] in rename:
             continue
+        if held_a[va[1]] != held_b[vb[1]]:
+            continue  # each also held elsewhere (`c.model = p` vs `c.tokens = p`): two buffers, not one
         ra, rb = a.r[va[1]], b.r[vb[1]]
         if ra.kind == rb.kind and ra.st == rb.st == HELD and ra.owner == rb.owner:
             rename[vb[1]] = va[1]
@@ -460,6 +482,15 @@ def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> 
         out_r[new] = replaced(a.r[new], maybe_null=a.r[new].maybe_null or b.r[old].maybe_null)
     kept = [rid for rid in diff if rid not in rename and rid not in rename.values()]
     return State(out_b, out_r, b.conds, b.trace), kept
+
+
+def _holders(b: dict, rids: AbstractSet[str]) -> dict[str, frozenset]:
+    """The locations that hold each of `rids` (one pass over the bindings)."""
+    out: dict[str, set] = {rid: set() for rid in rids}
+    for k, v in b.items():
+        if v[0] == "r" and v[1] in out:
+            out[v[1]].add(k)
+    return {rid: frozenset(ks) for rid, ks in out.items()}
 
 
 def _joinable(res: Res, tracked: Kinds) -> bool:
