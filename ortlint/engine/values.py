@@ -351,6 +351,41 @@ class ValueTransfer:
             self._escape_val(state, value, key)
             if value_expr is not None:
                 self._escape_contents(state, value_expr, key)
+        if value is None and value_expr is not None and type(value_expr) in _LVALUES:
+            self._copy_aggregate(state, value_expr, key, local)
+
+
+    def _copy_aggregate(self, state: State, source: Expr, key: LocKey, local: bool) -> None:
+        """`a = b;`, `*out = cfg;` of a struct (or array) value: what its fields and elements
+        hold is held by the copy too. Kept where the copy is this function's (`a.buf` holds
+        what `b.buf` holds), handed on where it is not. Only a location that has had
+        sub-locations can hold any (`_note_key`): most assignments copy a scalar."""
+        src = self._resolve(state, source, create=False)
+        if src is None or src not in self._prefixes or src == key:
+            return
+        n = len(src)
+        inside = [(k, v) for k, v in state.b.items() if len(k) > n and k[:n] == src]
+        for k, v in inside:
+            if local:
+                copy = key + k[n:]
+                state.b[copy] = v
+                self._note_key(copy)
+            elif v[0] == "r":
+                self._escape_val(state, v, key)
+
+
+    def _escape_aggregate(self, state: State, e: Expr, where: LocKey) -> None:
+        """A struct or array value handed on whole (returned by value): what its fields and
+        elements hold goes with it (`ans.model = strdup(p); return ans;` hands the string to
+        the caller, as storing it into a field the caller sees would)."""
+        if type(e) not in _LVALUES:
+            return
+        loc = self._resolve(state, e, create=False)
+        if loc is None or loc not in self._prefixes:
+            return
+        n = len(loc)
+        for k, v in [(k, v) for k, v in state.b.items() if len(k) > n and k[:n] == loc and v[0] == "r"]:
+            self._escape_val(state, v, where)
 
 
     @staticmethod
