@@ -117,6 +117,7 @@ class CallTransfer:
                 if loc is not None and loc in state.b and state.b[loc][0] != "r":
                     del state.b[loc]
                     self._invalidate(state, loc)
+                self._forget_released_inside(state, arg)
         if ev.dest is not None:
             self._store(state, ev.dest, None, ev.loc)
             self._gc(state, ev.loc)
@@ -139,6 +140,7 @@ class CallTransfer:
                 self._escape_val(state, v, None)
                 tracked |= self._contents_held(state, arg)
                 self._escape_contents(state, arg)
+                self._forget_released_inside(state, arg)
         else:
             tracked = any(self._contents_held(state, a) for a in ev.args)
             self._neutral(state, ev)

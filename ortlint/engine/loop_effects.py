@@ -37,7 +37,10 @@ class LoopEffects:
                 res = state.r.get(v[1])
                 if res is not None and res.coll and (res.st in (HELD, OPAQUE) or (res.st == RELEASED and not res.swept)):
                     if what == "release":
-                        state.r[v[1]] = replaced(res, st=RELEASED, swept=True)
+                        # every element of this array is released; of this one array only if the
+                        # array is not itself one of many (`p->stems[s].samples` for each `s`)
+                        swept = not self._one_of_many(state, arg)
+                        state.r[v[1]] = replaced(res, st=RELEASED, swept=swept)
                         self._params_released |= v[1][0] == "p"
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
@@ -47,6 +50,15 @@ class LoopEffects:
             # there on every path, the one that runs the loop zero times included
             self._keep_value(state, keeper, self._eval(state, elem))
 
+
+    def _one_of_many(self, state: State, elem: Expr) -> bool:
+        """Whether the array whose elements `elem` (`a[i]`) names is itself one abstract
+        identity for many arrays (reached through another array's element)."""
+        if not isinstance(elem, Index):
+            return False
+        v = self._eval(state, elem.base)
+        res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+        return res is not None and res.coll
 
     def _iterated(self, blocks: frozenset) -> frozenset:
         """The blocks of a front end's loop region that run again on the next iteration: its

@@ -204,14 +204,18 @@ class ValueTransfer:
 
 
     def _new_opaque(self, state: State, loc: LocKey) -> str:
-        """Give an unknown pointer an identity so facts and releases about it stick."""
-        root = loc[0][1:] if loc[0].startswith("@") else "v:" + loc[0]
+        """Give an unknown pointer an identity so facts and releases about it stick. Memory
+        reached through an array element (`a[i]`, `a[i]->buf`, `a[i].names`) is one identity
+        for as many objects as the array has elements: a collection, like the elements
+        themselves (releasing `a[i]->buf` on every iteration releases each element's once)."""
+        memory = loc[0][:1] == "@"
+        root = loc[0][1:] if memory else "v:" + loc[0]
         rid = root + ("/" + "/".join(loc[1:]) if len(loc) > 1 else "")
         base, n = rid, 1
         while rid in state.r:
             n += 1
             rid = f"{base}#{n}"
-        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc else UNKNOWN
+        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc or (memory and state.r.get(root, UNKNOWN).coll) else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
         return rid
@@ -425,9 +429,27 @@ class ValueTransfer:
                 dropped = [c for c in state.conds if name in self._vars_of(c[0])]
                 if dropped:  # (a new set only then: building one hashes every condition again)
                     state.conds = state.conds - frozenset(dropped)
-            if self.fn.locals.get(name) and key in self._prefixes:
+            if key in self._prefixes and (name in self.fn.locals or name[:1] == "$"):
+                # a whole struct or array assigned (or declared again on the next iteration of
+                # a loop): what its fields and elements held is gone from it
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
                     del state.b[k]
+
+
+    def _forget_released_inside(self, state: State, e: Expr) -> None:
+        """`fill(&item)`: a call given the address of `item` may write all of it, so what a
+        field held that was already released (`item.buf`, freed on the previous iteration of
+        a loop) is no longer known to be there."""
+        if type(e) is not AddrOf:
+            return
+        loc = self._resolve(state, e.base, create=False)
+        if loc is None or loc not in self._prefixes:
+            return
+        n = len(loc)
+        for k, v in [(k, v) for k, v in state.b.items() if len(k) > n and k[:n] == loc and v[0] == "r"]:
+            res = state.r.get(v[1])
+            if res is not None and res.st in (RELEASED, DANGLING):
+                del state.b[k]
 
 
     def _escape_val(self, state: State, value: Val | None, where: LocKey | None, depth: int = 0) -> None:
