@@ -309,8 +309,17 @@ class Function:
     notes: list[tuple[Loc, str]] = field(default_factory=list)
 
     def callees(self) -> set[str]:
-        """Names of plain calls made by this function (for the call graph)."""
-        return {ev.callee for b in self.blocks for ev in b.events if isinstance(ev, Call) and ev.style == "plain"}
+        """Names of the calls made by this function that may reach a function of the program
+        (`by_name`), for the call graph."""
+        return {ev.callee for b in self.blocks for ev in b.events if isinstance(ev, Call) and by_name(ev)}
+
+
+def by_name(call: Call) -> bool:
+    """Whether a call reaches a function of the analyzed program by its name: a plain call, or
+    a C++ method call the front end qualified with the receiver's class (`Engine::Load` on an
+    `Engine&`, the class declared in a header the tree does not have, its methods defined in
+    the tree)."""
+    return call.style == "plain" or (call.style == "method" and "::" in call.callee)
 
 
 @pickle_by_fields

@@ -115,7 +115,7 @@ def _add_context(cache: Cache, program: Program, by_path: dict[str, SourceFile])
     """Summaries of unchanged files outside this run (pre-commit on a few files) that define
     functions the analyzed files call."""
     wanted = {name for info in program.functions.values() for name in info.callees
-              if program.resolve(info.key[0], name) is None}
+              if program.resolve(info.key, name) is None}
     if not wanted:
         return
     exclude = {os.path.abspath(p) for p in by_path}

@@ -174,7 +174,7 @@ def _analyze_one(functions: dict[FunctionKey, ir.Function], key: FunctionKey, ta
         return None
 
     def lookup(call: ir.Call) -> Summary | None:
-        return table.get(call.callee) if call.style == "plain" else None
+        return table.get(call.callee) if ir.by_name(call) else None
 
     result = analyze_safely(fn, policy, lookup, options, constants, summarize)
     # A function analyzed here is never asked for again (a component is analyzed as a whole,
