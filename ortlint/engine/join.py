@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import AbstractSet, NamedTuple, Sequence
 
 from .exprs import param_path
-from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
+from .state import BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
 
@@ -174,7 +174,8 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     bb, br = b.b, b.r
     # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
     # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
-    out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb)
+    nullable: dict = {}
+    out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb, nullable)
     referenced = referenced_ids(out_b)
     trace = a.trace
     if a.r == br:
@@ -190,6 +191,9 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
         if added and not any(ra.st == HELD and (ra.coll or ra.kind in local_ref) and rid not in br
                              for rid, ra in a.r.items()):
             trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
+    if nullable:
+        _borrowed_or_null(out_b, out_r, nullable, a.r, br)
+        referenced = referenced_ids(out_b)
     one_side = a.r.keys() ^ br.keys()
     if one_side and not one_side.isdisjoint(out_r):
         _keep_one_side_bindings(out_b, a.b, bb, out_r, one_side)
@@ -239,8 +243,9 @@ def settled(s: State) -> bool:
     return True
 
 
-def _join_bindings(ba: dict, bb: dict) -> dict:
-    """The bindings of both states, values joined (in `ba`'s order)."""
+def _join_bindings(ba: dict, bb: dict, nullable: dict) -> dict:
+    """The bindings of both states, values joined (in `ba`'s order). A location that holds a
+    resource on one side and NULL on the other goes into `nullable` (`_borrowed_or_null`)."""
     out_b: dict = {}
     for k, va in ba.items():
         vb = bb.get(k)
@@ -252,7 +257,28 @@ def _join_bindings(ba: dict, bb: dict) -> dict:
             v = _join_value(va, vb)
             if v is not None:
                 out_b[k] = v
+            elif va[0] == "r" and vb == _NULL:
+                nullable[k] = va
+            elif vb[0] == "r" and va == _NULL:
+                nullable[k] = vb
     return out_b
+
+
+_NULL = ("k", 0)
+
+
+def _borrowed_or_null(out_b: dict, out_r: dict, nullable: dict, ra: dict, rb: dict) -> None:
+    """A borrowed pointer on one path and NULL on the other (`CastTypeInfoToTensorInfo` may
+    write NULL on success) is that borrowed pointer, "maybe NULL": a NULL test decides, and a
+    use after its owner was released is still one. Joined away to an unknown value, the view
+    lost its owner and such a use went unseen. Only for borrowed views: whatever else a
+    location holds on one path only is joined as before."""
+    for k, v in nullable.items():
+        res = out_r.get(v[1]) or ra.get(v[1]) or rb.get(v[1])
+        if res is not None and res.st == BORROWED and (res.parent is None or res.parent in out_r):
+            out_b[k] = v
+            if not res.maybe_null or v[1] not in out_r:
+                out_r[v[1]] = replaced(res, maybe_null=True)
 
 
 def _join_resources(ra_all: dict, br: dict, tracked: Kinds, local_ref: Kinds) -> dict:
