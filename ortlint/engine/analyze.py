@@ -103,6 +103,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._iterated_memo: dict[frozenset, frozenset] = {}  # loop_effects._iterated
         self._loop_release_cache: dict[frozenset, list[Expr]] = {}
         self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
+        self._loop_store_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
         self._loop_load_cache: dict[frozenset, dict[str, tuple[str, Expr]]] = {}
         self._cond_vars: dict[int, tuple[Expr, frozenset[str]]] = {}  # id(condition) -> (it, its variables)
         self._memo_names: set[str] = set()  # variables of every condition ever remembered

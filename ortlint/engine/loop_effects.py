@@ -45,6 +45,18 @@ class LoopEffects:
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
+        for elem, dest in self._loop_stores(blocks):
+            # `*slot = values[i]` into memory this function does not own (a Lua userdata, a
+            # caller's array): each element is handed on, on every path out of the loop
+            loc = self._resolve(state, dest, create=False)
+            if loc is not None and self._is_local_loc(state, loc):
+                continue
+            for rid in self._stored(state, elem):
+                self._escape_val(state, ("r", rid), None)
+            v = self._eval(state, elem)
+            res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+            if res is not None and res.coll and res.st == HELD:
+                self._escape_val(state, v, None)
         for elem, keeper in self._loop_keeps(blocks):
             # `for (e : result) out.add(e.getValue())`: what the loop keeps elsewhere is kept
             # there on every path, the one that runs the loop zero times included
@@ -96,6 +108,24 @@ class LoopEffects:
                     if elem is not None:
                         out.append((elem, ev.receiver))
         self._loop_keep_cache[blocks] = out
+        return out
+
+
+    def _loop_stores(self, blocks: frozenset) -> list[tuple[Expr, Expr]]:
+        """(element `a[i]`, destination) pairs: the loop stores an element somewhere other than
+        a variable (`*ud = a[i]`, `out[i] = a[i]`); whether that memory is this function's is
+        the state's to say at the loop's exit."""
+        cached = self._loop_store_cache.get(blocks)
+        if cached is not None:
+            return cached
+        out: list[tuple[Expr, Expr]] = []
+        for bid in sorted(blocks):
+            for ev in self.blocks[bid].events if bid in self.blocks else ():
+                if isinstance(ev, ir.Assign) and type(ev.dest) is not Var:
+                    elem = self._loop_element(ev.value, blocks)
+                    if elem is not None:
+                        out.append((elem, ev.dest))
+        self._loop_store_cache[blocks] = out
         return out
 
 

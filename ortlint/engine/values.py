@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
-from .exprs import expr_vars, narrow, owner_text, strip_value, too_deep
+from .exprs import element_of, expr_vars, narrow, owner_text, shown, strip_value, too_deep
+from .messages import subject
 from .state import (
     BORROWED,
     CONSUMED,
@@ -188,6 +189,9 @@ class ValueTransfer:
             base_cls = type(e.base)
             if base_cls is AddrOf:
                 return self._resolve(state, e.base.base, create)
+            if base_cls is Op:
+                element = element_of(e.base)
+                return self._resolve(state, element, create) if element is not None else None
             if cls is Index and base_cls is Var and self.fn.locals.get(e.base.name):
                 return (e.base.name, "[]")
             base = self._resolve(state, e.base, create)
@@ -670,14 +674,16 @@ class ValueTransfer:
         res = state.r.get(rid)
         if res is None or res.coll or res.st not in (RELEASED, DANGLING):
             return
-        name = ir.expr_text(strip_value(pointer))
+        name = shown(strip_value(pointer))
+        site = self.sites.get(rid.split("#")[0]) if not name or name[:1] == "$" else None
+        what = subject(name, site.callee if site is not None else None)
         if res.st == RELEASED:
             where = self._last_note(state, rid, "released")
-            msg = f"`{name}` is used after it was released{where}"
+            msg = f"{what} is used after it was released{where}"
         else:
             parent = res.parent or ""
             where = self._last_note(state, parent, "released")
-            msg = f"`{name}` is used after its owner was released{where}; it was borrowed from it"
+            msg = f"{what} is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
         state.r[rid] = res.with_st(CONSUMED)
 
