@@ -171,7 +171,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         for block in self.fn.blocks:
             for ev in block.events:
                 if isinstance(ev, Call) and (ev.style in ("new", "indirect") or lookup(ev.style, ev.callee) is not None
-                                             or (ir.by_name(ev) and self.summaries(ev) is not None)):
+                                             or (ir.program_name(ev) is not None and self.summaries(ev) is not None)):
                     return False
         return True
 

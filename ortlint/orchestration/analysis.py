@@ -55,9 +55,10 @@ class Analysis:
 
     def lookup_for(self, caller: FunctionKey) -> Callable[[ir.Call], Summary | None]:
         def lookup(call: ir.Call) -> Summary | None:
-            if not ir.by_name(call):
+            name = ir.program_name(call)
+            if name is None:
                 return None
-            key = self.program.resolve(caller, call.callee)
+            key = self.program.resolve(caller, name)
             return self.summaries.get(key) if key is not None else None
         return lookup
 

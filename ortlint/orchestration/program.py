@@ -37,6 +37,7 @@ class Program:
         self.context_by_name: dict[str, FunctionKey] = {}
         self.file_constants: dict[str, dict[str, int]] = {}
         self._resolved: dict[tuple[str, str, str], FunctionKey | None] = {}
+        self._method_classes: dict[str, set[str]] = {}  # last name segment -> the scopes defining it
         for unit in units:
             self.add_unit(unit)
 
@@ -87,6 +88,9 @@ class Program:
         self.functions[info.key] = info
         self._resolved.clear()
         full = normalized_name(name)
+        parts = split_qualified(full)
+        if len(parts) > 1:
+            self._method_classes.setdefault(parts[-1], set()).add("::".join(parts[:-1]))
         self.by_file_name.setdefault((path, full), info.key)
         if not info.is_static and not info.context:
             self.global_by_name.setdefault(full, info.key)
@@ -109,17 +113,42 @@ class Program:
         if hit is not _UNSEEN:
             return hit
         found = None
-        target = normalized_name(callee)
-        constructor = f"{target}::{target.rsplit('::', 1)[-1]}"
-        for scope in enclosing_scopes(name) if "::" in name else ("",):
-            for candidate in ((f"{scope}::{target}", f"{scope}::{constructor}") if scope else (target, constructor)):
-                found = self._lookup(path, candidate)
-                if found is not None:
-                    break
+        dispatched = callee.startswith(ir.DISPATCHED)
+        for candidate in self.candidates(name, callee):
+            found = self._lookup(path, candidate)
             if found is not None:
                 break
+        if found is not None and dispatched and self._overridable(found):
+            found = None  # a virtual call may reach an override: no one summary stands for it
         self._resolved[memo_key] = found
         return found
+
+    @staticmethod
+    def candidates(caller_name: str, callee: str) -> list[str]:
+        """The full names a call by `callee` from the function `caller_name` may reach, in
+        lookup order (see `resolve`)."""
+        target = normalized_name(callee.removeprefix(ir.DISPATCHED))
+        constructor = f"{target}::{target.rsplit('::', 1)[-1]}"
+        out = []
+        for scope in enclosing_scopes(caller_name) if "::" in caller_name else ("",):
+            out.extend((f"{scope}::{target}", f"{scope}::{constructor}") if scope else (target, constructor))
+        return out
+
+    def _overridable(self, key: FunctionKey) -> bool:
+        """Whether another class of the program defines a method of the same name as `key`'s
+        (an override a call through a base pointer or reference may reach instead)."""
+        parts = split_qualified(normalized_name(key[1]))
+        return len(parts) > 1 and len(self._method_classes.get(parts[-1], ())) > 1
+
+    def wanted_names(self) -> set[str]:
+        """Full names that would resolve calls no function of the program resolves now: what
+        cached context files (unchanged files outside this run) are searched for."""
+        out: set[str] = set()
+        for info in self.functions.values():
+            for callee in info.callees:
+                if self.resolve(info.key, callee) is None:
+                    out.update(self.candidates(info.name, callee))
+        return out
 
     def _lookup(self, path: str, full: str) -> FunctionKey | None:
         key = self.by_file_name.get((path, full))
