@@ -102,11 +102,12 @@ class Program:
         global scope) reaches, as C++ name lookup would: the name in the caller's own scope
         (its class, for a method), then in each enclosing scope out to the global one, a
         function of the caller's file first (a `static` one is seen there only). A qualified
-        name (`detail::f`, `Cls::Method`) is looked up the same way, and a call that names a
-        class (`TypeInfo{out}`, `Box(p)`) reaches its constructor. So a call by bare name never
-        binds to a method of an unrelated class, nor to a function of a namespace the caller is
-        not in, however many such functions the tree has. C and Java names have no scopes:
-        they are looked up as they are."""
+        name (`detail::f`, `Cls::Method`) is looked up the same way. A call that names a class
+        (`TypeInfo{out}`, `Value{p}`) constructs an object: it binds to no function (its
+        constructor's summary would not say what the object's base keeps). So a call by bare
+        name never binds to a method of an unrelated class, nor to a function of a namespace
+        the caller is not in, however many such functions the tree has. C and Java names have
+        no scopes: they are looked up as they are."""
         path, name = (caller, "") if isinstance(caller, str) else (caller[0], caller[1])
         memo_key = (path, name, callee)
         hit = self._resolved.get(memo_key, _UNSEEN)
@@ -128,11 +129,8 @@ class Program:
         """The full names a call by `callee` from the function `caller_name` may reach, in
         lookup order (see `resolve`)."""
         target = normalized_name(callee.removeprefix(ir.DISPATCHED))
-        constructor = f"{target}::{target.rsplit('::', 1)[-1]}"
-        out = []
-        for scope in enclosing_scopes(caller_name) if "::" in caller_name else ("",):
-            out.extend((f"{scope}::{target}", f"{scope}::{constructor}") if scope else (target, constructor))
-        return out
+        scopes = enclosing_scopes(caller_name) if "::" in caller_name else ("",)
+        return [f"{scope}::{target}" if scope else target for scope in scopes]
 
     def _overridable(self, key: FunctionKey) -> bool:
         """Whether another class of the program defines a method of the same name as `key`'s
