@@ -39,6 +39,7 @@ from .config import (
 from .docs import render_for_terminal, rule_markdown
 from .engine.analyze import Options
 from .findings import RULES, Notice, Report
+from .testcode import TEST_TAG
 from .orchestration.runner import run
 from .orchestration.settings import Limits, RunConfig
 from .policy import PolicyError, load_policy
@@ -163,6 +164,8 @@ Documentation: docs/cli.md"""
               help="Report only findings on lines changed since git revision REV (whole files are still analyzed).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings as the baseline and exit 0.")
+@click.option("--exclude-tests", is_flag=True, default=None,
+              help="Do not report findings in test code (tagged `test` otherwise; see `test-patterns`).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,
@@ -191,14 +194,15 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           jobs: int | None, time_limit: float | None, memory_limit: int | None, baseline: str | None,
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
-          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None, diff_rev: str | None) -> None:
+          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None, diff_rev: str | None,
+          exclude_tests: bool | None) -> None:
     """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
                           unknown_calls=unknown_calls, compile_commands=compile_commands,
                           cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude,
-                          time_limit=time_limit, memory_limit=memory_limit)
+                          time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
                         explain_summaries, write_summaries)
     try:
@@ -228,7 +232,7 @@ def build_run_config(settings: Settings) -> RunConfig:
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
                      suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit),
                      isolate=os.environ.get("ORTLINT_IN_PROCESS", "") in ("", "0"),
-                     include_dirs=tuple(settings.include_dirs))
+                     include_dirs=tuple(settings.include_dirs), test_patterns=tuple(settings.test_patterns))
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:
@@ -238,6 +242,10 @@ def analyze(settings: Settings, config: RunConfig) -> Report:
     report.stats.setdefault("suppressed", 0)
     enabled = settings.enabled_rules()
     report.findings = [f for f in report.findings if f.rule in enabled]
+    if settings.exclude_tests:
+        kept = [f for f in report.findings if TEST_TAG not in f.tags]
+        report.stats["tests_excluded"] = len(report.findings) - len(kept)
+        report.findings = kept
     return report
 
 

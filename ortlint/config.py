@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .findings import RULES
+from .testcode import DEFAULT_TEST_PATTERNS
 from .frontends.registry import BY_NAME
 from .tomlfile import read_toml
 
@@ -60,6 +61,8 @@ class Settings:
     force_exclude: bool = False  # apply excludes to paths named on the command line too
     time_limit: float = 20.0  # seconds to parse one file or analyze one function; then it is reported lost
     memory_limit: int = 1024  # megabytes one worker request may grow by; then the item is reported lost
+    test_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATTERNS))  # test code (testcode.py)
+    exclude_tests: bool = False  # drop findings in test code (they are tagged "test" otherwise)
     source: str | None = None  # the configuration file these settings came from
 
     def exclude_patterns(self) -> tuple[str, ...]:
@@ -335,6 +338,26 @@ def _set_memory_limit(s: Settings, v: Any, where: str, base: Path) -> None:
     s.memory_limit = v
 
 
+def _set_test_patterns(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.test_patterns = _patterns(v, where)
+
+
+def _extend_test_patterns(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.test_patterns = list(s.test_patterns) + [p for p in _patterns(v, where) if p not in s.test_patterns]
+
+
+def _patterns(v: Any, where: str) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip("/") for x in v):
+        raise ConfigError(f'{where}: expected a list of non-empty glob patterns such as ["it/", "*_it.cc"], got {v!r}')
+    return list(v)
+
+
+def _set_exclude_tests(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{where}: expected true or false, got {v!r}")
+    s.exclude_tests = v
+
+
 _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "paths": _set_paths,
     "select": _set_select,
@@ -353,6 +376,9 @@ _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "force-exclude": _set_force_exclude,
     "time-limit": _set_time_limit,
     "memory-limit": _set_memory_limit,
+    "test-patterns": _set_test_patterns,
+    "extend-test-patterns": _extend_test_patterns,
+    "exclude-tests": _set_exclude_tests,
 }
 
 
@@ -380,6 +406,7 @@ class Overrides:
     force_exclude: bool | None = None
     time_limit: float | None = None
     memory_limit: int | None = None
+    exclude_tests: bool | None = None
 
 
 def merge(base: Settings, cli: Overrides) -> Settings:
@@ -399,7 +426,7 @@ def merge(base: Settings, cli: Overrides) -> Settings:
         suffix, language = parse_extension(spec, "--extension")
         out.extensions[suffix] = language
     for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
-                 "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit"):
+                 "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit", "exclude_tests"):
         value = getattr(cli, name)
         if value is not None:
             setattr(out, name, value)

@@ -197,3 +197,39 @@ def test_a_huge_mutated_package_file_does_not_stall_its_neighbours(tmp_path: Pat
     assert _top_level_parts(b"a int, m map[string]int, f func(x, y int), ") == [b"a int", b" m map[string]int",
                                                                                  b" f func(x, y int)"]
     assert MAX_PARAMETER_LIST < 1 << 20
+
+
+def test_a_call_as_the_only_argument_passes_every_result(tmp_path: Path) -> None:
+    """`must.M1(ort.NewTensor(...))`: the tensor and the error are the helper's two arguments
+    (each in a temporary), not a tensor lost inside the argument list (issue 32)."""
+    u = unit(tmp_path, 'import "github.com/janpfeifer/must"\n\nfunc f(d []float32) {\n'
+                       '\tt := must.M1(ort.NewTensor(ort.NewShape(1, 2), d))\n\tt.Destroy()\n}\n')
+    made, helper = [c for c in calls(function(u, "f")) if c.callee in ("ort.NewTensor", "must.M1")]
+    assert [ir.expr_text(a) for a in made.args][:1] == [f"&{helper.args[0].name}"]
+    assert helper.args[1] == made.dest and len(helper.args) == 2
+
+
+def test_must_helper_keeps_the_trace_of_the_object(tmp_path: Path) -> None:
+    path = FIXTURES / "go" / "must_helper_leak.go"
+    found = {f.line: f for f in lint([str(path)]).findings}
+    for line, exit_line in ((20, 22), (25, 27)):
+        steps = [t.message for t in found[line].trace]
+        assert steps[-1].startswith("returning from earlyReturn()") and f"line {exit_line}" in found[line].message
+        assert not any("$" in s for s in steps)  # no temporary named to the user
+
+
+def test_environment_handed_back_by_a_returned_flag(tmp_path: Path) -> None:
+    body = ('func initialise() (bool, error) {\n'
+            '\tif err := ort.InitializeEnvironment(); err != nil {\n\t\treturn false, err\n\t}\n'
+            '\tif err := ort.DisableTelemetry(); err != nil {\n\t\treturn %s, err\n\t}\n\treturn true, nil\n}\n')
+    assert rules(tmp_path, body % "true") == []
+    assert rules(tmp_path, body % "false") == [(2, "ORT020")]
+
+
+def test_address_of_a_struct_value_is_the_struct(tmp_path: Path) -> None:
+    """Fields of a struct variable are `(*s).f`, so `&s` is `s`: what `fill(&s)` stores is what
+    `s.Cleanup()` destroys."""
+    u = unit(tmp_path, 'type h struct{ t *ort.Tensor[float32] }\n\nfunc fill(x *h) {}\n\n'
+                       'func f() {\n\tvar s h\n\tfill(&s)\n\tp := &h{}\n\tfill(p)\n\tvar n int\n\tg(&n)\n}\n\nfunc g(n *int) {}\n')
+    got = [(c.callee, ir.expr_text(c.args[0])) for c in calls(function(u, "f"))]
+    assert got == [("fill", "s"), ("fill", "p"), ("g", "&n")]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import ir
 from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Op, Opaque, Var
 from ..policy import Acquire, CallSpec, RECEIVER, Release
-from .exprs import (NO_KIND, array_name, dedupe, element_of, is_temp, owner_shown, same_owner, short_path, shown, strip_value)
+from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, same_owner, short_path, shown, strip_value)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg, subject
 from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val
@@ -285,7 +285,7 @@ class CallTransfer:
                 self._store(bad, ev.dest, ("r", rid), ev.loc)
             else:
                 self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), bad, None,
-                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro)
+                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at)
         elif spec.returns == "code":
             if ev.dest is not None:
                 self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)
@@ -381,7 +381,7 @@ class CallTransfer:
                            coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
-            into = f" into `{shown(target)}`" if not is_temp(target) else ""
+            into = f" into `{shown(target)}`" if not in_temp(target) else ""  # `$3` is no name of the user's
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
 
@@ -451,8 +451,8 @@ class CallTransfer:
     def _site(self, rid: str, ev: Call, target: Expr | None, kind: str | None, via_helper: str | None = None) -> None:
         if rid not in self.sites:
             self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
-                                   shown(target) if target is not None and not is_temp(target) else "",
-                                   kind, bool(via_helper), ev.macro)
+                                   shown(target) if target is not None and not in_temp(target) else "",
+                                   kind, bool(via_helper), ev.macro, ev.macro_at)
 
 
     def _release(self, state: State, ev: Call, rel: Release, callee: str, helper: str | None = None) -> None:

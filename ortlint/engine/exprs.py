@@ -98,11 +98,16 @@ def is_drop(e: Expr) -> bool:
 
 
 def is_temp(e: Expr) -> bool:
-    """A front-end temporary (`$3`, `$drop7`) or a part of one (`$3.buf`, a field of a
-    compound literal): not a name to show the user."""
+    """A front-end temporary (`$3`, `$drop7`): not a name to show the user."""
+    return isinstance(e, Var) and e.name.startswith("$")
+
+
+def in_temp(e: Expr) -> bool:
+    """A front-end temporary or a part of one (`$3.buf`, a field of a compound literal): not a
+    name to show the user."""
     while isinstance(e, (Field, Index, Deref)):
         e = e.base
-    return isinstance(e, Var) and e.name.startswith("$")
+    return is_temp(e)
 
 
 def expr_vars(e: Expr) -> set[str]:

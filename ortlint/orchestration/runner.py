@@ -17,6 +17,8 @@ from .cache import Cache, FileRecord, content_hash
 if TYPE_CHECKING:
     from .parallel import WorkerPool
 from ..engine.callbacks import callback_findings
+from ..engine.macro_defects import fold_macro_defects
+from ..testcode import tag_test_findings
 from ..engine.slots import slot_findings
 from ..findings import Notice, Report
 from ..suppress import apply_suppressions
@@ -73,7 +75,8 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     if cache is not None:
         contents = {s.path: _read(s.path) for s in found.files}
         hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
-        run_key = _run_key(namespace + ("|suppressions" if config.suppressions else ""), found, hashes, contents)
+        run_key = _run_key(namespace + ("|suppressions" if config.suppressions else "")  # the report as assembled
+                           + "|tests:" + ",".join(config.test_patterns), found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
             return replayed  # suppressions included: they come from the same file contents
@@ -168,6 +171,8 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
     report.keep_one_per_cause()
+    report.findings = tag_test_findings(fold_macro_defects(report.findings), parser.config.paths,
+                                        parser.config.test_patterns)
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()

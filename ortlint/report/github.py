@@ -32,7 +32,7 @@ def _finding(f: Finding) -> str:
         props["endLine"] = f.end_line
         if f.end_line == f.line and f.end_col > f.col:
             props["endColumn"] = f.end_col
-    props["title"] = f"{f.rule} {f.rule_name}"
+    props["title"] = f"{f.rule} {f.rule_name}" + "".join(f" [{tag}]" for tag in f.tags)
     steps = [s for s in f.trace if s.message != f.message]  # the last step usually repeats the headline
     body = [f.message] + [f"{s.path}:{s.line}: {s.message}" for s in steps]
     return _command(f.effective_level, props, "\n".join(body))

@@ -83,6 +83,10 @@ def _result(f: Finding, rule_index: dict[str, int], root: str, fingerprint: str)
         "partialFingerprints": {"ortlintFingerprint/v1": fingerprint},
         "properties": {"function": f.function},
     }
+    if f.expansions:  # a macro's own defect, reported once at its definition (engine/macro_defects.py)
+        result["properties"]["macroExpansions"] = f.expansions
+    if f.tags:  # "test": in test code (code scanning shows and filters result tags)
+        result["properties"]["tags"] = list(f.tags)
     if f.trace:
         result["codeFlows"] = [{"threadFlows": [{"locations": [
             {"location": _location(s.path, s.line, s.col, root, message=s.message), "nestingLevel": 0,

@@ -32,8 +32,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def _finding_lines(f: Finding, paint: _Painter, with_trace: bool) -> list[str]:
+    tags = "".join(f" [{tag}]" for tag in f.tags)
     head = (f"{paint('bold', f'{f.path}:{f.line}:{f.col}:')} {paint(f.effective_level, f.rule)} "
-            f"{paint('bold', f.rule_name)}: {f.message}")
+            f"{paint('bold', f.rule_name)}{paint('dim', tags) if tags else ''}: {f.message}")
     lines = [head]
     if not with_trace:
         return lines
@@ -62,6 +63,11 @@ def _summary(report: Report, shown_notes: bool) -> str:
     head = f"Found {_plural(count, 'problem')} in {files}" if count else f"No problems found in {files}"
     extra = []
     stats = report.stats
+    in_tests = sum(1 for f in report.findings if "test" in f.tags)
+    if in_tests:
+        extra.append(f"{in_tests} in test code")
+    if stats.get("tests_excluded"):
+        extra.append(f"{int(stats['tests_excluded'])} in test code excluded")
     if stats.get("suppressed"):
         extra.append(f"{int(stats['suppressed'])} suppressed")
     if stats.get("baselined"):

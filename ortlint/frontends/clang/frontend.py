@@ -36,6 +36,7 @@ from ...policy import Policy
 from ..c.frontend import CFrontEnd
 from ..c.lowering import FunctionLowering
 from ..common.macro_args import Macro
+from ..common import header_index
 from ..common.source import SourceText, read_source
 from ..cpp.model import TABLE_TYPES, clean_name, parse_type
 from .compile_db import DB_NAME, find_compile_commands, resolve_compile_commands  # noqa: F401 (re-exported)
@@ -362,6 +363,9 @@ def _add_macros(oracle: ClangOracle, used: list, definitions: dict[str, Any], po
         tokens = list(definition.get_tokens())
         macro = macro_from_tokens(tokens)
         if macro is not None:
+            where = os.path.abspath(definition.location.file.name)
+            if header_index.current().in_tree(where):  # the tree's own macro: its defects are its own
+                macro.defined_at = f"{definition.location.file.name}:{definition.location.line}"
             oracle.macros[name] = macro
         elif tokens:
             oracle.objects[name] = " ".join(t.spelling for t in tokens[1:])  # (definition_macros reads them)

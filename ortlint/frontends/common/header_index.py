@@ -396,6 +396,10 @@ class HeaderIndex:
             return None
         return min(matches, key=lambda p: (-len(os.path.commonpath([p, from_dir])), p))
 
+    def in_tree(self, path: str) -> bool:
+        """Is `path` (absolute) inside the analyzed tree? Without a configured tree, nothing is."""
+        return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
     def _walk_roots(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         seen = 0

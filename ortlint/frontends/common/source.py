@@ -241,16 +241,16 @@ _STATEMENT_START = re.compile(r"^\s*(?:do\b|if\b|for\b|while\b|switch\b|return\b
 _NOT_A_STATEMENT_AFTER = b";,)]?:.=+-*/%&|^<>!{"
 
 
-def scan_function_macros(data: bytes) -> list[tuple[str, list[str], str, bool]]:
+def scan_function_macros(data: bytes, lines: bool = False) -> list[tuple]:
     """Every `#define NAME(params) body` of the text, wherever it is (a `#define` inside a
     function body too, which the syntax tree walk of file-level declarations does not see):
-    (name, params, body, variadic)."""
-    out = []
+    (name, params, body, variadic), and with `lines` the 1-based line of the `#define`."""
+    out: list[tuple] = []
     for m in line_start_matches(_DEFINE, data):
         params = [p.strip() for p in m.group(2).decode("utf-8", "replace").split(",") if p.strip()]
         variadic = bool(params) and params[-1] == "..."
-        out.append((m.group(1).decode(), params[:-1] if variadic else params,
-                    m.group(3).decode("utf-8", "replace"), variadic))
+        found = (m.group(1).decode(), params[:-1] if variadic else params, m.group(3).decode("utf-8", "replace"), variadic)
+        out.append(found + (data.count(b"\n", 0, m.start()) + 1,) if lines else found)
     return out
 
 

@@ -24,7 +24,10 @@ Everything Go-specific happens here, so the engine only sees calls, assignments 
 * stores into struct fields, globals and channels are escapes; a field of a struct whose only
   cleanup is a finalizer is not (the value is dropped there).
 * the environment: a `return` of a nil error (or from a function without an error result) hands
-  the environment over to the caller (`ort.$environment_kept`).
+  the environment over to the caller (`ort.$environment_kept`), and so does a non-nil error
+  returned with a true bool result (the caller is told to destroy it).
+* `f(g())` passes every result of g (`must.M1(ort.NewTensor(...))`); `&s` of a struct variable
+  is `s`, whose fields are lowered as `(*s).f`.
 """
 from __future__ import annotations
 

@@ -39,6 +39,10 @@ class ClassInfo:
     super_package: str = ""  # its package when the declaring file says (import, or its own package)
     superclass: "ClassInfo | None" = None  # resolved once every class is known
     constructors: list[int] = field(default_factory=list)  # arities
+    # "name/arity" of methods whose body only throws and that a subclass or an implementation
+    # may override (`default T witness() { throw new UnsupportedOperationException(); }`)
+    placeholders: set[str] = field(default_factory=set)
+    varargs: dict[str, int] = field(default_factory=dict)  # method (or "<init>") -> index of its `T...` parameter
 
     def __post_init__(self) -> None:
         if self.outer is not None:
@@ -83,6 +87,23 @@ class ClassInfo:
                 return found
             cls = cls.outer
         return None
+
+    def is_placeholder(self, method: str, arity: int) -> bool:
+        """Does a call of `method` dispatch to code we cannot see? The declared body only
+        throws and may be overridden: its summary (no normal return) is not what runs."""
+        return bool(self.placeholders) and f"{method}/{arity}" in self.placeholders
+
+    def spread(self, method: str, arity: int) -> int | None:
+        """The index of the varargs parameter that a call of `method` with `arity` arguments
+        fills (its trailing arguments are one array), or None: no varargs declaration, or a
+        fixed-arity overload that Java prefers."""
+        k = self.varargs.get(method)
+        if k is None or arity < k:
+            return None
+        arities = self.constructors if method == "<init>" else self.methods.get(method, [])
+        if arities.count(arity) > (1 if arity == k + 1 else 0):
+            return None
+        return k
 
     def function_name(self, method: str, arity: int) -> str:
         """Overloads get their arity appended so calls find the right summary."""
