@@ -101,7 +101,8 @@ class Finding:
     def fingerprint(self) -> str:
         """Stable identity that survives unrelated edits above the finding (no line numbers)."""
         basis = "|".join((self.rule, self.path.replace("\\", "/"), self.function, self.anchor or self.message))
-        return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
+        # surrogateescape: a file name that is not UTF-8 hashes as its own bytes (never raises)
+        return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 @pickle_by_fields

@@ -21,6 +21,7 @@ from ..engine.macro_defects import fold_macro_defects
 from ..testcode import tag_test_findings
 from ..engine.slots import slot_findings
 from ..findings import Notice, Report
+from ..programs import distrust
 from ..suppress import apply_suppressions
 from .analysis import Analysis
 from .caching import (
@@ -55,9 +56,12 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
 def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
     started = time.perf_counter()
     report = Report()
-    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
+    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
+                     config.follow_symlinks)
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
+    report.notices.extend(Notice(path, 0, message, "note") for path, message in found.notes)
+    distrust(config.paths)  # no program from the analyzed tree (programs.py); workers inherit it
     config = _with_compile_database(config, found.files, report)
     if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
         from ..frontends.common.header_index import configure
@@ -79,7 +83,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
                            + "|tests:" + ",".join(config.test_patterns), found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
-            return replayed  # suppressions included: they come from the same file contents
+            return _with_cache_notices(replayed, cache)  # suppressions included: they come from the same file contents
         records, to_parse = _load_records(cache, found, contents, hashes, program, parser)
         read = contents.get  # suppression comments: from the contents already read, not a second read
     else:  # nothing to look up: the front ends (or the workers) read the files
@@ -107,6 +111,15 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     if cache is not None and run_key and complete and not any(i.context for i in program.functions.values()):
         wanted = program.wanted_names()
         cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
+    return _with_cache_notices(report, cache)
+
+
+def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
+    """The cache's warning about entries that did not validate (after the run is stored: a
+    replayed report must not repeat it)."""
+    if cache is not None and cache.rejected:
+        report.notices = report.notices + cache.notices()
+        report.sort()
     return report
 
 
@@ -114,7 +127,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
                        parser: _Parser, cache: Cache | None) -> tuple["Analysis", int, float]:
     """Parse what must be parsed (in worker processes when it pays) and analyze the program.
     Returns the analysis, the number of processes used and when parsing ended."""
-    workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
+    cores = os.cpu_count() or 1  # more workers than cores or files only cost (a committed `jobs = 64`)
+    workers = min(config.jobs if config.jobs > 0 else cores, cores, max(1, len(found.files)))
     total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
     pool = None
     big = len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES

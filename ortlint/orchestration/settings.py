@@ -32,3 +32,4 @@ class RunConfig:
     limits: Limits = field(default_factory=Limits)  # per file / per function, in those workers
     include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
     test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS  # findings in such files are tagged "test" (testcode.py)
+    follow_symlinks: bool = False  # follow links that leave the analyzed folders (discover.py)

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Tree
 
+from ...fileio import read_prefix
+
 from .source import ParseTimeout, line_start_matches, parse_limited
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -435,8 +437,7 @@ class HeaderIndex:
         if size > MAX_HEADER_BYTES:
             return None
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_prefix(path, MAX_HEADER_BYTES + 1)  # a regular file: a FIFO must not block
         except OSError:
             return None
         if b"\0" in data[:8192]:

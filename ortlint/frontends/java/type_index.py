@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ...fileio import read_prefix
+
 MAX_CLASS_NESTING = 100  # classes inside classes; deeper ones are skipped with a note
 MAX_SUPERCLASSES = 32  # steps up a superclass chain (a cycle in broken code ends too)
 MAX_INDEX_FILES = 4000  # a source root with more .java files is not indexed (each worker reads them all)
@@ -187,8 +189,7 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
     index = ProjectTypes(root)
     for full in files:
         try:
-            with open(full, "rb") as fh:
-                data = fh.read()
+            data = read_prefix(full, MAX_INDEX_BYTES + 1)  # a regular file: a FIFO must not block
         except OSError:
             continue
         for info in collect(full, data):
