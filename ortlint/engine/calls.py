@@ -490,12 +490,12 @@ class CallTransfer:
                 where = self._last_note(state, rid, "released")
                 self._report("ORT002", ev.loc, f"the elements of {subject(array_name(arg), None, label)} are released "
                              f"a second time by {callee}(){via}; every element was already released by the loop{where}",
-                             state, rid, anchor=f"double:{callee}:{name}")
+                             state, rid, anchor=f"double:{name}")
                 state.r[rid] = res.with_st(CONSUMED)
                 return
             where = self._last_note(state, rid, "released")
             self._report("ORT002", ev.loc, f"{self._subject(name, rid, label)} is released a second time by {callee}(){via}; "
-                         f"it was already released{where}", state, rid, anchor=f"double:{callee}:{name}")
+                         f"it was already released{where}", state, rid, anchor=f"double:{name}")
             state.r[rid] = res.with_st(CONSUMED)
             return
         if res.st == CONSUMED:
