@@ -320,8 +320,32 @@ class Function:
     notes: list[tuple[Loc, str]] = field(default_factory=list)
 
     def callees(self) -> set[str]:
-        """Names of plain calls made by this function (for the call graph)."""
-        return {ev.callee for b in self.blocks for ev in b.events if isinstance(ev, Call) and ev.style == "plain"}
+        """The program-level names (`program_name`) of the calls made by this function that
+        may reach a function of the program, for the call graph."""
+        out = set()
+        for b in self.blocks:
+            for ev in b.events:
+                if isinstance(ev, Call):
+                    name = program_name(ev)
+                    if name is not None:
+                        out.add(name)
+        return out
+
+
+DISPATCHED = "."  # prefix of the program-level name of a call through an object (virtual dispatch)
+
+
+def program_name(call: Call) -> str | None:
+    """How a call names a function of the analyzed program, or None when it cannot reach one:
+    a plain call by its callee; a C++ method call the front end qualified with the receiver's
+    class (`Engine::Load` on an `Engine&`: the class may be declared in a header the tree does
+    not have, its methods defined in the tree) as `.Engine::Load`, since it may be dispatched
+    to an override (the program binds it only to a method no other class defines)."""
+    if call.style == "plain":
+        return call.callee
+    if call.style == "method" and "::" in call.callee:
+        return DISPATCHED + call.callee
+    return None
 
 
 @pickle_by_fields

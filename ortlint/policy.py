@@ -73,6 +73,9 @@ class Release:
     keep_if_value: int | None = None  # ... equal to JNI_COMMIT: copy back, do not release
     receiver: bool = False  # Java `x.close()`: the receiver is released
     elements: bool = False  # Java `OnnxValue.close(map)`: every element of the collection is released
+    copy_back: bool = False  # what the released buffer holds is handed to its owner object (JNI arrays)...
+    copy_back_unless_arg: int | None = None  # ... unless this (mode) argument ...
+    copy_back_unless_value: int | None = None  # ... equals this (JNI_ABORT: the changes are dropped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +295,7 @@ _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
-_REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements"}
+_REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements", "copy_back"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
 
 
@@ -679,6 +682,7 @@ class _Loader:
                 self.fail(f"{key}.keep_if", "must be { arg = N, equals = VALUE }", "call", i)
             keep_arg = keep["arg"]
             keep_val = self._value(keep["equals"], f"{key}.keep_if.equals", i)
+        copy_back, back_arg, back_val = self._copy_back(raw.get("copy_back", False), key, i)
         receiver = bool(raw.get("receiver", False))
         arg = raw.get("arg", None if receiver else 0)
         if arg is not None and not isinstance(arg, int):
@@ -686,7 +690,17 @@ class _Loader:
         if all(self.policy.kinds[k].token for k in kinds):
             arg = None  # tokens have no handle: the release names the owner, if anything
         return Release(kinds=kinds, arg=arg, owner=raw.get("owner"), keep_if_arg=keep_arg,
-                       keep_if_value=keep_val, receiver=receiver, elements=bool(raw.get("elements", False)))
+                       keep_if_value=keep_val, receiver=receiver, elements=bool(raw.get("elements", False)),
+                       copy_back=copy_back, copy_back_unless_arg=back_arg, copy_back_unless_value=back_val)
+
+    def _copy_back(self, raw: Any, key: str, i: int) -> tuple[bool, int | None, int | None]:
+        """`copy_back = true` or `copy_back = { unless = { arg = N, equals = VALUE } }`."""
+        if isinstance(raw, bool):
+            return raw, None, None
+        unless = raw.get("unless") if isinstance(raw, dict) and set(raw) <= {"unless"} else None
+        if not isinstance(unless, dict) or set(unless) != {"arg", "equals"} or not isinstance(unless["arg"], int):
+            self.fail(f"{key}.copy_back", "must be true or { unless = { arg = N, equals = VALUE } }", "call", i)
+        return True, unless["arg"], self._value(unless["equals"], f"{key}.copy_back.unless.equals", i)
 
     def _java_type(self, raw: dict[str, Any], key: str, i: int) -> str:
         value = raw.get("type", "")

@@ -101,8 +101,9 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.incomplete = False
         self._unbound_values: dict[str, tuple | None] = {}  # values._unbound_value
         self._iterated_memo: dict[frozenset, frozenset] = {}  # loop_effects._iterated
-        self._loop_release_cache: dict[frozenset, list[Expr]] = {}
+        self._loop_release_cache: dict[frozenset, list[tuple[Expr, str, str | None]]] = {}
         self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
+        self._loop_store_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
         self._loop_load_cache: dict[frozenset, dict[str, tuple[str, Expr]]] = {}
         self._cond_vars: dict[int, tuple[Expr, frozenset[str]]] = {}  # id(condition) -> (it, its variables)
         self._memo_names: set[str] = set()  # variables of every condition ever remembered
@@ -170,7 +171,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         for block in self.fn.blocks:
             for ev in block.events:
                 if isinstance(ev, Call) and (ev.style in ("new", "indirect") or lookup(ev.style, ev.callee) is not None
-                                             or (ev.style == "plain" and self.summaries(ev) is not None)):
+                                             or (ir.program_name(ev) is not None and self.summaries(ev) is not None)):
                     return False
         return True
 

@@ -9,11 +9,11 @@ local references created again by the same call while the previous one is alive 
 from __future__ import annotations
 
 from .. import ir
-from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Opaque, Var
+from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Op, Opaque, Var
 from ..policy import Acquire, CallSpec, RECEIVER, Release
-from .exprs import (NO_KIND, array_name, dedupe, is_temp, owner_shown, same_owner, short_path, strip_value)
+from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, same_owner, short_path, shown, strip_value)
 from .leaks import Site
-from .messages import failure_note, ignored_status_msg
+from .messages import failure_note, ignored_status_msg, subject
 from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val
 from .summaries import Summary, summary_from_status_check
 
@@ -117,6 +117,7 @@ class CallTransfer:
                 if loc is not None and loc in state.b and state.b[loc][0] != "r":
                     del state.b[loc]
                     self._invalidate(state, loc)
+                self._forget_released_inside(state, arg)
         if ev.dest is not None:
             self._store(state, ev.dest, None, ev.loc)
             self._gc(state, ev.loc)
@@ -139,6 +140,7 @@ class CallTransfer:
                 self._escape_val(state, v, None)
                 tracked |= self._contents_held(state, arg)
                 self._escape_contents(state, arg)
+                self._forget_released_inside(state, arg)
         else:
             tracked = any(self._contents_held(state, a) for a in ev.args)
             self._neutral(state, ev)
@@ -236,7 +238,7 @@ class CallTransfer:
                 continue
             state.r[rid] = res.with_st(RELEASED)
             self._params_released |= rid[0] == "p"
-            state.note(loc.line, loc.col, f"released with the other elements of `{ir.expr_text(strip_value(elem))}` by {by}",
+            state.note(loc.line, loc.col, f"released with the other elements of `{shown(strip_value(elem))}` by {by}",
                        rid, release=by.rstrip("()") if by.endswith("()") else None)
         if isinstance(elem, Index):
             self._release_by_elements(state, elem.base, by, loc)
@@ -251,7 +253,7 @@ class CallTransfer:
         if res is None or kind is None or not kind.closed_by_elements or res.st != HELD:
             return
         state.r[v[1]] = res.with_st(CONSUMED)
-        state.note(loc.line, loc.col, f"every value of `{ir.expr_text(strip_value(coll))}` is closed by {by}", v[1])
+        state.note(loc.line, loc.col, f"every value of `{shown(strip_value(coll))}` is closed by {by}", v[1])
 
 
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
@@ -324,7 +326,7 @@ class CallTransfer:
                     for s in list(states):
                         null_state = s.copy()
                         self._store(null_state, target, ("k", 0), ev.loc)
-                        null_state.note(ev.loc.line, ev.loc.col, f"assuming {ev.callee}() writes NULL to `{ir.expr_text(target)}`")
+                        null_state.note(ev.loc.line, ev.loc.col, f"assuming {ev.callee}() writes NULL to `{shown(target)}`")
                         states.append(null_state)
                     for s in states[: len(states) // 2]:
                         self._acquire(s, ev, acq)
@@ -379,7 +381,7 @@ class CallTransfer:
                            coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
-            into = "" if is_temp(target) else f" into `{ir.expr_text(target)}`"  # `$3` is no name of the user's
+            into = f" into `{shown(target)}`" if not in_temp(target) else ""  # `$3` is no name of the user's
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
 
@@ -439,13 +441,17 @@ class CallTransfer:
             return arg.base
         if isinstance(arg, Const):
             return None  # NULL out-parameter: nothing is written
+        if type(arg) is Op:
+            element = element_of(arg)  # `names + i`: the element `names[i]`
+            if element is not None:
+                return element
         return Deref(arg)
 
 
     def _site(self, rid: str, ev: Call, target: Expr | None, kind: str | None, via_helper: str | None = None) -> None:
         if rid not in self.sites:
             self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
-                                   ir.expr_text(target) if target is not None and not is_temp(target) else "",
+                                   shown(target) if target is not None and not in_temp(target) else "",
                                    kind, bool(via_helper), ev.macro, ev.macro_at)
 
 
@@ -476,20 +482,20 @@ class CallTransfer:
             return
         name, via, released_note = self._release_texts(arg, callee, helper, where)
         kind = self.policy.kinds.get(res.kind) if res.kind else None
-        label = kind.label if kind else "it"
+        label = kind.label if kind else None
         if res.st in (RELEASED, DANGLING):
             if res.coll and not res.swept:
                 return  # the next element of an array that a loop is releasing
             if res.coll:
                 where = self._last_note(state, rid, "released")
-                self._report("ORT002", ev.loc, f"the elements of `{array_name(arg)}` ({label}) are released "
+                self._report("ORT002", ev.loc, f"the elements of {subject(array_name(arg), None, label)} are released "
                              f"a second time by {callee}(){via}; every element was already released by the loop{where}",
-                             state, rid, anchor=f"double:{callee}:{name}")
+                             state, rid, anchor=f"double:{name}")
                 state.r[rid] = res.with_st(CONSUMED)
                 return
             where = self._last_note(state, rid, "released")
-            self._report("ORT002", ev.loc, f"`{name}` ({label}) is released a second time by {callee}(){via}; "
-                         f"it was already released{where}", state, rid, anchor=f"double:{callee}:{name}")
+            self._report("ORT002", ev.loc, f"{self._subject(name, rid, label)} is released a second time by {callee}(){via}; "
+                         f"it was already released{where}", state, rid, anchor=f"double:{name}")
             state.r[rid] = res.with_st(CONSUMED)
             return
         if res.st == CONSUMED:
@@ -502,7 +508,7 @@ class CallTransfer:
         if res.st == BORROWED:
             site = self.sites.get(rid)
             src = f" (from {site.callee}() at line {site.line})" if site else ""
-            self._report("ORT005", ev.loc, f"{callee}(){via} releases `{name}`, a {label}{src} that the caller does not own; "
+            self._report("ORT005", ev.loc, f"{callee}(){via} releases {self._subject(name, rid)}, a {label or 'value'}{src} that the caller does not own; "
                          f"it must not be released", state, rid, anchor=f"foreign:{callee}:{name}")
             state.r[rid] = res.with_st(CONSUMED)
             return
@@ -514,16 +520,18 @@ class CallTransfer:
                 owner = self._owner_key(state, ev.args[rel.owner])
                 if not same_owner(owner, res.owner):
                     site = self.sites.get(rid)
-                    self._report("ORT003", ev.loc, f"{callee}(){via} releases `{name}` against `{owner_shown(owner)}`, "
+                    self._report("ORT003", ev.loc, f"{callee}(){via} releases {self._subject(name, rid)} against `{owner_shown(owner)}`, "
                                  f"but it was acquired from `{owner_shown(res.owner)}`"
                                  + (f" at line {site.line}" if site else ""),
                                  state, rid, anchor=f"owner:{callee}:{name}")
                     state.r[rid] = res.with_st(CONSUMED)
                     return
+            if rel.copy_back:
+                self._copy_back(state, ev, rel, rid)
             if rel.keep_if_arg is not None and rel.keep_if_arg < len(ev.args):
                 mode = self._eval(state, ev.args[rel.keep_if_arg])
                 if mode is not None and mode == ("k", rel.keep_if_value):
-                    state.note(ev.loc.line, ev.loc.col, f"{callee}() with this mode copies back but does not release `{name}`", rid)
+                    state.note(ev.loc.line, ev.loc.col, f"{callee}() with this mode copies back but does not release {self._subject(name, rid)}", rid)
                     return
         if res.st == ESCAPED and res.kind is None:
             return
@@ -535,6 +543,20 @@ class CallTransfer:
             state.r[other] = state.r[other].with_st(DANGLING)
 
 
+    def _copy_back(self, state: State, ev: Call, rel: Release, rid: str) -> None:
+        """A buffer released back to the object it was taken from (`ReleaseLongArrayElements(env,
+        arr, elems, 0)`): what was stored into it (`elems[i] = (jlong)value`) now belongs to
+        that object (a Java `long[]` of handles), unless the mode drops the changes."""
+        if rel.copy_back_unless_arg is not None and rel.copy_back_unless_arg < len(ev.args):
+            mode = self._eval(state, ev.args[rel.copy_back_unless_arg])
+            if mode is not None and mode == ("k", rel.copy_back_unless_value):
+                return
+        memory = "@" + rid
+        for k, v in list(state.b.items()):
+            if k[0] == memory and v[0] == "r" and v[1] != rid:
+                self._escape_val(state, v, None)
+
+
     def _release_texts(self, arg: Expr, callee: str, helper: str | None, where: str) -> tuple[str, str, str]:
         """The released expression's text, where the release happens (" inside helper() at
         file:line") and the trace step of a release: the same for every state through one call
@@ -542,22 +564,17 @@ class CallTransfer:
         key = (id(arg), callee, helper, where)
         hit = self._release_text_memo.get(key)
         if hit is None:
-            name = self._shown_name(strip_value(arg))
+            name = shown(strip_value(arg))
             via = f" inside {helper}()" + (f" at {short_path(where)}" if where else "") if helper else ""
-            hit = self._release_text_memo[key] = (arg, (name, via, f"`{name}` released by {callee}(){via}"))
+            note = f"`{name}` released by {callee}(){via}" if name and name[:1] != "$" else f"released by {callee}(){via}"
+            hit = self._release_text_memo[key] = (arg, (name, via, note))
         return hit[1]
 
-
-    def _shown_name(self, e: Expr) -> str:
-        """What a message calls the released expression: as written, but a front-end temporary
-        (`$3`, the unnamed result of a call) is the call that made it (`OrtStatus::Create(...)`)."""
-        if not is_temp(e):
-            return ir.expr_text(e)
-        made = getattr(self, "_temp_calls", None)
-        if made is None:
-            made = self._temp_calls = {ev.dest.name: ev.text for block in self.fn.blocks for ev in block.events
-                                       if isinstance(ev, Call) and isinstance(ev.dest, Var) and is_temp(ev.dest)}
-        return made.get(e.name) or ir.expr_text(e)
+    def _subject(self, name: str, rid: str, label: str | None = None) -> str:
+        """How a message names the value `name` (`messages.subject`): for a temporary, by the
+        call that made it."""
+        site = self.sites.get(rid.split("#")[0]) if not name or name[:1] == "$" else None
+        return subject(name, site.callee if site is not None else None, label)
 
 
     def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:
@@ -568,7 +585,9 @@ class CallTransfer:
         origin = f" from {site.callee}() at line {site.line}" if site else ""
         rule = kind.wrong_release_rule
         if rule == "ORT005":
-            msg = f"{callee}(){via} frees `{name}`, {kind.label}{origin} that does not belong to the caller's {callee.split('::')[-1]} family{hint}"
+            msg = f"{callee}(){via} frees {self._subject(name, rid)}, {kind.label}{origin} that does not belong to the caller's {callee.split('::')[-1]} family{hint}"
+        elif not name or name[:1] == "$":
+            msg = f"{callee}(){via} does not release {kind.label}: it was acquired{origin}{hint}"
         else:
             msg = f"{callee}(){via} does not release {kind.label}: `{name}` was acquired{origin}{hint}"
         self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}")

@@ -79,9 +79,28 @@ def conjuncts(e: Expr) -> list[Expr]:
     return [e]
 
 
+def element_of(e: Op) -> Index | None:
+    """`names + i` (pointer arithmetic on an array) denotes the element `names[i]`: `*(names + i)`
+    and an out-parameter `names + i` name it as `names[i]` and `&names[i]` do. Only a sum
+    whose first operand is a location (`p + 4` of a number is no element of anything)."""
+    if e.op != "+" or len(e.operands) != 2 or type(e.operands[0]) not in (Var, Field, Index, Deref):
+        return None
+    return Index(e.operands[0], e.operands[1])
+
+
 def array_name(e: Expr) -> str:
     """`outputs` for `outputs[i]`: what a loop over the elements is about."""
-    return ir.expr_text(e.base if isinstance(e, Index) else e)
+    return shown(e.base if isinstance(e, Index) else e)
+
+
+_RENAMED = re.compile(r"@\d+\b")  # an inlined body's copy of a variable (`status@3`): the front end's name
+
+
+def shown(e: Expr) -> str:
+    """An expression as a message names it: as the user wrote it, without the names the front
+    end gave to copies of a variable (`providers@1`, `st@20` are `providers`, `st`)."""
+    text = ir.expr_text(e)
+    return _RENAMED.sub("", text) if "@" in text else text
 
 
 def is_drop(e: Expr) -> bool:
@@ -91,6 +110,14 @@ def is_drop(e: Expr) -> bool:
 def is_temp(e: Expr) -> bool:
     """A front-end temporary (`$3`, `$drop7`): not a name to show the user."""
     return isinstance(e, Var) and e.name.startswith("$")
+
+
+def in_temp(e: Expr) -> bool:
+    """A front-end temporary or a part of one (`$3.buf`, a field of a compound literal): not a
+    name to show the user."""
+    while isinstance(e, (Field, Index, Deref)):
+        e = e.base
+    return is_temp(e)
 
 
 def expr_vars(e: Expr) -> set[str]:

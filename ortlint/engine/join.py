@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import AbstractSet, NamedTuple, Sequence
 
 from .exprs import param_path
-from .state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
+from .state import BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
 
@@ -174,7 +174,8 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     bb, br = b.b, b.r
     # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
     # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
-    out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb)
+    nullable: dict = {}
+    out_b: dict = a.b.copy() if a.b.items() <= bb.items() else _join_bindings(a.b, bb, nullable)
     referenced = referenced_ids(out_b)
     trace = a.trace
     if a.r == br:
@@ -190,6 +191,13 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
         if added and not any(ra.st == HELD and (ra.coll or ra.kind in local_ref) and rid not in br
                              for rid, ra in a.r.items()):
             trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
+    if nullable:
+        _borrowed_or_null(out_b, out_r, nullable, a.r, br)
+        referenced = referenced_ids(out_b)
+    one_side = a.r.keys() ^ br.keys()
+    if one_side and not one_side.isdisjoint(out_r):
+        _keep_one_side_bindings(out_b, a.b, bb, out_r, one_side)
+        referenced = referenced_ids(out_b)
     for rid in [rid for rid, res in out_r.items()
                 if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
         del out_r[rid]
@@ -197,6 +205,21 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
               if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
         del out_b[k]
     return State(out_b, out_r, a.conds & b.conds, trace)
+
+
+def _keep_one_side_bindings(out_b: dict, ba: dict, bb: dict, out_r: dict, one_side: AbstractSet) -> None:
+    """Array elements the join keeps from one side only (a loop filled them on that side)
+    keep the locations that hold them there (`v[i].buf` after the loop): without them they
+    are held by nothing, and an exit reports them as leaked although the array that holds
+    them was returned or freed with its elements. A location the other side binds to no
+    resource (a NULL, an unknown value) holds them too: one abstract slot stands for many
+    elements, some of which hold them."""
+    for side in (ba, bb):
+        for k, v in side.items():
+            if v[0] == "r" and v[1] in one_side and k not in out_b:
+                res = out_r.get(v[1])
+                if res is not None and res.coll:
+                    out_b[k] = v
 
 
 def covers(a: State, b: State) -> bool:
@@ -220,8 +243,9 @@ def settled(s: State) -> bool:
     return True
 
 
-def _join_bindings(ba: dict, bb: dict) -> dict:
-    """The bindings of both states, values joined (in `ba`'s order)."""
+def _join_bindings(ba: dict, bb: dict, nullable: dict) -> dict:
+    """The bindings of both states, values joined (in `ba`'s order). A location that holds a
+    resource on one side and NULL on the other goes into `nullable` (`_borrowed_or_null`)."""
     out_b: dict = {}
     for k, va in ba.items():
         vb = bb.get(k)
@@ -233,7 +257,28 @@ def _join_bindings(ba: dict, bb: dict) -> dict:
             v = _join_value(va, vb)
             if v is not None:
                 out_b[k] = v
+            elif va[0] == "r" and vb == _NULL:
+                nullable[k] = va
+            elif vb[0] == "r" and va == _NULL:
+                nullable[k] = vb
     return out_b
+
+
+_NULL = ("k", 0)
+
+
+def _borrowed_or_null(out_b: dict, out_r: dict, nullable: dict, ra: dict, rb: dict) -> None:
+    """A borrowed pointer on one path and NULL on the other (`CastTypeInfoToTensorInfo` may
+    write NULL on success) is that borrowed pointer, "maybe NULL": a NULL test decides, and a
+    use after its owner was released is still one. Joined away to an unknown value, the view
+    lost its owner and such a use went unseen. Only for borrowed views: whatever else a
+    location holds on one path only is joined as before."""
+    for k, v in nullable.items():
+        res = out_r.get(v[1]) or ra.get(v[1]) or rb.get(v[1])
+        if res is not None and res.st == BORROWED and (res.parent is None or res.parent in out_r):
+            out_b[k] = v
+            if not res.maybe_null or v[1] not in out_r:
+                out_r[v[1]] = replaced(res, maybe_null=True)
 
 
 def _join_resources(ra_all: dict, br: dict, tracked: Kinds, local_ref: Kinds) -> dict:
@@ -443,12 +488,15 @@ def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> 
     if not in_a or not in_b:
         return b, diff
     rename: dict[str, str] = {}
+    held_a, held_b = _holders(a.b, in_a), _holders(b.b, in_b)
     for k, va in a.b.items():
         if va[0] != "r" or va[1] not in in_a or k[0] in dead:
             continue
         vb = b.b.get(k)
         if vb is None or vb[0] != "r" or vb[1] not in in_b or vb[1] in rename:
             continue
+        if held_a[va[1]] != held_b[vb[1]]:
+            continue  # each also held elsewhere (`c.model = p` vs `c.tokens = p`): two buffers, not one
         ra, rb = a.r[va[1]], b.r[vb[1]]
         if ra.kind == rb.kind and ra.st == rb.st == HELD and ra.owner == rb.owner:
             rename[vb[1]] = va[1]
@@ -460,6 +508,15 @@ def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> 
         out_r[new] = replaced(a.r[new], maybe_null=a.r[new].maybe_null or b.r[old].maybe_null)
     kept = [rid for rid in diff if rid not in rename and rid not in rename.values()]
     return State(out_b, out_r, b.conds, b.trace), kept
+
+
+def _holders(b: dict, rids: AbstractSet[str]) -> dict[str, frozenset]:
+    """The locations that hold each of `rids` (one pass over the bindings)."""
+    out: dict[str, set] = {rid: set() for rid in rids}
+    for k, v in b.items():
+        if v[0] == "r" and v[1] in out:
+            out[v[1]].add(k)
+    return {rid: frozenset(ks) for rid, ks in out.items()}
 
 
 def _joinable(res: Res, tracked: Kinds) -> bool:

@@ -65,6 +65,7 @@ class LeakCollection:
         if term.value is not None:
             self._escape_val(state, value, ("<return>",))
             self._escape_contents(state, term.value, ("<return>",))
+            self._escape_aggregate(state, term.value, ("<return>",))
         self._exit(state, term.loc, "return", value, f"returning from {self.fn.name}()")
 
 

@@ -20,7 +20,7 @@ class LoopEffects:
         do so for every element of `a`, including on the path that runs it zero times (then the
         loop that filled `a` ran zero times too)."""
         blocks = self._iterated(ev.loop_blocks)
-        for arg, what in self._loop_releases(blocks):
+        for arg, what, releaser in self._loop_releases(blocks):
             if what == "release":
                 self._release_stored(state, arg, None, "the loop above", ev.loc)
             else:
@@ -37,16 +37,41 @@ class LoopEffects:
                 res = state.r.get(v[1])
                 if res is not None and res.coll and (res.st in (HELD, OPAQUE) or (res.st == RELEASED and not res.swept)):
                     if what == "release":
-                        state.r[v[1]] = replaced(res, st=RELEASED, swept=True)
+                        # every element of this array is released; of this one array only if the
+                        # array is not itself one of many (`p->stems[s].samples` for each `s`)
+                        swept = not self._one_of_many(state, arg)
+                        state.r[v[1]] = replaced(res, st=RELEASED, swept=swept)
                         self._params_released |= v[1][0] == "p"
-                        state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
+                        state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1],
+                                   release=releaser)
                     else:
                         self._escape_val(state, v, None)
+        for elem, dest in self._loop_stores(blocks):
+            # `*slot = values[i]` into memory this function does not own (a Lua userdata, a
+            # caller's array): each element is handed on, on every path out of the loop
+            loc = self._resolve(state, dest, create=False)
+            if loc is not None and self._is_local_loc(state, loc):
+                continue
+            for rid in self._stored(state, elem):
+                self._escape_val(state, ("r", rid), None)
+            v = self._eval(state, elem)
+            res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+            if res is not None and res.coll and res.st == HELD:
+                self._escape_val(state, v, None)
         for elem, keeper in self._loop_keeps(blocks):
             # `for (e : result) out.add(e.getValue())`: what the loop keeps elsewhere is kept
             # there on every path, the one that runs the loop zero times included
             self._keep_value(state, keeper, self._eval(state, elem))
 
+
+    def _one_of_many(self, state: State, elem: Expr) -> bool:
+        """Whether the array whose elements `elem` (`a[i]`) names is itself one abstract
+        identity for many arrays (reached through another array's element)."""
+        if not isinstance(elem, Index):
+            return False
+        v = self._eval(state, elem.base)
+        res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+        return res is not None and res.coll
 
     def _iterated(self, blocks: frozenset) -> frozenset:
         """The blocks of a front end's loop region that run again on the next iteration: its
@@ -87,27 +112,46 @@ class LoopEffects:
         return out
 
 
-    def _loop_releases(self, blocks: frozenset) -> list[tuple[Expr, str]]:
-        """Array elements `a[i]` that calls in the loop body release or take ownership of."""
+    def _loop_stores(self, blocks: frozenset) -> list[tuple[Expr, Expr]]:
+        """(element `a[i]`, destination) pairs: the loop stores an element somewhere other than
+        a variable (`*ud = a[i]`, `out[i] = a[i]`); whether that memory is this function's is
+        the state's to say at the loop's exit."""
+        cached = self._loop_store_cache.get(blocks)
+        if cached is not None:
+            return cached
+        out: list[tuple[Expr, Expr]] = []
+        for bid in sorted(blocks):
+            for ev in self.blocks[bid].events if bid in self.blocks else ():
+                if isinstance(ev, ir.Assign) and type(ev.dest) is not Var:
+                    elem = self._loop_element(ev.value, blocks)
+                    if elem is not None:
+                        out.append((elem, ev.dest))
+        self._loop_store_cache[blocks] = out
+        return out
+
+
+    def _loop_releases(self, blocks: frozenset) -> list[tuple[Expr, str, str | None]]:
+        """Array elements `a[i]` that calls in the loop body release or take ownership of, with
+        the call that releases them (a summary's own release call, for a helper's summary)."""
         cached = self._loop_release_cache.get(blocks)
         if cached is not None:
             return cached
-        found: list[tuple[Expr, str]] = []
+        found: list[tuple[Expr, str, str | None]] = []
         for bid in sorted(blocks):
             block = self.blocks.get(bid)
             if block is None:
                 continue
             for ev in block.events:
                 if isinstance(ev, Call):
-                    for i, what in self._element_effects(ev).items():
+                    for i, (what, releaser) in self._element_effects(ev).items():
                         elem = self._loop_element(ev.args[i], blocks) if i < len(ev.args) else None
                         if elem is not None:
-                            found.append((elem, what))
+                            found.append((elem, what, releaser))
                     spec = self.policy.lookup(ev.style, ev.callee)
                     if spec is not None and spec.release is not None and spec.release.receiver and ev.receiver is not None:
                         elem = self._loop_element(ev.receiver, blocks)
                         if elem is not None:
-                            found.append((elem, "release"))
+                            found.append((elem, "release", ev.callee))
         self._loop_release_cache[blocks] = found
         return found
 
@@ -153,23 +197,24 @@ class LoopEffects:
         return loads
 
 
-    def _element_effects(self, ev: Call) -> dict[int, str]:
-        """Which arguments a call releases ("release") or takes ownership of ("escape")."""
+    def _element_effects(self, ev: Call) -> dict[int, tuple[str, str | None]]:
+        """Which arguments a call releases ("release") or takes ownership of ("escape"), with
+        the call that releases them."""
         spec = self.policy.lookup(ev.style, ev.callee)
-        out: dict[int, str] = {}
+        out: dict[int, tuple[str, str | None]] = {}
         if spec is not None and spec.status_check is None:
             if spec.release is not None and spec.release.arg is not None:
-                out[spec.release.arg] = "release"
+                out[spec.release.arg] = ("release", ev.callee)
             for i in (range(len(ev.args)) if spec.escapes_all else spec.escapes):
-                out.setdefault(i, "escape")
+                out.setdefault(i, ("escape", None))
             return out
         summary = self._status_summary(spec) if spec is not None else self.summaries(ev)
         if summary is not None:
             for case in summary.cases:
                 for e in case.effects:
                     if len(e.path) == 1 and e.what in ("release", "escape"):
-                        out.setdefault(e.path[0], e.what)
+                        out.setdefault(e.path[0], (e.what, e.relby))
             return out
         if self.options.unknown_calls == "escape" and not self.policy.is_neutral(ev.style, ev.callee):
-            return {i: "escape" for i in range(len(ev.args)) if i not in ev.borrows}
+            return {i: ("escape", None) for i in range(len(ev.args)) if i not in ev.borrows}
         return out

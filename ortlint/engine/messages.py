@@ -40,3 +40,15 @@ def exit_phrase(exit_entry: tuple) -> str:
         note = CONSTRUCTOR_THROW_NOTE if text.endswith(CONSTRUCTOR_THROW_NOTE) else ""  # slots.py
         return f"when an exception leaves the function at line {line}{note}"
     return f"when returning at line {line}"
+
+
+def subject(name: str, callee: str | None, label: str | None = None) -> str:
+    """How a message refers to a value named `name` (`shown`): `x` in backquotes, with its kind
+    when known (`x` (OrtValue)); a value only a front-end temporary held (`$3`, `$3.buf`) or
+    that has no name is the result of the call that made it, or "a value"."""
+    kind = f" ({label})" if label else ""
+    if name and name[:1] != "$":
+        return f"`{name}`{kind}"
+    if callee:
+        return f"the {label + ' ' if label else 'value '}returned by {callee}()"
+    return f"a {label}" if label else "a value"

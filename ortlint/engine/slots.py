@@ -175,7 +175,8 @@ def _call_facts(fn: ir.Function, policy: Policy, ev: Call, owner: str, acquired:
                 fresh[target.name] = (ev, acq.kind)
             if acq.arg is not None:  # `&slot` given as a T** out-parameter: a raw pointer slot
                 _store(fn, target, ev, acq.kind, owner, facts)
-    released = _released_args(spec, ev)
+    neutral = spec is None and policy.is_neutral(ev.style, ev.callee)
+    released = set() if neutral else _released_args(spec, ev)
     read: set[str] = set()
     for i, arg in enumerate(ev.args):
         if i in written:
@@ -187,7 +188,7 @@ def _call_facts(fn: ir.Function, policy: Policy, ev: Call, owner: str, acquired:
     if ev.receiver is not None and ev.style == "method":
         names = mentioned_names(ev.receiver)
         read |= names
-        if spec is None or spec.release is not None and spec.release.receiver:
+        if spec is None and not neutral or spec is not None and spec.release is not None and spec.release.receiver:
             facts.handled |= names
     return read
 

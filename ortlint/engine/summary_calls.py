@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 
 from .. import ir
-from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Opaque, Var
+from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
-from .exprs import dedupe, is_temp
+from .exprs import dedupe, element_of, in_temp, shown
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
 from .summaries import Case, Effect, Summary
@@ -114,7 +114,8 @@ class SummaryTransfer:
         e: Expr = ev.args[idx]
         for op in path[1:]:
             if op == "*":
-                e = e.base if isinstance(e, AddrOf) else Deref(e)
+                element = element_of(e) if type(e) is Op else None  # `names + i`: `names[i]`
+                e = e.base if isinstance(e, AddrOf) else element if element is not None else Deref(e)
             elif op == "[]":
                 e = e.base if isinstance(e, AddrOf) else Index(e, Opaque("i"))
             else:
@@ -170,7 +171,7 @@ class SummaryTransfer:
         spec = self._release_spec(name)
         rel = spec.release if spec is not None else None
         if rel is not None:
-            rel = dataclasses.replace(rel, owner=None, keep_if_arg=None)
+            rel = dataclasses.replace(rel, owner=None, keep_if_arg=None, copy_back_unless_arg=None)
         self._helper_releases[name] = rel
         return rel
 
@@ -191,7 +192,7 @@ class SummaryTransfer:
         kinfo = self.policy.kinds[kind]
         state.r[rid] = Res(kind, HELD if kinfo.owned else BORROWED)
         self._site(rid, ev, target, kind, helper)
-        into = "" if is_temp(target) else f" into `{ir.expr_text(target)}`"  # `$3` is no name of the user's
+        into = f" into `{shown(target)}`" if not in_temp(target) else ""  # `$3` is no name of the user's
         state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
 
@@ -227,7 +228,7 @@ class SummaryTransfer:
                     state.r[kept] = Res(kind, HELD)
                     self._site(kept, ev, target, kind, ev.callee)
                     state.note(ev.loc.line, ev.loc.col, f"{self.policy.kinds[kind].label} returned by {ev.callee}() "
-                                                        f"inside `{ir.expr_text(target)}`", kept)
+                                                        f"inside `{shown(target)}`", kept)
                     self._keep_value(state, target, ("r", kept))
             return
         if ev.dest is not None:

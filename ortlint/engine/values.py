@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
-from .exprs import expr_vars, narrow, owner_text, strip_value, too_deep
+from .exprs import element_of, expr_vars, narrow, owner_text, shown, strip_value, too_deep
+from .messages import subject
 from .state import (
     BORROWED,
     CONSUMED,
@@ -188,6 +189,9 @@ class ValueTransfer:
             base_cls = type(e.base)
             if base_cls is AddrOf:
                 return self._resolve(state, e.base.base, create)
+            if base_cls is Op:
+                element = element_of(e.base)
+                return self._resolve(state, element, create) if element is not None else None
             if cls is Index and base_cls is Var and self.fn.locals.get(e.base.name):
                 return (e.base.name, "[]")
             base = self._resolve(state, e.base, create)
@@ -204,14 +208,18 @@ class ValueTransfer:
 
 
     def _new_opaque(self, state: State, loc: LocKey) -> str:
-        """Give an unknown pointer an identity so facts and releases about it stick."""
-        root = loc[0][1:] if loc[0].startswith("@") else "v:" + loc[0]
+        """Give an unknown pointer an identity so facts and releases about it stick. Memory
+        reached through an array element (`a[i]`, `a[i]->buf`, `a[i].names`) is one identity
+        for as many objects as the array has elements: a collection, like the elements
+        themselves (releasing `a[i]->buf` on every iteration releases each element's once)."""
+        memory = loc[0][:1] == "@"
+        root = loc[0][1:] if memory else "v:" + loc[0]
         rid = root + ("/" + "/".join(loc[1:]) if len(loc) > 1 else "")
         base, n = rid, 1
         while rid in state.r:
             n += 1
             rid = f"{base}#{n}"
-        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc else UNKNOWN
+        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc or (memory and state.r.get(root, UNKNOWN).coll) else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
         return rid
@@ -351,6 +359,41 @@ class ValueTransfer:
             self._escape_val(state, value, key)
             if value_expr is not None:
                 self._escape_contents(state, value_expr, key)
+        if value is None and value_expr is not None and type(value_expr) in _LVALUES:
+            self._copy_aggregate(state, value_expr, key, local)
+
+
+    def _copy_aggregate(self, state: State, source: Expr, key: LocKey, local: bool) -> None:
+        """`a = b;`, `*out = cfg;` of a struct (or array) value: what its fields and elements
+        hold is held by the copy too. Kept where the copy is this function's (`a.buf` holds
+        what `b.buf` holds), handed on where it is not. Only a location that has had
+        sub-locations can hold any (`_note_key`): most assignments copy a scalar."""
+        src = self._resolve(state, source, create=False)
+        if src is None or src not in self._prefixes or src == key:
+            return
+        n = len(src)
+        inside = [(k, v) for k, v in state.b.items() if len(k) > n and k[:n] == src]
+        for k, v in inside:
+            if local:
+                copy = key + k[n:]
+                state.b[copy] = v
+                self._note_key(copy)
+            elif v[0] == "r":
+                self._escape_val(state, v, key)
+
+
+    def _escape_aggregate(self, state: State, e: Expr, where: LocKey) -> None:
+        """A struct or array value handed on whole (returned by value): what its fields and
+        elements hold goes with it (`ans.model = strdup(p); return ans;` hands the string to
+        the caller, as storing it into a field the caller sees would)."""
+        if type(e) not in _LVALUES:
+            return
+        loc = self._resolve(state, e, create=False)
+        if loc is None or loc not in self._prefixes:
+            return
+        n = len(loc)
+        for k, v in [(k, v) for k, v in state.b.items() if len(k) > n and k[:n] == loc and v[0] == "r"]:
+            self._escape_val(state, v, where)
 
 
     @staticmethod
@@ -390,9 +433,27 @@ class ValueTransfer:
                 dropped = [c for c in state.conds if name in self._vars_of(c[0])]
                 if dropped:  # (a new set only then: building one hashes every condition again)
                     state.conds = state.conds - frozenset(dropped)
-            if self.fn.locals.get(name) and key in self._prefixes:
+            if key in self._prefixes and (name in self.fn.locals or name[:1] == "$"):
+                # a whole struct or array assigned (or declared again on the next iteration of
+                # a loop): what its fields and elements held is gone from it
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
                     del state.b[k]
+
+
+    def _forget_released_inside(self, state: State, e: Expr) -> None:
+        """`fill(&item)`: a call given the address of `item` may write all of it, so what a
+        field held that was already released (`item.buf`, freed on the previous iteration of
+        a loop) is no longer known to be there."""
+        if type(e) is not AddrOf:
+            return
+        loc = self._resolve(state, e.base, create=False)
+        if loc is None or loc not in self._prefixes:
+            return
+        n = len(loc)
+        for k, v in [(k, v) for k, v in state.b.items() if len(k) > n and k[:n] == loc and v[0] == "r"]:
+            res = state.r.get(v[1])
+            if res is not None and res.st in (RELEASED, DANGLING):
+                del state.b[k]
 
 
     def _escape_val(self, state: State, value: Val | None, where: LocKey | None, depth: int = 0) -> None:
@@ -613,14 +674,16 @@ class ValueTransfer:
         res = state.r.get(rid)
         if res is None or res.coll or res.st not in (RELEASED, DANGLING):
             return
-        name = ir.expr_text(strip_value(pointer))
+        name = shown(strip_value(pointer))
+        site = self.sites.get(rid.split("#")[0]) if not name or name[:1] == "$" else None
+        what = subject(name, site.callee if site is not None else None)
         if res.st == RELEASED:
             where = self._last_note(state, rid, "released")
-            msg = f"`{name}` is used after it was released{where}"
+            msg = f"{what} is used after it was released{where}"
         else:
             parent = res.parent or ""
             where = self._last_note(state, parent, "released")
-            msg = f"`{name}` is used after its owner was released{where}; it was borrowed from it"
+            msg = f"{what} is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
         state.r[rid] = res.with_st(CONSUMED)
 

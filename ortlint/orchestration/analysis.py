@@ -53,11 +53,12 @@ class Analysis:
         self.graph: dict[FunctionKey, list[FunctionKey]] | None = None
         self.graph_seconds = 0.0  # call graph and its components (timing hook for --stats and bench/)
 
-    def lookup_for(self, path: str) -> Callable[[ir.Call], Summary | None]:
+    def lookup_for(self, caller: FunctionKey) -> Callable[[ir.Call], Summary | None]:
         def lookup(call: ir.Call) -> Summary | None:
-            if call.style != "plain":
+            name = ir.program_name(call)
+            if name is None:
                 return None
-            key = self.program.resolve(path, call.callee)
+            key = self.program.resolve(caller, name)
             return self.summaries.get(key) if key is not None else None
         return lookup
 
@@ -67,7 +68,7 @@ class Analysis:
         for name in info.callees:
             if self.policy.lookup("plain", name) is not None:
                 continue  # the policy describes it; the callee's own code does not matter
-            target = self.program.resolve(info.key[0], name)
+            target = self.program.resolve(info.key, name)
             if component is not None and self.component_of.get(target) == component:
                 # a recursive call: the component is analyzed as a whole, from scratch, so its
                 # results depend on its code and on the summaries from outside it only (its own
@@ -101,7 +102,7 @@ class Analysis:
             self.load_ir(key[0])
         if info.fn is None:  # the file changed under us: keep what the record says
             return self._from_record(info)
-        result = analyze_safely(info.fn, self.policy, self.lookup_for(key[0]), self.options, self.constants,
+        result = analyze_safely(info.fn, self.policy, self.lookup_for(key), self.options, self.constants,
                                 self.needs_summary(key))
         self.results[key] = result
         if self.track_deps:
@@ -272,7 +273,7 @@ class Analysis:
         for info in infos:
             table: dict[str, object] = {}
             for name in info.callees:
-                target = self.program.resolve(info.key[0], name)
+                target = self.program.resolve(info.key, name)
                 table[name] = (MEMBER, target) if target in members else \
                     (self.summaries.get(target) if target is not None else None)
             entries.append((info.key, table, self.needs_summary(info.key)))
@@ -284,7 +285,7 @@ class Analysis:
         takes a missing one as "no summary", so library calls (most names) are not sent."""
         out = {}
         for name in info.callees:
-            target = self.program.resolve(info.key[0], name)
+            target = self.program.resolve(info.key, name)
             summary = self.summaries.get(target) if target is not None else None
             if summary is not None:
                 out[name] = summary

@@ -114,8 +114,7 @@ def _compile_database_digest(path: str | None) -> str:
 def _add_context(cache: Cache, program: Program, by_path: dict[str, SourceFile]) -> None:
     """Summaries of unchanged files outside this run (pre-commit on a few files) that define
     functions the analyzed files call."""
-    wanted = {name for info in program.functions.values() for name in info.callees
-              if program.resolve(info.key[0], name) is None}
+    wanted = program.wanted_names()
     if not wanted:
         return
     exclude = {os.path.abspath(p) for p in by_path}

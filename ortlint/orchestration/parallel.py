@@ -199,7 +199,8 @@ def _analyze_one(functions: dict[FunctionKey, ir.Function], key: FunctionKey, ta
         return None
 
     def lookup(call: ir.Call) -> Summary | None:
-        return table.get(call.callee) if call.style == "plain" else None
+        name = ir.program_name(call)
+        return table.get(name) if name is not None else None
 
     result = analyze_safely(fn, policy, lookup, options, constants, summarize)
     # A function analyzed here is never asked for again (a component is analyzed as a whole,

@@ -36,6 +36,8 @@ class Program:
         self.global_by_name: dict[str, FunctionKey] = {}
         self.context_by_name: dict[str, FunctionKey] = {}
         self.file_constants: dict[str, dict[str, int]] = {}
+        self._resolved: dict[tuple[str, str, str], FunctionKey | None] = {}
+        self._method_classes: dict[str, set[str]] = {}  # last name segment -> the scopes defining it
         for unit in units:
             self.add_unit(unit)
 
@@ -84,23 +86,74 @@ class Program:
     def _add(self, info: FunctionInfo) -> None:
         path, name, _line = info.key
         self.functions[info.key] = info
-        self.by_file_name.setdefault((path, name), info.key)
-        short = name.rsplit("::", 1)[-1]
-        if short != name:
-            self.by_file_name.setdefault((path, short), info.key)
+        self._resolved.clear()
+        full = normalized_name(name)
+        parts = split_qualified(full)
+        if len(parts) > 1:
+            self._method_classes.setdefault(parts[-1], set()).add("::".join(parts[:-1]))
+        self.by_file_name.setdefault((path, full), info.key)
         if not info.is_static and not info.context:
-            self.global_by_name.setdefault(name, info.key)
-            if short != name:
-                self.global_by_name.setdefault(short, info.key)
+            self.global_by_name.setdefault(full, info.key)
         elif not info.is_static:
-            self.context_by_name.setdefault(name, info.key)
+            self.context_by_name.setdefault(full, info.key)
 
-    def resolve(self, caller_path: str, callee: str) -> FunctionKey | None:
-        key = self.by_file_name.get((caller_path, callee))
+    def resolve(self, caller: FunctionKey | str, callee: str) -> FunctionKey | None:
+        """The function a call by name from `caller` (its key; a path alone: a call from the
+        global scope) reaches, as C++ name lookup would: the name in the caller's own scope
+        (its class, for a method), then in each enclosing scope out to the global one, a
+        function of the caller's file first (a `static` one is seen there only). A qualified
+        name (`detail::f`, `Cls::Method`) is looked up the same way. A call that names a class
+        (`TypeInfo{out}`, `Value{p}`) constructs an object: it binds to no function (its
+        constructor's summary would not say what the object's base keeps). So a call by bare
+        name never binds to a method of an unrelated class, nor to a function of a namespace
+        the caller is not in, however many such functions the tree has. C and Java names have
+        no scopes: they are looked up as they are."""
+        path, name = (caller, "") if isinstance(caller, str) else (caller[0], caller[1])
+        memo_key = (path, name, callee)
+        hit = self._resolved.get(memo_key, _UNSEEN)
+        if hit is not _UNSEEN:
+            return hit
+        found = None
+        dispatched = callee.startswith(ir.DISPATCHED)
+        for candidate in self.candidates(name, callee):
+            found = self._lookup(path, candidate)
+            if found is not None:
+                break
+        if found is not None and dispatched and self._overridable(found):
+            found = None  # a virtual call may reach an override: no one summary stands for it
+        self._resolved[memo_key] = found
+        return found
+
+    @staticmethod
+    def candidates(caller_name: str, callee: str) -> list[str]:
+        """The full names a call by `callee` from the function `caller_name` may reach, in
+        lookup order (see `resolve`)."""
+        target = normalized_name(callee.removeprefix(ir.DISPATCHED))
+        scopes = enclosing_scopes(caller_name) if "::" in caller_name else ("",)
+        return [f"{scope}::{target}" if scope else target for scope in scopes]
+
+    def _overridable(self, key: FunctionKey) -> bool:
+        """Whether another class of the program defines a method of the same name as `key`'s
+        (an override a call through a base pointer or reference may reach instead)."""
+        parts = split_qualified(normalized_name(key[1]))
+        return len(parts) > 1 and len(self._method_classes.get(parts[-1], ())) > 1
+
+    def wanted_names(self) -> set[str]:
+        """Full names that would resolve calls no function of the program resolves now: what
+        cached context files (unchanged files outside this run) are searched for."""
+        out: set[str] = set()
+        for info in self.functions.values():
+            for callee in info.callees:
+                if self.resolve(info.key, callee) is None:
+                    out.update(self.candidates(info.name, callee))
+        return out
+
+    def _lookup(self, path: str, full: str) -> FunctionKey | None:
+        key = self.by_file_name.get((path, full))
         if key is None:
-            key = self.global_by_name.get(callee)
+            key = self.global_by_name.get(full)
         if key is None:
-            key = self.context_by_name.get(callee)
+            key = self.context_by_name.get(full)
         return key
 
     def call_graph(self) -> dict[FunctionKey, list[FunctionKey]]:
@@ -108,11 +161,64 @@ class Program:
         for key, info in self.functions.items():
             targets = []
             for name in info.callees:
-                target = self.resolve(key[0], name)
+                target = self.resolve(key, name)
                 if target is not None:
                     targets.append(target)
             graph[key] = targets
         return graph
+
+
+_UNSEEN = object()  # (a cache miss, where None is a cached answer)
+
+
+def split_qualified(name: str) -> list[str]:
+    """`ns::Box<std::string>::get` -> ["ns", "Box<std::string>", "get"]: `::` inside template
+    arguments or a lambda's `<lambda@12>` does not split, nor does an operator's name."""
+    if "::" not in name:
+        return [name]
+    parts: list[str] = []
+    depth = start = i = 0
+    n = len(name)
+    while i < n:
+        if i == start and name.startswith("operator", i):
+            break  # `operator<`, `operator()`: the rest is the name
+        c = name[i]
+        if c in "<(":
+            depth += 1
+        elif c in ">)" and depth:
+            depth -= 1
+        elif c == ":" and depth == 0 and name.startswith("::", i):
+            parts.append(name[start:i])
+            i += 2
+            start = i
+            continue
+        i += 1
+    parts.append(name[start:])
+    return parts
+
+
+def _plain_segment(segment: str) -> str:
+    """`Box<T>` -> `Box` (a template's methods are named with or without its arguments)."""
+    if segment[:1] == "<" or segment.startswith("operator"):
+        return segment
+    cut = segment.find("<")
+    return segment[:cut] if cut > 0 else segment
+
+
+def normalized_name(name: str) -> str:
+    """A function's or callee's name as the program indexes it: without template arguments
+    and a leading `::`."""
+    if "<" not in name and not name.startswith("::"):
+        return name
+    return "::".join(_plain_segment(p) for p in split_qualified(name.removeprefix("::")))
+
+
+def enclosing_scopes(name: str) -> list[str]:
+    """The scopes a call in function `name` looks names up in, innermost first: its class (or
+    namespace, or enclosing function for a lambda), each enclosing one, then the global scope
+    (`""`)."""
+    parts = [_plain_segment(p) for p in split_qualified(name)][:-1]
+    return ["::".join(parts[:i]) for i in range(len(parts), -1, -1)]
 
 
 def strongly_connected(graph: dict[FunctionKey, list[FunctionKey]]) -> list[list[FunctionKey]]:

@@ -109,8 +109,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
     complete = not any(n.level == "error" for n in report.notices)
     if cache is not None and run_key and complete and not any(i.context for i in program.functions.values()):
-        wanted = {name for info in program.functions.values() for name in info.callees
-                  if program.resolve(info.key[0], name) is None}
+        wanted = program.wanted_names()
         cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
     return _with_cache_notices(report, cache)
 

@@ -127,11 +127,20 @@ dropped)."""
         if value.type == "initializer_list":
             self.lower_initializer(target, value)
             return True
+        if value.type == "compound_literal_expression" and self.unit.language_name == "c":
+            init = value.child_by_field_id(self.F.value)
+            if init is not None and init.type == "initializer_list":
+                self.lower_initializer(target, init)  # `x = (S){.buf = f()}`: x's slots, as for `S x = {...}`
+                return True
         return False
 
     def expr_initializer_list(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        parts = tuple([self.lower_expr(c) for c in node.named_children if c.type != "comment"])
-        return Opaque("{...}", parts)
+        """`{a, f()}` as a value (`return (S){...}`, an argument): a temporary aggregate built
+        from its elements, so what they hold goes where the aggregate goes."""
+        aggregate = self.temp()
+        self.locals[aggregate.name] = True
+        self.lower_initializer(aggregate, node)
+        return aggregate
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         value = node.child_by_field_id(self.F.value)

@@ -15,6 +15,10 @@ from .syntax import (
     is_array_declarator,
 )
 
+# Initializer elements that hold no resource: nothing to store
+_LITERALS = frozenset({"number_literal", "string_literal", "char_literal", "true", "false", "null", "nullptr",
+                       "concatenated_string"})
+
 
 class CStatements:
     """C statements and control flow -> blocks: declarations, `if`/loops/`switch` with fall-through, `goto` and labels,
@@ -61,16 +65,46 @@ conditions with `&&`/`||`/`!`/`?:`."""
         self.assign_from(self.var(name), value, self.loc(decl))
 
     def lower_initializer(self, target: ir.Expr, init: Node) -> None:
-        """`T a[2] = {NULL, f()}`: calls inside are evaluated, elements stay untracked."""
+        """`T a[2] = {NULL, f()}`, `S s = {.buf = f(), n}`: each element is stored into its
+        slot (`a[1]`, `s.buf`; a struct's positional element as an element of the aggregate),
+        so what an aggregate is built from goes wherever the aggregate goes (returned by
+        value, copied through an out-parameter). Constants stay unstored: a slot that was
+        never written is as unknown as one holding a literal."""
+        if type(target) is ir.Var and target.name in self.locals:
+            self.locals[target.name] = True  # an aggregate (its slots go with it)
+        position = 0
         for child in init.named_children:
-            if child.type == "initializer_list":
-                self.lower_initializer(target, child)
-            elif child.type == "initializer_pair":
+            if child.type == "comment":
+                continue
+            slot: ir.Expr = ir.Index(target, ir.Const(position, str(position)))
+            value: Node | None = child
+            if child.type == "initializer_pair":
+                slot, position = self.designated_slot(target, child, position)
                 value = child.child_by_field_id(self.F.value)
-                if value is not None:
-                    self.lower_expr(value)
+            position += 1
+            if value is None:
+                continue
+            if value.type == "initializer_list":
+                self.lower_initializer(slot, value)
+            elif value.type in _LITERALS:
+                continue
             else:
-                self.lower_expr(child)
+                self.assign_from(slot, value, self.loc(child))
+
+    def designated_slot(self, target: ir.Expr, pair: Node, position: int) -> tuple[ir.Expr, int]:
+        """The slot `.a.b = x` or `[2] = x` names inside `target`, and the position the
+        elements after it continue from."""
+        slot = target
+        for designator in pair.children_by_field_id(self.F.designator):
+            named = designator.named_children
+            if designator.type == "field_designator" and named:
+                slot = ir.Field(slot, self.text(named[-1]))
+            elif designator.type == "subscript_designator" and named:
+                index = self.lower_expr(named[0])
+                slot = ir.Index(slot, index)
+                if slot is not target and type(index) is ir.Const and isinstance(index.value, int):
+                    position = index.value
+        return slot, position
 
     def stmt_return_statement(self, node: Node) -> None:
         self.stmt_temps = []

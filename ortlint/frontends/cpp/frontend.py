@@ -34,10 +34,10 @@ from ...fileio import read_prefix
 from ...ir import Loc
 from ...policy import Policy
 from ..c.frontend import CFrontEnd, lower_c
-from ..c.syntax import declarator_name
+from ..c.syntax import declarator_name, find_function_declarator
 from ..common.source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, read_source
 from .lowering import CppLowering
-from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name, operator_name
+from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name, node_text, operator_name
 from .scopes import Oracle
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -119,7 +119,26 @@ class CppFrontEnd(CFrontEnd):
                 qualified = "::".join(ns + (name,))
                 if "::" in name:
                     cls = self.model.find_class(name.rsplit("::", 1)[0], ns)
+                else:
+                    cls = self.fixture_class(node, ns)
             yield node, qualified, cls, ns
+
+    def fixture_class(self, node: Node, ns: tuple[str, ...]) -> ClassInfo | None:
+        """`TEST_F(Fixture, Name) { ... }` (gtest's TEST_F/TEST_P, benchmark's BENCHMARK_F,
+        ...): a definition made by a macro whose arguments are bare names, the first a class
+        of the file. The body is a member of a class derived from it, so a bare call reaches
+        the fixture's methods (`CreateSession(path)` is `Fixture::CreateSession`, not a free
+        function of that name elsewhere in the tree)."""
+        if node.child_by_field_id(self.F.type) is not None:
+            return None  # a real function: it has a return type
+        func = find_function_declarator(node.child_by_field_id(self.F.declarator))
+        params = func.child_by_field_id(self.F.parameters) if func is not None else None
+        args = [p for p in params.named_children if p.type != "comment"] if params is not None else []
+        if len(args) < 2 or any(p.type != "parameter_declaration" or p.child_by_field_id(self.F.declarator) is not None
+                                for p in args):
+            return None
+        first = args[0].child_by_field_id(self.F.type)
+        return self.model.find_class(clean_name(node_text(self.src, first)), ns) if first is not None else None
 
     def parse_range(self, data: bytes, node: Node):
         """Parse only `node`'s bytes of `data` (positions as in the whole file)."""
