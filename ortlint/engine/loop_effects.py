@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import Call, Expr, Index, Opaque, Var
-from .state import HELD, OPAQUE, RELEASED, State, replaced
+from .exprs import expr_vars
+from .state import HELD, OPAQUE, RELEASED, State, made_outside, replaced
 
 
 class LoopEffects:
@@ -38,7 +39,7 @@ class LoopEffects:
                 if res is not None and res.coll and (res.st in (HELD, OPAQUE) or (res.st == RELEASED and not res.swept)):
                     if what == "release":
                         state.r[v[1]] = replaced(res, st=RELEASED, swept=True)
-                        self._params_released |= v[1][0] == "p"
+                        self._params_released |= made_outside(v[1])
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1])
                     else:
                         self._escape_val(state, v, None)
@@ -47,6 +48,16 @@ class LoopEffects:
             # there on every path, the one that runs the loop zero times included
             self._keep_value(state, keeper, self._eval(state, elem))
 
+
+    def _loop_exit_reads(self, loop_blocks: frozenset) -> set[str]:
+        """The variables `_loop_exit` reads at the end of this loop (liveness.Ahead.value_dead)."""
+        blocks = self._iterated(loop_blocks)
+        names: set[str] = set()
+        for arg, _what in self._loop_releases(blocks):
+            names |= expr_vars(arg)
+        for elem, keeper in self._loop_keeps(blocks):
+            names |= expr_vars(elem) | expr_vars(keeper)
+        return names
 
     def _iterated(self, blocks: frozenset) -> frozenset:
         """The blocks of a front end's loop region that run again on the next iteration: its
