@@ -268,7 +268,7 @@ class Exploration:
                         return
                     self._coarse_mode = True
                 for succ_state, succ in run_block(bid, state):
-                    if admit(succ, succ_state, tables, pending, bid) and succ not in queued:
+                    if admit(succ, succ_state, tables, pending) and succ not in queued:
                         heapq.heappush(queue, (order.get(succ, 0), succ))
                         queued.add(succ)
                         if comps is not None:
@@ -282,15 +282,14 @@ class Exploration:
                     done += 1
 
 
-    def _admit(self, bid: int, state: State, tables: dict[int, "_BlockStates"], pending: dict[int, dict],
-               pred: int | None = None) -> bool:
+    def _admit(self, bid: int, state: State, tables: dict[int, "_BlockStates"], pending: dict[int, dict]) -> bool:
         """Record `state` at block `bid`; True when something new is to be explored there.
 
         The first states are kept exact and compared directly (`State.same` stops at the first
         difference and mostly compares shared objects by identity). Past `exact_states`, a
         state joins the one with its property key; a join that adds nothing is dropped, one that
         weakens the state replaces it (also in the pending list, if it was not run yet)."""
-        state = self._trim_dead(bid, state, pred)
+        state = self._trim_dead(bid, state)
         size = len(state.b) + len(state.r)
         self._work += size
         table = tables.get(bid)
@@ -367,16 +366,16 @@ class Exploration:
         return self._retain(size)
 
 
-    def _trim_dead(self, bid: int, state: State, pred: int | None) -> State:
-        """`state` (coming from `pred`) without what locals hold that nothing from the block's
-        entry on reads (liveness.Ahead.value_dead, `dying`): integers, NULL facts, released, consumed, dangling, borrowed
+    def _trim_dead(self, bid: int, state: State) -> State:
+        """`state` without what locals hold that nothing from the block's entry on reads
+        (liveness.Ahead.value_dead): integers, NULL facts, released, consumed, dangling, borrowed
         or unknown pointers, and the remembered conditions about them. A resource that must still
         be released stays where it is (it can only leak there, and is reported at the exit as
         always), and so does an escaped one (the summary names where it went). A released
         resource nothing else points to is forgotten, as `_gc` would forget it."""
         if self._small:
             return state
-        dead = self._ahead.dying(pred, bid, self._loop_exit_reads)
+        dead = self._ahead.value_dead(bid, self._loop_exit_reads)
         if not dead:
             return state
         b, r = state.b, state.r

@@ -50,9 +50,6 @@ class Ahead:
         self._within: dict[int, int] | None = None  # tested after some point inside the block
         self._live: dict[int, int] | None = None
         self._value_live: dict[int, int] | None = None
-        self._dying: dict[tuple[int, int], frozenset[str]] = {}
-        self._mentions: dict[int, frozenset[str]] = {}
-        self._blocks = {b.id: b for b in fn.blocks}
         self._value_locals: list[str] = []  # bit i -> a local whose value can die (value_dead)
         self._value_mask = 0
         self._decoded_value_dead: dict[int, frozenset[str]] = {}
@@ -116,28 +113,6 @@ class Ahead:
         hit = self._decoded_value_dead.get(mask)
         if hit is None:
             hit = self._decoded_value_dead[mask] = frozenset(self._value_locals[i] for i in _bits(mask))
-        return hit
-
-    def dying(self, pred: int | None, bid: int, loop_reads: Callable[[frozenset], set[str]]) -> frozenset[str]:
-        """`value_dead(bid)` less what was dead at the entry of `pred` (a block a state came from)
-        and not mentioned in it: states admitted at `pred` have lost those already, and running
-        it cannot have bound them again."""
-        hit = self._dying.get((pred, bid))
-        if hit is not None:
-            return hit
-        dead = self.value_dead(bid, loop_reads)
-        if pred is None or not dead:
-            hit = self._dying[(pred, bid)] = dead
-        else:
-            mentioned = self._mentions.get(pred)
-            if mentioned is None:
-                block = self._blocks[pred]
-                mentioned = _block_mentions(block)
-                for ev in block.events:
-                    if isinstance(ev, ir.ScopeExit):
-                        mentioned |= loop_reads(ev.loop_blocks)
-                mentioned = self._mentions[pred] = frozenset(mentioned)
-            hit = self._dying[(pred, bid)] = dead - (self.value_dead(pred, loop_reads) - mentioned)
         return hit
 
     def _compute_value_live(self, loop_reads: Callable[[frozenset], set[str]]) -> dict[int, int]:
