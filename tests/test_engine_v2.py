@@ -230,6 +230,26 @@ def test_a_value_assigned_before_any_read_is_dead(tmp_path: Path) -> None:
     assert "n" not in dead(first.id)  # (a parameter is never a candidate)
 
 
+def test_fields_nothing_reads_any_more_are_dead(tmp_path: Path) -> None:
+    """liveness.Ahead.fields_dead: storing into a field of a local value or returning the value
+    reads none of its fields; any other mention does."""
+    path = tmp_path / "f.cpp"
+    path.write_text("struct S { char *a; char *b; };\nchar *g(int);\nvoid use(char *);\n"
+                    "S f(int n) {\n"
+                    "  S s;\n"
+                    "  s.a = g(0);\n"
+                    "  if (n) use(s.b);\n"
+                    "  s.b = g(1);\n"
+                    "  return s;\n"
+                    "}\n")
+    fn = parse_file(SourceFile(str(path), "cpp"), default_policy()).functions[0]
+    analyzer = FunctionAnalyzer(fn, default_policy(), lambda _c: None)
+    dead = lambda bid: analyzer._ahead.fields_dead(bid, analyzer._loop_exit_reads)  # noqa: E731
+    test = next(b for b in fn.blocks if b.term is not None and getattr(b.term, "text", "") == "n")
+    assert "s" not in dead(test.id) and "s" not in dead(test.term.then)  # `use(s.b)` reads a field
+    assert "s" in dead(test.term.orelse)  # past it: a store into a field, and `return s`
+
+
 def test_a_consumed_resource_is_not_part_of_the_property_state() -> None:
     """A consumed resource is silently gone: no path after can make a finding of it, so which
     one a location holds keeps no two states apart (a status macro's local in a test that ran

@@ -367,8 +367,8 @@ class Exploration:
 
 
     def _trim_dead(self, bid: int, state: State) -> State:
-        """`state` without what locals hold that nothing from the block's entry on reads
-        (liveness.Ahead.value_dead): integers, NULL facts, released, consumed, dangling, borrowed
+        """`state` without what locals, or fields of local values, hold that nothing from the
+        block's entry on reads (liveness.Ahead.value_dead, fields_dead): integers, NULL facts, released, consumed, dangling, borrowed
         or unknown pointers, and the remembered conditions about them. A resource that must still
         be released stays where it is (it can only leak there, and is reported at the exit as
         always), and so does an escaped one (the summary names where it went). A released
@@ -376,17 +376,18 @@ class Exploration:
         if self._small:
             return state
         dead = self._ahead.value_dead(bid, self._loop_exit_reads)
-        if not dead:
+        fields = self._ahead.fields_dead(bid, self._loop_exit_reads)
+        if not dead and not fields:
             return state
         b, r = state.b, state.r
         keys = self._dead_keys.get(dead)
         if keys is None:  # (a few distinct sets per function)
             keys = self._dead_keys[dead] = frozenset([(name,) for name in dead])
-        if len(keys) < len(b):
-            drop = [k for k in keys if (v := b.get(k)) is not None and (v[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
-        else:
-            drop = [k for k in b.keys() & keys if (v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED]
-        drop.sort()  # (a stable order: the dict's order after the pops does not depend on it, the trace notes may)
+        drop = [k for k in b.keys() & keys if (v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED]
+        if fields:
+            drop += [k for k, v in b.items() if len(k) > 1 and k[0] in fields
+                     and (v[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
+        drop.sort()  # (a stable order: the dict's order after the pops does not depend on it)
         conds = [c for c in state.conds if self._vars_of(c[0]) & dead] if state.conds else None
         if not drop and not conds:
             return state

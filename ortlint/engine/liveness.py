@@ -51,6 +51,8 @@ class Ahead:
         self._live: dict[int, int] | None = None
         self._value_live: dict[int, int] | None = None
         self._value_locals: list[str] = []  # bit i -> a local whose value can die (value_dead)
+        self._field_live: dict[int, int] = {}  # fields_dead's liveness
+        self._decoded_fields_dead: dict[int, frozenset[str]] = {}
         self._value_mask = 0
         self._decoded_value_dead: dict[int, frozenset[str]] = {}
         self._items: list = []  # bit i -> ("v", name) or ("c", condition)
@@ -137,18 +139,21 @@ class Ahead:
 
         gen: dict[int, int] = {}
         kill: dict[int, int] = {}
+        field_reads: dict[int, int] = {}
         for b in self.fn.blocks:
-            g = k = 0
+            g = k = f = 0
             for ev in b.events:
                 cls = type(ev)
                 if cls is ir.ScopeExit:
                     u = loop_uses.get(ev.loop_blocks)
                     if u is None:
                         u = loop_uses[ev.loop_blocks] = mask_of(loop_reads(ev.loop_blocks))
+                    f |= u
                 elif cls is ir.Kill:
                     continue
                 else:
                     u = mask_of(_event_reads(ev))
+                    f |= mask_of(_event_reads(ev, fields=True)) if u else 0
                 g |= u & ~k
                 if cls is ir.Assign or cls is Call:
                     dest = ev.dest
@@ -161,16 +166,37 @@ class Ahead:
                 names = set()
                 _names(term.cond, names)
                 g |= mask_of(names) & ~k
+                f |= mask_of(names)
             elif isinstance(term, ir.Return) and term.value is not None:
                 names = set()
                 _names(term.value, names)
                 g |= mask_of(names) & ~k
+                if type(term.value) is not Var:  # (returning a local's value reads none of its fields)
+                    f |= mask_of(names)
+            if f:
+                field_reads[b.id] = f
             if g:
                 gen[b.id] = g
             if k:
                 kill[b.id] = k
         live, _within = _propagate_killed(self._flow(), gen, kill, self.fn.blocks, self.succs, own_first=True)
+        self._field_live = _propagate(self._flow(), field_reads, self.succs)
         return live
+
+    def fields_dead(self, bid: int, loop_reads: Callable[[frozenset], set[str]]) -> frozenset[str]:
+        """Locals (not arrays or struct values the front end knows as such) whose fields and
+        elements (`v.f`, `v.a.b`) nothing from the block's entry on reads: no event there names
+        them except to store into such a field (`v.f = x`) or to return the local's own value
+        (`return v`: the engine reads no field of it then), and an assignment kills nothing (a
+        store to `v` keeps what its fields held). A resource released or given up into such a
+        field is dead weight (a std::string member assigned a released JNI string's pointer)."""
+        if self._value_live is None:
+            self._value_live = self._compute_value_live(loop_reads)
+        mask = self._value_mask & ~self._field_live.get(bid, 0)
+        hit = self._decoded_fields_dead.get(mask)
+        if hit is None:
+            hit = self._decoded_fields_dead[mask] = frozenset(self._value_locals[i] for i in _bits(mask))
+        return hit
 
     def _flow(self) -> tuple[list[int], dict[int, list[int]]]:
         """The blocks in postorder and their predecessors, once for both questions."""
@@ -339,9 +365,10 @@ def _propagate_killed(flow: tuple[list[int], dict[int, list[int]]], own: dict[in
     return live, within
 
 
-def _event_reads(ev: ir.Event) -> set[str]:
+def _event_reads(ev: ir.Event, fields: bool = False) -> set[str]:
     """The variables an event reads: every mention but the whole-variable destination of an
-    assignment or call (`x = f(x)` reads x; `x->f = 1` and `x[i] = 1` read x)."""
+    assignment or call (`x = f(x)` reads x; `x->f = 1` and `x[i] = 1` read x). `fields`: the
+    variables whose fields it may read (a destination `v.f.g` reads none of v's)."""
     out: set[str] = set()
     cls = type(ev)
     if cls is Call:
@@ -352,17 +379,24 @@ def _event_reads(ev: ir.Event) -> set[str]:
                 out.add(a.name)
             elif type(a) is not Const:
                 _names(a, out)
-        if ev.dest is not None and type(ev.dest) is not Var:
+        if ev.dest is not None and type(ev.dest) is not Var and not (fields and _field_chain(ev.dest)):
             _names(ev.dest, out)
     elif cls is ir.Assign:
         _names(ev.value, out)
-        if type(ev.dest) is not Var:
+        if type(ev.dest) is not Var and not (fields and _field_chain(ev.dest)):
             _names(ev.dest, out)
     elif cls is ir.Use:
         _names(ev.pointer, out)
     elif cls is ir.Havoc:
         out.update(ev.names)
     return out
+
+
+def _field_chain(e: Expr) -> bool:
+    """`v.f.g`: fields of a local value, no dereference or index on the way."""
+    while type(e) is Field:
+        e = e.base
+    return type(e) is Var
 
 
 def _item_roots(tag: str, item: object) -> Iterable[str]:
