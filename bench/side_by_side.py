@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, help="kill a run after this many seconds")
     ap.add_argument("--no-cppcheck", action="store_true")
     ap.add_argument("--json", help="also write every figure to this file")
+    ap.add_argument("--keep", help="keep ortlint's reports of the last round in this folder (TREE-NAME.json)")
     args = ap.parse_args(argv)
     print(f"load {load_average():.1f}; cppcheck: {_version(shutil.which('cppcheck')) or 'not installed'}; "
           f"ortlint: {args.after}" + (f"; before: {args.before}" if args.before else ""), flush=True)
@@ -180,6 +181,10 @@ def main(argv: list[str] | None = None) -> int:
     for tree in args.trees:
         with tempfile.TemporaryDirectory(prefix="ortlint-side-") as tmp:
             results.append(measure_tree(tree, args, Path(tmp)))
+            if args.keep:
+                Path(args.keep).mkdir(parents=True, exist_ok=True)
+                for report in Path(tmp).glob("ortlint*.json"):
+                    shutil.copy(report, Path(args.keep) / f"{Path(tree).name}.{report.name}")
         print(show(results[-1]), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -375,20 +375,19 @@ class Exploration:
         resource nothing else points to is forgotten, as `_gc` would forget it."""
         if self._small:
             return state
-        dead = self._ahead.value_dead(bid, self._loop_exit_reads)
-        fields = self._ahead.fields_dead(bid, self._loop_exit_reads)
-        if not dead and not fields:
-            return state
+        plan = self._trim_plans.get(bid)
+        if plan is None:
+            dead = self._ahead.value_dead(bid, self._loop_exit_reads)
+            plan = self._trim_plans[bid] = (dead, frozenset([(name,) for name in dead]),
+                                            self._ahead.fields_dead(bid, self._loop_exit_reads))
+        dead, keys, fields = plan
         b, r = state.b, state.r
-        keys = self._dead_keys.get(dead)
-        if keys is None:  # (a few distinct sets per function)
-            keys = self._dead_keys[dead] = frozenset([(name,) for name in dead])
-        drop = [k for k in b.keys() & keys if (v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED]
-        if fields:
+        drop = [k for k in b.keys() & keys if (v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED] if keys else []
+        if fields and not fields.isdisjoint(self._field_roots):  # (a scan only where a local has fields)
             drop += [k for k, v in b.items() if len(k) > 1 and k[0] in fields
                      and (v[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
         drop.sort()  # (a stable order: the dict's order after the pops does not depend on it)
-        conds = [c for c in state.conds if self._vars_of(c[0]) & dead] if state.conds else None
+        conds = [c for c in state.conds if self._vars_of(c[0]) & dead] if state.conds and dead else None
         if not drop and not conds:
             return state
         out = state.copy()
