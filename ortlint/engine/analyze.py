@@ -128,6 +128,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._small = len(self.blocks) < TRIM_FROM  # no `_trim_dead` (explore.TRIM_FROM)
         self._trim_plans: dict[int, tuple] = {}  # block -> (value-dead keys, field-dead locals): explore._trim_dead
         self._field_roots: set[str] = set()  # variables some state of this function gave fields (values._note_key)
+        self._dead_conds: dict[tuple, tuple] = {}  # (block, conditions) -> those about dead locals (explore._trim_dead)
         self.widened = 0  # states merged by the bound (explore._widen)
         self._succs = successors(self.blocks)
         # the blocks' reverse postorder (the worklist's priorities): made by `_explore`, not here,

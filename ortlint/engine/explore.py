@@ -82,9 +82,9 @@ class _BlockStates:
     def resolve(self, key: tuple) -> tuple:
         """Where states of property key `key` go (aliases followed, the path shortened)."""
         alias = self.alias
-        target = alias.get(key)
-        if target is None:
+        if key not in alias:  # (most keys: no call)
             return key
+        target = alias[key]
         seen = 0
         while target in alias and seen < 64:
             target = alias[target]
@@ -386,8 +386,14 @@ class Exploration:
         if fields and not fields.isdisjoint(self._field_roots):  # (a scan only where a local has fields)
             drop += [k for k, v in b.items() if len(k) > 1 and k[0] in fields
                      and (v[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
-        drop.sort()  # (a stable order: the dict's order after the pops does not depend on it)
-        conds = [c for c in state.conds if self._vars_of(c[0]) & dead] if state.conds and dead else None
+        if len(drop) > 1:
+            drop.sort()  # (a stable order: the dict's order after the pops does not depend on it)
+        conds = None
+        if state.conds and dead:
+            hit = self._dead_conds.get((bid, state.conds))  # (states share their condition sets)
+            if hit is None:
+                hit = self._dead_conds[(bid, state.conds)] = tuple(c for c in state.conds if self._vars_of(c[0]) & dead)
+            conds = hit
         if not drop and not conds:
             return state
         out = state.copy()
