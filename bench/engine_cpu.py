@@ -52,7 +52,7 @@ def _frontend_digest() -> str:
     """What the parsed IR depends on: the front ends, the IR and the policy (not the engine)."""
     root = HERE.parent / "ortlint"
     h = hashlib.sha256()
-    paths = sorted(root.glob("frontends/*.py")) + [root / "ir.py", root / "policy.py", root / "discover.py"]
+    paths = sorted(root.glob("frontends/**/*.py")) + [root / "ir.py", root / "policy.py", root / "discover.py"]
     paths += sorted((HERE.parent / "rules").glob("*.toml")) if (HERE.parent / "rules").is_dir() else []
     for p in paths:
         h.update(str(p.relative_to(HERE.parent)).encode())

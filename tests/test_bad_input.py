@@ -114,9 +114,10 @@ def test_finally_blocks_nested_sixteen_deep_skip_their_method_only(tree: Path) -
     assert len(messages) == 1 and "Nested.deep()" in messages[0] and "finally" in messages[0], messages
 
 
-def test_twenty_calls_in_one_block_that_may_each_release_stop_at_the_state_bound(tree: Path) -> None:
+def test_twenty_calls_in_one_block_that_may_each_release_are_merged_at_the_state_bound(tree: Path) -> None:
     """Each `clear(dst)` releases the unknown value a struct copy put in `dst->colors`, or finds
-    it NULL: the property states of one block double at each call (no join point between)."""
+    it NULL: the property states of one block double at each call (no join point between).
+    Past `Budget.keyed_states` they are merged coarsely: no note, nothing lost elsewhere."""
     text = ("#include <stdlib.h>\ntypedef struct palette { unsigned char *colors; } palette;\n"
             "static void clear(palette *p) {\n  if (p->colors != NULL) free(p->colors);\n  p->colors = NULL;\n}\n"
             "void copy_over(palette *dst, const palette *src) {\n"
@@ -125,8 +126,7 @@ def test_twenty_calls_in_one_block_that_may_each_release_stop_at_the_state_bound
     code, out, doc = check(".")
     assert code == 1 and GOOD_FINDING in out
     assert findings_in(doc, "copies.c") == [(50, "ORT001")]  # the function after it is still checked
-    messages = [n["message"] for n in notices_for(doc, "copies.c")]
-    assert len(messages) == 1 and "copy_over()" in messages[0] and "too many distinct resource states" in messages[0]
+    assert [n["message"] for n in notices_for(doc, "copies.c")] == []
 
 
 def test_expression_nested_5000_levels_deep(tree: Path) -> None:

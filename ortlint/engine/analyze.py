@@ -25,7 +25,7 @@ from ..findings import Finding
 from ..ir import Call, Expr
 from ..policy import Policy, Release
 from .calls import CallTransfer
-from .explore import Budget, Exploration, successors
+from .explore import TRIM_FROM, Budget, Exploration, successors
 from .liveness import Ahead
 from .leaks import LeakCollection, LeakRecord, Site
 from .loop_effects import LoopEffects
@@ -53,6 +53,7 @@ class FunctionResult:
     notes: list[tuple[int, str]]
     seconds: float = field(default=0.0, compare=False)  # wall time of the analysis (ORTLINT_STATS, bench/)
     summary_seconds: float = field(default=0.0, compare=False)  # of which building the summary
+    widened: int = field(default=0, compare=False)  # states merged by the bound (explore.Budget.keyed_states)
 
 
 
@@ -124,6 +125,12 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._params_released = False  # some state released a parameter's value (explore._admit looks for them)
         self._work = 0
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
+        self._coarse_mode = False  # past half a safety net: every join coarse (explore._explore)
+        self._small = len(self.blocks) < TRIM_FROM  # no `_trim_dead` (explore.TRIM_FROM)
+        self._trim_plans: dict[int, tuple] = {}  # block -> (value-dead keys, field-dead locals): explore._trim_dead
+        self._field_roots: set[str] = set()  # variables some state of this function gave fields (values._note_key)
+        self._dead_conds: dict[tuple, tuple] = {}  # (block, conditions) -> those about dead locals (explore._trim_dead)
+        self.widened = 0  # states merged by the bound (explore._widen)
         self._succs = successors(self.blocks)
         # the blocks' reverse postorder (the worklist's priorities): made by `_explore`, not here,
         # as an inert function (`_inert`) is never explored and a quarter of them are
@@ -158,7 +165,8 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         summary = None if self.incomplete or not summarize else self._summary()
         summary_seconds = time.perf_counter() - started
         findings = sorted(self.findings.values(), key=Finding.sort_key)
-        return FunctionResult(findings, summary, self.unknown, self.notes, summary_seconds=summary_seconds)
+        return FunctionResult(findings, summary, self.unknown, self.notes, summary_seconds=summary_seconds,
+                              widened=self.widened)
 
 
     def _inert(self) -> bool:

@@ -14,7 +14,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, same_owner, short_path, shown, strip_value)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg, subject
-from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val
+from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val, made_outside
 from .summaries import Summary, summary_from_status_check
 
 
@@ -237,7 +237,7 @@ class CallTransfer:
             if res is None or res.st not in (HELD, OPAQUE) or (kinds and res.kind and res.kind not in kinds):
                 continue
             state.r[rid] = res.with_st(RELEASED)
-            self._params_released |= rid[0] == "p"
+            self._params_released |= made_outside(rid)
             state.note(loc.line, loc.col, f"released with the other elements of `{shown(strip_value(elem))}` by {by}",
                        rid, release=by.rstrip("()") if by.endswith("()") else None)
         if isinstance(elem, Index):
@@ -502,7 +502,7 @@ class CallTransfer:
             return
         if res.st == BORROWED and self._is_java(res.kind):  # Java: closing a Result's output early is allowed
             state.r[rid] = res.with_st(RELEASED)
-            self._params_released |= rid[0] == "p"
+            self._params_released |= made_outside(rid)
             state.note(ev.loc.line, ev.loc.col, f"`{name}` closed by {callee}(){via}", rid, release=callee)
             return
         if res.st == BORROWED:
@@ -536,7 +536,7 @@ class CallTransfer:
         if res.st == ESCAPED and res.kind is None:
             return
         state.r[rid] = res.with_st(RELEASED)
-        self._params_released |= rid[0] == "p"
+        self._params_released |= made_outside(rid)
         state.note(ev.loc.line, ev.loc.col, released_note, rid, release=callee)
         borrowed = [other for other, ores in state.r.items() if ores.parent == rid and ores.st == BORROWED]
         for other in borrowed:
@@ -603,7 +603,7 @@ class CallTransfer:
         if candidates:
             rid = sorted(candidates)[-1]
             state.r[rid] = state.r[rid].with_st(RELEASED)
-            self._params_released |= rid[0] == "p"
+            self._params_released |= made_outside(rid)
             state.note(ev.loc.line, ev.loc.col, f"released by {ev.callee}()", rid)
             del state.r[rid]
             for other, ores in list(state.r.items()):  # PopLocalFrame: what the frame held is gone

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from .. import ir
 from ..ir import Assign, Branch, Call, Halt, Havoc, Jump, Kill, Return, ScopeExit, Use
 from .exprs import dedupe
-from .join import FactScope, coarse_key, covers, fact_matters, join, join_held, pinned_by, property_key, settled
+from .join import (FactScope, coarse_key, covers, fact_matters, join, join_coarse, join_held, key_overlap, pinned_by,
+                   property_key, settled)
 from .messages import branch_note
-from .state import OPAQUE, RELEASED, State, is_null_fact, replaced
+from .state import (BORROWED, CONSUMED, DANGLING, OPAQUE, RELEASED, Res, State, is_null_fact, made_outside, referenced_ids,
+                    replaced)
 
 
 @dataclass
@@ -29,10 +31,18 @@ class Budget:
 
     exact_states: int = 4  # states kept apart per block before joining by property key
     join_held_after: int = 4  # property states per block before "held vs never acquired" are joined
-    # Safety nets far above real code (bench/run_real.py prints the largest figures reached):
+    # The bound (docs/architecture.md, "The bound"): a block makes at most `keyed_states` property
+    # states; past them, an arriving state with a new property key is merged into the most similar
+    # one by `join.join_coarse` (what both hold is kept: a leak on every merged path is still found).
+    # A property state that has changed `slot_changes` times takes only coarse joins from then on.
+    keyed_states: int = 128
+    slot_changes: int = 32
+    # Safety nets far above real code (bench/run_real.py prints the largest figures reached); past
+    # half of either, the function goes on in coarse mode (one more property state per block at
+    # most, every join coarse), which ends within blocks x (states kept) x (height of the coarse
+    # order) block runs:
     max_block_visits: int = 400_000  # states processed per function
     max_work: int = 20_000_000  # the same, weighted by state size (entries per processed state)
-    max_states_per_block: int = 2000  # distinct property states (resource configurations) per block
     # bindings looked at by events (each assignment's GC scans the state): bounds one long
     # block, e.g. 10 000 generated `char *pN = NULL;` lines (quadratic, minutes of work),
     # which the per-state budgets above never see. Real functions stay under 20 000.
@@ -40,7 +50,8 @@ class Budget:
     max_conds: int = 6
     # bindings and resources of the states kept at the blocks (what the analysis holds in
     # memory): the real-code corpus peaks at 120 000 (a TensorRT EP `ComputeImpl`); a fuzzed
-    # JNI function with 60 strings each acquired under its own NULL test reached 8 M (1 GB)
+    # JNI function with 60 strings each acquired under its own NULL test reached 8 M (1 GB).
+    # Past half of it, coarse mode too.
     max_retained: int = 1_500_000
 
 
@@ -48,7 +59,8 @@ class _BlockStates:
     """What has reached one block: the exact states, then one joined state per property key.
     (A plain class: one is made per block of every analyzed function.)"""
 
-    __slots__ = ("exact", "joined", "by_coarse", "coarse_src", "alias", "released", "exact_released", "settled")
+    __slots__ = ("exact", "joined", "by_coarse", "coarse_src", "alias", "released", "exact_released", "settled",
+                 "created", "changes", "widened", "coarse", "size")
 
     def __init__(self) -> None:
         self.exact: list[State] = []
@@ -61,13 +73,32 @@ class _BlockStates:
         self.released: set[str] = set()  # parameters released on some path here
         self.exact_released = False  # `released` has those of the exact states
         self.settled: dict[tuple, tuple[State, bool]] = {}  # property key -> (its joined state, `join.settled` of it)
+        self.created = 0  # property states made here (at most Budget.keyed_states)
+        self.changes: dict[tuple, int] = {}  # property key -> how often its state changed
+        self.widened: set[tuple] = set()  # property keys merged into another by `join_coarse` (for good)
+        self.coarse: set[tuple] = set()  # property keys whose state takes only coarse joins
+        self.size = 0  # bindings and resources of the states made here (Budget.max_retained)
 
     def resolve(self, key: tuple) -> tuple:
+        """Where states of property key `key` go (aliases followed, the path shortened)."""
+        alias = self.alias
+        if key not in alias:  # (most keys: no call)
+            return key
+        target = alias[key]
         seen = 0
-        while key in self.alias and seen < 64:
-            key = self.alias[key]
+        while target in alias and seen < 64:
+            target = alias[target]
             seen += 1
-        return key
+        alias[key] = target
+        return target
+
+    def move(self, okey: tuple, nkey: tuple) -> None:
+        """The state of `okey` now lives at `nkey`: its counters go with it."""
+        changes = self.changes.pop(okey, 0)
+        self.changes[nkey] = max(changes, self.changes.get(nkey, 0))
+        if okey in self.coarse:
+            self.coarse.discard(okey)
+            self.coarse.add(nkey)
 
 
 
@@ -96,6 +127,12 @@ def successors(blocks: dict[int, ir.Block]) -> Callable[[int], list[int]]:
 
 
 _RESOURCE = ("r",)
+_FREE_AFTER = 64  # blocks from which a function's finished blocks drop their states (`_explore`)
+# blocks from which states lose what dead locals hold (`_trim_dead`): in a function of fewer, the
+# liveness it needs costs more than the states it merges save
+TRIM_FROM = 32
+_GONE = Res(None, CONSUMED)  # (the stage of a binding's resource the state no longer has)
+_TRIMMED = frozenset((RELEASED, CONSUMED, DANGLING, BORROWED, OPAQUE))  # what a dead local may lose
 
 
 def postorder(roots: Iterable[int], known: Container[int], succs: Callable[[int], list[int]]) -> list[int]:
@@ -121,8 +158,52 @@ def postorder(roots: Iterable[int], known: Container[int], succs: Callable[[int]
     return out
 
 
+def components(root: int, succs: Callable[[int], list[int]], known: Container[int]) -> list[list[int]]:
+    """The strongly connected components of the blocks reachable from `root`, in topological
+    order: an edge between two components goes to a later one (Tarjan's algorithm, iterative:
+    no recursion limit)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    out: list[list[int]] = []
+    index[root] = low[root] = 0
+    stack.append(root)
+    on_stack.add(root)
+    work = [(root, iter(succs(root)))]
+    while work:
+        node, it = work[-1]
+        for nxt in it:
+            if nxt not in known:
+                continue
+            if nxt not in index:
+                index[nxt] = low[nxt] = len(index)
+                stack.append(nxt)
+                on_stack.add(nxt)
+                work.append((nxt, iter(succs(nxt))))
+                break
+            if nxt in on_stack and index[nxt] < low[node]:
+                low[node] = index[nxt]
+        else:
+            work.pop()
+            if work and low[node] < low[work[-1][0]]:
+                low[work[-1][0]] = low[node]
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    members.append(w)
+                    if w == node:
+                        break
+                out.append(members)
+    out.reverse()  # (Tarjan's algorithm finds them in reverse topological order)
+    return out
+
+
 def _released_params(state: State) -> set[str]:
-    return {rid for rid, res in state.r.items() if rid[0] == "p" and res.st == RELEASED}
+    """Values made outside the function (parameters, globals, members) that `state` released."""
+    return {rid for rid, res in state.r.items() if res.st == RELEASED and made_outside(rid)}
 
 
 class Exploration:
@@ -145,6 +226,8 @@ class Exploration:
         tables: dict[int, _BlockStates] = {}
         pending: dict[int, dict] = {}
         self._retained = 0
+        self._coarse_mode = False
+        self.widened = 0
         self.order = self._reverse_postorder()
         self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
@@ -152,10 +235,24 @@ class Exploration:
         steps = 0
         self._work = 0
         max_visits, max_work = self.budget.max_block_visits, self.budget.max_work
+        coarse_visits, coarse_work = max_visits // 2, max_work // 2
         run_block, admit, order = self._run_block, self._admit, self.order  # (the hottest loop: bound once)
+        # What is kept at a block serves only states that may still arrive there: once no block of
+        # its strongly connected component or of an earlier one waits, none can (edges between
+        # components go forward), and its states are dropped (a long function kept them all).
+        comps = components(self.fn.entry, self._succs, self.blocks) if len(self.blocks) >= _FREE_AFTER else None
+        scc: dict[int, int] = {}
+        waiting: list[int] = []
+        done = 0
+        if comps is not None:
+            scc = {b: i for i, members in enumerate(comps) for b in members}
+            waiting = [0] * len(comps)
+            waiting[scc[self.fn.entry]] = 1
         while queue and not self._stopped:
             _, bid = heapq.heappop(queue)
             queued.discard(bid)
+            if comps is not None:
+                waiting[scc[bid]] -= 1
             states = pending.pop(bid, None)
             if states is None:
                 continue
@@ -164,14 +261,25 @@ class Exploration:
                     return
                 steps += 1
                 self._work += len(state.b) + len(state.r)
-                if steps > max_visits or self._work > max_work:
-                    self._give_up(f"analysis of {self.fn.name}() stopped at its work budget ({steps} states); "
-                                  f"findings for it may be incomplete")
-                    return
+                if steps > coarse_visits or self._work > coarse_work:
+                    if steps > max_visits or self._work > max_work:
+                        self._give_up(f"analysis of {self.fn.name}() stopped at its work budget ({steps} states); "
+                                      f"findings for it may be incomplete")
+                        return
+                    self._coarse_mode = True
                 for succ_state, succ in run_block(bid, state):
                     if admit(succ, succ_state, tables, pending) and succ not in queued:
                         heapq.heappush(queue, (order.get(succ, 0), succ))
                         queued.add(succ)
+                        if comps is not None:
+                            waiting[scc[succ]] += 1
+            if comps is not None:
+                while done < len(comps) and waiting[done] == 0:
+                    for b in comps[done]:
+                        table = tables.pop(b, None)
+                        if table is not None:
+                            self._retained -= table.size
+                    done += 1
 
 
     def _admit(self, bid: int, state: State, tables: dict[int, "_BlockStates"], pending: dict[int, dict]) -> bool:
@@ -181,29 +289,36 @@ class Exploration:
         difference and mostly compares shared objects by identity). Past `exact_states`, a
         state joins the one with its property key; a join that adds nothing is dropped, one that
         weakens the state replaces it (also in the pending list, if it was not run yet)."""
+        state = self._trim_dead(bid, state)
         size = len(state.b) + len(state.r)
         self._work += size
         table = tables.get(bid)
         if table is None:
             table = tables[bid] = _BlockStates()
         exact = table.exact
-        if len(exact) < self.budget.exact_states:
+        if len(exact) < self.budget.exact_states and not self._coarse_mode:
             for other in exact:
                 if state.same(other):
                     return False
             exact.append(state)  # admitted states are never changed afterwards (blocks run on copies)
             pending.setdefault(bid, {})[("e", len(exact))] = state
+            table.size += size
             return self._retain(size)
         if self._params_released:  # (a scan of every state, for the few functions that release a parameter)
             if not table.exact_released:  # the exact states' released parameters, once they are all in
                 table.exact_released = True
                 for s in table.exact:
                     table.released |= _released_params(s)
+            before = len(table.released)
             table.released |= _released_params(state)
             self._collapse_released_params(state, table.released)
+            if len(table.released) > before and table.joined:
+                self._recollapse(bid, table, pending)
         raw = property_key(state, self._tracked_kinds)
         key = table.resolve(raw)
         old = table.joined.get(key)
+        if old is not None and (key in table.coarse or raw in table.widened or self._coarse_mode):
+            return self._widen(bid, table, pending, key, state)
         if old is not None and key == raw:
             if covers(old, state) and self._settled(table, key, old):
                 return False  # `join(old, state)` would be `old` again
@@ -212,6 +327,7 @@ class Exploration:
                 return False
             table.joined[key] = merged
             pending.setdefault(bid, {})[("j", key)] = merged
+            self._changed(table, key)
             return True
         if old is not None:
             relevant, retested = self._ahead.tested(bid)  # (asked only here and below: most blocks never need it)
@@ -223,6 +339,13 @@ class Exploration:
                 return self._merge_into(bid, table, pending, key, raw, merged)
             del table.alias[raw]  # a correlation decides: kept apart after all
             key = raw
+        if table.joined and (table.created >= self.budget.keyed_states or self._coarse_mode):
+            # the bound: no new property state here; the most similar one takes this state
+            # coarsely, and so do all later states of this key
+            target = max(table.joined, key=lambda k: key_overlap(k, raw))
+            table.alias[raw] = target
+            table.widened.add(raw)
+            return self._widen(bid, table, pending, target, state)
         coarse = None
         if len(table.joined) >= self.budget.join_held_after:
             relevant, retested = self._ahead.tested(bid)
@@ -231,10 +354,7 @@ class Exploration:
             admitted = self._join_held(bid, table, pending, key, coarse, state, relevant, retested)
             if admitted is not None:
                 return admitted
-        if len(table.joined) >= self.budget.max_states_per_block:
-            self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
-                          f"findings for it may be incomplete")
-            return False
+        table.created += 1
         table.joined[key] = state
         table.coarse_src[key] = state
         if table.by_coarse is not None:
@@ -242,7 +362,105 @@ class Exploration:
                 coarse = self._coarse(bid, state, *self._ahead.tested(bid))
             table.by_coarse.setdefault(coarse, []).append(key)
         pending.setdefault(bid, {})[("j", key)] = state
+        table.size += size
         return self._retain(size)
+
+
+    def _trim_dead(self, bid: int, state: State) -> State:
+        """`state` without what locals, or fields of local values, hold that nothing from the
+        block's entry on reads (liveness.Ahead.value_dead, fields_dead): integers, NULL facts, released, consumed, dangling, borrowed
+        or unknown pointers, and the remembered conditions about them. A resource that must still
+        be released stays where it is (it can only leak there, and is reported at the exit as
+        always), and so does an escaped one (the summary names where it went). A released
+        resource nothing else points to is forgotten, as `_gc` would forget it."""
+        if self._small:
+            return state
+        plan = self._trim_plans.get(bid)
+        if plan is None:
+            dead = self._ahead.value_dead(bid, self._loop_exit_reads)
+            plan = self._trim_plans[bid] = (dead, frozenset([(name,) for name in dead]),
+                                            self._ahead.fields_dead(bid, self._loop_exit_reads))
+        dead, keys, fields = plan
+        b, r = state.b, state.r
+        drop = [k for k in b.keys() & keys if (v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED] if keys else []
+        if fields and not fields.isdisjoint(self._field_roots):  # (a scan only where a local has fields)
+            drop += [k for k, v in b.items() if len(k) > 1 and k[0] in fields
+                     and (v[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
+        if len(drop) > 1:
+            drop.sort()  # (a stable order: the dict's order after the pops does not depend on it)
+        conds = None
+        if state.conds and dead:
+            hit = self._dead_conds.get((bid, state.conds))  # (states share their condition sets)
+            if hit is None:
+                hit = self._dead_conds[(bid, state.conds)] = tuple(c for c in state.conds if self._vars_of(c[0]) & dead)
+            conds = hit
+        if not drop and not conds:
+            return state
+        out = state.copy()
+        lost = set()
+        for k in drop:
+            v = out.b.pop(k)
+            if v[0] == "r":
+                lost.add(v[1])
+        if conds:
+            out.conds = state.conds - frozenset(conds)
+        if lost:
+            self._forget(out, lost)
+        return out
+
+
+    @staticmethod
+    def _forget(state: State, rids: set[str]) -> None:
+        """Resources that lost references (not held: see `_trim_dead`), forgotten when nothing
+        refers to them any more, with the memory they had (and so on, a few levels)."""
+        b, r = state.b, state.r
+        for _ in range(8):
+            referenced = referenced_ids(b)
+            gone = [rid for rid in sorted(rids)
+                    if rid not in referenced and rid[0] != "p" and rid in r and r[rid].st in _TRIMMED]
+            if not gone:
+                return
+            rids = set()
+            for rid in gone:
+                del r[rid]
+                prefix = "@" + rid
+                for k in [k for k in b if k[0] == prefix]:
+                    v = b.pop(k)
+                    if v[0] == "r":
+                        rids.add(v[1])
+
+
+    def _recollapse(self, bid: int, table: "_BlockStates", pending: dict[int, dict]) -> None:
+        """The property states kept here before a value made outside was first seen released
+        here, collapsed the same way now (`_collapse_released_params`): else each `if (m) delete
+        m;` of a destructor's fifty made one more property state at every block after it."""
+        for key in list(table.joined):
+            kept = table.joined.get(key)
+            if kept is None:
+                continue  # (merged into another meanwhile)
+            collapsed = kept.copy()
+            self._collapse_released_params(collapsed, table.released)
+            if not collapsed.same(kept):
+                self._replace(bid, table, pending, key, collapsed)
+
+
+    def _changed(self, table: "_BlockStates", key: tuple) -> None:
+        """Count a change of the state at `key`; past `Budget.slot_changes`, it takes only coarse joins."""
+        n = table.changes.get(key, 0) + 1
+        table.changes[key] = n
+        if n >= self.budget.slot_changes:
+            table.coarse.add(key)
+
+
+    def _widen(self, bid: int, table: "_BlockStates", pending: dict[int, dict], key: tuple, state: State) -> bool:
+        """`state` merged into the state at `key` by `join_coarse`; True when something new is to
+        be explored."""
+        self.widened += 1
+        old = table.joined[key]
+        merged = join_coarse(old, state, self._tracked_kinds, self._local_ref_kinds, self._ahead.dead(bid))
+        if merged.same(old):
+            return False
+        return self._replace(bid, table, pending, key, merged, coarse=True)
 
 
     @staticmethod
@@ -260,6 +478,8 @@ class Exploration:
         `Budget.max_retained`; False (and a note) once past it: the analysis stops, the
         statement-level checks still run."""
         self._retained += size
+        if self._retained > self.budget.max_retained // 2:
+            self._coarse_mode = True
         if self._retained > self.budget.max_retained:
             self._give_up(f"{self.fn.name}() has too many distinct resource states to keep; "
                           f"findings for it may be incomplete")
@@ -302,20 +522,41 @@ class Exploration:
         if merged.same(other):
             table.alias[key] = okey
             return False
+        table.alias[key] = okey
+        return self._replace(bid, table, pending, okey, merged)
+
+
+    def _replace(self, bid: int, table: "_BlockStates", pending: dict[int, dict], okey: tuple, merged: State,
+                 coarse: bool = False) -> bool:
+        """`merged` (the state at `okey` joined with another) replaces it, under its own property
+        key; keys that led to `okey` lead there from now on. If another state has that key, the
+        two are joined (coarsely if either was). True when something new is to be explored."""
         nkey = property_key(merged, self._tracked_kinds)
+        self._changed(table, okey)
         del table.joined[okey]
         bucket = next((b for b in (table.by_coarse or {}).values() if okey in b), None)
         if bucket is not None:
             bucket.remove(okey)
         pending.get(bid, {}).pop(("j", okey), None)
+        if nkey == okey:  # (it becomes the latest of its bucket, and the last to run here)
+            if bucket is not None:
+                bucket.append(okey)
+            table.joined[okey] = merged
+            pending.setdefault(bid, {})[("j", okey)] = merged
+            return True
         table.alias[okey] = nkey
-        table.alias[key] = nkey
         table.alias.pop(nkey, None)  # (a key never leads to itself)
         existing = table.joined.get(nkey)
+        coarse = coarse or okey in table.coarse or nkey in table.coarse
+        table.move(okey, nkey)
         if existing is not None:
-            merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
+            if coarse:
+                merged = join_coarse(existing, merged, self._tracked_kinds, self._local_ref_kinds, self._ahead.dead(bid))
+            else:
+                merged = join(existing, merged, self._tracked_kinds, self._local_ref_kinds)
             if merged.same(existing):
                 return False
+            self._changed(table, nkey)
         else:
             table.coarse_src[nkey] = table.coarse_src[okey]
             if bucket is not None:
@@ -325,7 +566,8 @@ class Exploration:
         return True
 
 
-    def _signature(self, bid: int, state: State, relevant: frozenset, retested: frozenset) -> tuple:
+    def _signature(self, bid: int, state: State, relevant: frozenset, retested: frozenset,
+                   scope: FactScope | None = None) -> tuple:
         """The facts `join_held` must not lose, so states that differ in them are never even
         tried: values of variables and remembered conditions that an `if` ahead tests
         (liveness.Ahead), NULL facts of unknown pointers."""
@@ -339,13 +581,15 @@ class Exploration:
         facts = [(rid, res.fact) for rid, res in state.r.items() if res.st == OPAQUE and res.fact is not None]
         if facts:
             pinned = pinned_by(state, relevant)
-            scope = self._fact_scope(bid)
+            if scope is None:
+                scope = self._fact_scope(bid)
             facts = [f for f in facts if fact_matters(f[0], scope, pinned)]
         return (values, conds, frozenset(facts))
 
-    def _fact_scope(self, bid: int) -> FactScope:
-        """What an unknown value's fact may still decide from the block's entry on (join.fact_matters)."""
-        paths, wholes = self._ahead.tested_paths(bid)
+    def _fact_scope(self, bid: int, within: bool = False) -> FactScope:
+        """What an unknown value's fact may still decide from the block's entry on (join.fact_matters);
+        `within`: from any point inside it."""
+        paths, wholes = self._ahead.tested_paths(bid, within)
         return FactScope(self.fn.params, paths, wholes)
 
     def _statement_checks(self) -> None:
@@ -386,8 +630,9 @@ class Exploration:
 
     @staticmethod
     def _collapse_released_params(state: State, released_elsewhere: set[str]) -> None:
-        """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time. For a
-        value the caller owns, "known NULL here" and "released on the other path here" mean the
+        """A cleanup helper's `if (p->x) Release(p->x);` lines double the paths each time (a
+        destructor's `if (member) delete[] member;` too). For a value made outside the function
+        (`state.made_outside`), "known NULL here" and "released on the other path here" mean the
         same to the caller (releasing NULL does nothing): both become "released if not NULL"."""
         r = state.r
         for rid in released_elsewhere:  # (a few parameters: not a scan of the state)
@@ -440,31 +685,45 @@ class Exploration:
             key = property_key(s, self._tracked_kinds)
             old = groups.get(key)
             groups[key] = s if old is None else join(old, s, self._tracked_kinds, self._local_ref_kinds)
-        if len(groups) <= self.budget.join_held_after:
+        if len(groups) <= self.budget.join_held_after and not self._coarse_mode:
             return list(groups.values())
-        if len(groups) > self.budget.max_states_per_block:
-            # the bound of a block's entry (`_admit`), inside one block: twenty calls in a row
-            # that may each release an unknown value double the property states twenty times
-            self._give_up(f"{self.fn.name}() has too many distinct resource states to analyze completely; "
-                          f"findings for it may be incomplete")
-            self._stopped = True
-            return []
         # Calls that each acquire or fail, one after the other with no test in between, give
         # 2^n property states inside one block: the second-level join applies here as at a
         # block's entry, with the same refusals (so a status and its out-parameters stay tied).
         buckets: dict[tuple, list[State]] = {}
-        relevant, retested = self._ahead.tested(self._block)
+        relevant, retested = self._ahead.tested(self._block, within=True)
+        scope = self._fact_scope(self._block, within=True)
         for s in groups.values():
-            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds), self._signature(self._block, s, relevant, retested)), [])
+            bucket = buckets.setdefault((coarse_key(s, self._tracked_kinds),
+                                         self._signature(self._block, s, relevant, retested, scope)), [])
             for i in range(len(bucket) - 1, max(-1, len(bucket) - 4), -1):  # the latest few: bounded effort
                 merged = join_held(bucket[i], s, self._tracked_kinds, self._local_ref_kinds, relevant, retested,
-                                   self._ahead.dead(self._block), self._fact_scope(self._block))
+                                   self._ahead.dead(self._block), scope)
                 if merged is not None:
                     bucket[i] = merged
                     break
             else:
                 bucket.append(s)
-        return [s for bucket in buckets.values() for s in bucket]
+        out = [s for bucket in buckets.values() for s in bucket]
+        limit = 1 if self._coarse_mode else self.budget.keyed_states
+        if len(out) > limit:
+            out = self._coarsened(out, limit)
+        return out
+
+
+    def _coarsened(self, states: list[State], limit: int) -> list[State]:
+        """The bound inside one block (twenty calls in a row that may each release an unknown
+        value double the property states twenty times): the first `limit` states stay, each
+        later one is merged into the most similar of them by `join_coarse`."""
+        kept = states[:limit]
+        keys = [property_key(s, self._tracked_kinds) for s in kept]
+        dead = self._ahead.dead(self._block)
+        for s in states[limit:]:
+            raw = property_key(s, self._tracked_kinds)
+            i = max(range(len(kept)), key=lambda j: key_overlap(keys[j], raw))
+            kept[i] = join_coarse(kept[i], s, self._tracked_kinds, self._local_ref_kinds, dead)
+            self.widened += 1
+        return kept
 
 
     def _event(self, block: ir.Block, state: State, ev: ir.Event) -> list[State]:

@@ -19,7 +19,8 @@ Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI lo
 # Property simulation (Das, Lerner & Seigle, ESP, PLDI 2002): two states at the same program
 # point are kept apart only when their *property state* differs, and joined otherwise. Here the
 # property state is the life stage of every resource that must be released (handles, buffers,
-# statuses, tokens: held / released / escaped / consumed), the parameters already released,
+# statuses, tokens: held / released / escaped; a consumed one, silently gone, decides no finding
+# whatever comes next and is not part of it), the parameters already released,
 # and which locations hold those resources (an escaped one only while a caller can see it,
 # named by where it is held: `_kept_escape`, `escape_names`). Everything else is joined:
 # * value facts (integers, NULL facts, excluded values, remembered conditions) are kept where
@@ -39,6 +40,7 @@ def property_key(state: State, tracked: Kinds) -> tuple:
     # `_in_key`, inlined: this runs for every state that reaches a block past the exact ones
     key_res = {rid: res for rid, res in state.r.items()
                if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)
+                                                                and res.st != CONSUMED
                                                                 and (res.st != ESCAPED or _kept_escape(res.esc))))}
     return _key_of(state, key_res)
 
@@ -163,6 +165,8 @@ def _in_key(res: Res, tracked: Kinds) -> bool:
         # array elements a loop acquired: "the loop ran zero times" (nothing held) joins with
         # "held": the paths that ran it report whatever leaks, at the same exits
         return False
+    if res.st == CONSUMED:
+        return False  # silently gone: no finding is ever made about it, whatever path comes next
     return res.kind in tracked and (res.st != ESCAPED or _kept_escape(res.esc))
 
 
@@ -343,8 +347,8 @@ def coarse_key(state: State, tracked: Kinds) -> tuple:
     # `_in_key(res) and not _joinable(res)`, inlined (every state past the first property states)
     key_res = {rid: res for rid, res in state.r.items()
                if (res.st == RELEASED if res.kind is None else
-                   (res.kind in tracked and (res.st != HELD if res.coll else res.st not in (HELD, RELEASED))
-                    and (res.st != ESCAPED or _kept_escape(res.esc))))}
+                   (res.kind in tracked and (res.st != HELD if res.coll else res.st not in (HELD, RELEASED, CONSUMED))
+                    and res.st != CONSUMED and (res.st != ESCAPED or _kept_escape(res.esc))))}
     return _key_of(state, key_res)
 
 
@@ -538,6 +542,65 @@ def _complete(x: State, y: State, diff: list[str]) -> State:
         if v is not None and v[0] == "r" and v[1] in wanted:
             out.b[k] = v
     return out
+
+
+# ---------------------------------------------------------------------- the coarse join (the bound)
+#
+# Where a block has had as many property states as the bound allows (explore.Budget.keyed_states),
+# or one of them has changed too often (`Budget.slot_changes`), states are merged by `join_coarse`:
+# what the two states agree on is kept, everything else is given up. A resource held (or released)
+# on both paths stays so, and still leaks (or is released twice) from here on, whatever path came
+# in; one held on one path only, or in different stages, is forgotten or "consumed" (silent). It
+# never adds a binding, a condition or a resource of the arriving state (a JNI local reference or
+# loop-filled elements alive on one path included), so a state merged this way only goes down a
+# finite chain: fewer bindings, conditions and resources, weaker values and later stages
+# (docs/architecture.md, "The bound").
+
+
+def join_coarse(a: State, b: State, tracked: Kinds, local_ref: Kinds, dead: frozenset = frozenset()) -> State:
+    """`a` merged with `b` keeping only what both hold (see above); `a`'s path explains it."""
+    b = align_escaped(a, b, tracked)
+    differ = sorted({rid for rid, _ in a.r.items() ^ b.r.items()})
+    b, _ = _rename_successors(a, b, [rid for rid in differ if _side_joinable(a, b, rid, tracked)], dead)
+    br = b.r
+    out_b: dict = a.b.copy() if a.b.items() <= b.b.items() else _join_bindings(a.b, b.b)
+    out_r: dict = {}
+    for rid, ra in a.r.items():
+        rb = br.get(rid)
+        if rb is None:
+            if ra.st == HELD and (ra.coll or ra.kind in local_ref) or ra.st == CONSUMED:
+                out_r[rid] = ra  # (kept as `join` keeps it; never added from `b`)
+            continue
+        if ra == rb or ra.st == CONSUMED:
+            out_r[rid] = ra
+        elif ra[:3] == rb[:3] and ra[4] == rb[4] and ra[6:8] == rb[6:8]:  # the same but for facts and flags
+            fact = _join_value(ra.fact, rb.fact) if ra.fact != rb.fact else ra.fact
+            out_r[rid] = replaced(ra, fact=fact, bound=ra.bound or rb.bound, maybe_null=ra.maybe_null or rb.maybe_null,
+                                  swept=ra.swept and rb.swept)
+        else:
+            out_r[rid] = _join_stage(ra, rb, ra.kind in local_ref)
+    referenced = referenced_ids(out_b)
+    for rid in [rid for rid, res in out_r.items()
+                if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
+        del out_r[rid]
+    for k in [k for k, v in out_b.items()
+              if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
+        del out_b[k]
+    return State(out_b, out_r, a.conds & b.conds, a.trace)
+
+
+def _side_joinable(a: State, b: State, rid: str, tracked: Kinds) -> bool:
+    """A resource one state holds and the other has not: `_rename_successors` may pair it."""
+    res = a.r.get(rid)
+    other = b.r.get(rid)
+    return (res is None) != (other is None) and _joinable(res if res is not None else other, tracked)
+
+
+def key_overlap(x: tuple, y: tuple) -> int:
+    """How much two property keys share (the coarse join merges a state into the most similar)."""
+    if x is _NO_PROPERTIES or y is _NO_PROPERTIES:
+        return 0
+    return len(x[0] & y[0]) + len(x[1] & y[1])
 
 
 def join_cases(states: list[State]) -> list[State]:

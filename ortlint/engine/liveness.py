@@ -5,12 +5,22 @@ and must not merge what can no longer matter into one report. Both questions are
 rest of the function from a block's entry, so they are answered once per function, backwards
 over the CFG:
 
-* `Ahead.tested`: variables and conditions some `if` reachable from the block tests — the
-  correlations a join there must keep (a flag tested once, later, decides as much as one tested
-  ten times; one whose tests are all behind decides nothing);
+* `Ahead.tested`: variables and conditions some `if` reachable from the block tests before
+  anything assigns them again — the correlations a join there must keep (a flag tested once,
+  later, decides as much as one tested ten times; one whose tests are all behind, or that is
+  assigned before its next test, decides nothing: backward liveness where only branch
+  conditions use and only whole-variable assignments kill). Without the kill, a macro's local
+  status tested in every expansion kept states apart by what the *previous* loop iteration
+  left in it: 2^N property states at a loop head for N checks;
 * `Ahead.dead`: locals no event or test reachable from the block mentions (the Clang
   analyzer's dead-binding idea): a resource only such a local holds can only leak, so it keeps
   its own acquisition site in a join.
+* `Ahead.value_dead`: locals whose value at the block's entry nothing reads: every path from
+  there assigns them (as a whole) before any other mention, or never mentions them (classic
+  backward liveness; the engine reads a binding only where an event names the variable). What such a local holds is dropped from states arriving there unless it
+  is a resource that must still be released (explore._trim_dead): two paths that differ only
+  in a macro's local status, a loop counter's last value or a released string's pointer are
+  one state.
 
 "Mentions" is deliberately coarse (any occurrence, read or write, in any reachable block): it
 needs no alias reasoning, and a local whose address is taken anywhere (or an array or struct
@@ -22,7 +32,7 @@ from collections import deque
 from typing import Callable, Iterable
 
 from .. import ir
-from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
+from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from .explore import postorder
 from .exprs import conjuncts
 
@@ -37,7 +47,14 @@ class Ahead:
         self.fn = fn
         self.succs = succs
         self._tested: dict[int, int] | None = None
+        self._within: dict[int, int] | None = None  # tested after some point inside the block
         self._live: dict[int, int] | None = None
+        self._value_live: dict[int, int] | None = None
+        self._value_locals: list[str] = []  # bit i -> a local whose value can die (value_dead)
+        self._field_live: dict[int, int] = {}  # fields_dead's liveness
+        self._decoded_fields_dead: dict[int, frozenset[str]] = {}
+        self._value_mask = 0
+        self._decoded_value_dead: dict[int, frozenset[str]] = {}
         self._items: list = []  # bit i -> ("v", name) or ("c", condition)
         self._locals: list[str] = []  # bit i -> a local that can die
         self._local_mask = 0
@@ -46,26 +63,31 @@ class Ahead:
         self._decoded_paths: dict[int, tuple[frozenset, frozenset]] = {}
         self._flow_cache: tuple[list[int], dict[int, list[int]]] | None = None
 
-    def tested(self, bid: int) -> tuple[frozenset, frozenset]:
+    def tested(self, bid: int, within: bool = False) -> tuple[frozenset, frozenset]:
         """(variables, conditions) an `if` reachable from the block's entry (its own
-        included) tests. Loop tests are left out: they change every iteration, and a join
-        that kept their values apart would unroll the loop. Conditions count only when more
-        than one `if` tests them: a remembered condition serves nothing else."""
-        return self._decoded(bid, self._decoded_tests, "v", "c")
+        included) tests before an assignment to them. Loop tests are left out: they change
+        every iteration, and a join that kept their values apart would unroll the loop.
+        Conditions count only when more than one `if` tests them: a remembered condition
+        serves nothing else, and it is forgotten when a variable it reads is assigned.
+        `within`: from any point inside the block (its own assignments kill nothing: a join
+        after `st = call()` must keep what the block's own test of `st` reads)."""
+        return self._decoded(bid, self._decoded_tests, "v", "c", within)
 
-    def tested_paths(self, bid: int) -> tuple[frozenset[tuple[str, ...]], frozenset[str]]:
-        """(access paths, whole names) an `if` reachable from the block's entry reads: every
-        prefix of each path it tests (`s->enc.flag` gives `(s,)`, `(s, *)`, `(s, *, .enc)` and
-        `(s, *, .enc, .flag)`), and the variables it reads in a way no path describes (inside
-        an unparsed expression). What an unknown value's fact may still decide (join.fact_matters)."""
-        return self._decoded(bid, self._decoded_paths, "p", "w")
+    def tested_paths(self, bid: int, within: bool = False) -> tuple[frozenset[tuple[str, ...]], frozenset[str]]:
+        """(access paths, whole names) an `if` reachable from the block's entry reads before
+        their root variable is assigned: every prefix of each path it tests (`s->enc.flag`
+        gives `(s,)`, `(s, *)`, `(s, *, .enc)` and `(s, *, .enc, .flag)`), and the variables it
+        reads in a way no path describes (inside an unparsed expression). What an unknown
+        value's fact may still decide (join.fact_matters). `within`: as for `tested`."""
+        return self._decoded(bid, self._decoded_paths, "p", "w", within)
 
     def _decoded(self, bid: int, cache: dict[int, tuple[frozenset, frozenset]], first: str,
-                 second: str) -> tuple[frozenset, frozenset]:
+                 second: str, within: bool = False) -> tuple[frozenset, frozenset]:
         """The items of two kinds tested ahead of the block, decoded once per distinct mask."""
         if self._tested is None:
-            self._tested = self._compute_tested()
-        mask = self._tested.get(bid, 0)
+            self._tested, self._within = self._compute_tested()
+        assert self._within is not None
+        mask = (self._within if within else self._tested).get(bid, 0)
         hit = cache.get(mask)
         if hit is None:
             items = [self._items[i] for i in _bits(mask)]
@@ -83,6 +105,99 @@ class Ahead:
             hit = self._decoded_dead[mask] = frozenset(self._locals[i] for i in _bits(mask))
         return hit
 
+    def value_dead(self, bid: int, loop_reads: Callable[[frozenset], set[str]]) -> frozenset[str]:
+        """Locals whose value at the block's entry nothing reads (see the module's docstring).
+        `loop_reads`: what the end of a loop (`ScopeExit` of these blocks) reads (the analyzer's
+        loop_effects knows; passed, not kept: no reference cycle)."""
+        if self._value_live is None:
+            self._value_live = self._compute_value_live(loop_reads)
+        mask = self._value_mask & ~self._value_live.get(bid, 0)
+        hit = self._decoded_value_dead.get(mask)
+        if hit is None:
+            hit = self._decoded_value_dead[mask] = frozenset(self._value_locals[i] for i in _bits(mask))
+        return hit
+
+    def _compute_value_live(self, loop_reads: Callable[[frozenset], set[str]]) -> dict[int, int]:
+        """in(B) = gen(B) | (out(B) & ~kill(B)) | in(handler(B)): gen, the locals an event or the
+        terminator reads before the block assigns them; kill, those it assigns as a whole. A local
+        whose address is taken is a candidate too: the engine never reads a binding through a
+        pointer (`&x` is no value it tracks; an out-parameter `f(&x)` names x, a read here)."""
+        fn = self.fn
+        self._value_locals = sorted(name for name, aggregate in fn.locals.items()
+                                    if not aggregate and name not in fn.params)
+        self._value_mask = (1 << len(self._value_locals)) - 1
+        bit = {name: i for i, name in enumerate(self._value_locals)}
+        loop_uses: dict[frozenset, int] = {}
+
+        def mask_of(names: Iterable[str]) -> int:
+            m = 0
+            for name in names:
+                i = bit.get(name)
+                if i is not None:
+                    m |= 1 << i
+            return m
+
+        gen: dict[int, int] = {}
+        kill: dict[int, int] = {}
+        field_reads: dict[int, int] = {}
+        for b in self.fn.blocks:
+            g = k = f = 0
+            for ev in b.events:
+                cls = type(ev)
+                if cls is ir.ScopeExit:
+                    u = loop_uses.get(ev.loop_blocks)
+                    if u is None:
+                        u = loop_uses[ev.loop_blocks] = mask_of(loop_reads(ev.loop_blocks))
+                    f |= u
+                elif cls is ir.Kill:
+                    continue
+                else:
+                    u = mask_of(_event_reads(ev))
+                    f |= mask_of(_event_reads(ev, fields=True)) if u else 0
+                g |= u & ~k
+                if cls is ir.Assign or cls is Call:
+                    dest = ev.dest
+                    if type(dest) is Var:
+                        i = bit.get(dest.name)
+                        if i is not None:
+                            k |= 1 << i
+            term = b.term
+            if isinstance(term, ir.Branch):
+                names = set()
+                _names(term.cond, names)
+                g |= mask_of(names) & ~k
+                f |= mask_of(names)
+            elif isinstance(term, ir.Return) and term.value is not None:
+                names = set()
+                _names(term.value, names)
+                g |= mask_of(names) & ~k
+                if type(term.value) is not Var:  # (returning a local's value reads none of its fields)
+                    f |= mask_of(names)
+            if f:
+                field_reads[b.id] = f
+            if g:
+                gen[b.id] = g
+            if k:
+                kill[b.id] = k
+        live, _within = _propagate_killed(self._flow(), gen, kill, self.fn.blocks, self.succs, own_first=True)
+        self._field_live = _propagate(self._flow(), field_reads, self.succs)
+        return live
+
+    def fields_dead(self, bid: int, loop_reads: Callable[[frozenset], set[str]]) -> frozenset[str]:
+        """Locals (not arrays or struct values the front end knows as such) whose fields and
+        elements (`v.f`, `v.a.b`) nothing from the block's entry on reads: no event there names
+        them except to store into such a field (`v.f = x`) or to return the local's own value
+        (`return v`: the engine reads no field of it then), and an assignment kills nothing (a
+        store to `v` keeps what its fields held). A resource released or given up into such a
+        field is dead weight (a std::string member assigned a released JNI string's pointer)."""
+        if self._value_live is None:
+            self._value_live = self._compute_value_live(loop_reads)
+        mask = self._value_mask & ~self._field_live.get(bid, 0)
+        hit = self._decoded_fields_dead.get(mask)
+        if hit is None:
+            hit = self._decoded_fields_dead[mask] = frozenset(self._value_locals[i] for i in _bits(mask))
+        return hit
+
     def _flow(self) -> tuple[list[int], dict[int, list[int]]]:
         """The blocks in postorder and their predecessors, once for both questions."""
         if self._flow_cache is None:
@@ -94,7 +209,8 @@ class Ahead:
             self._flow_cache = (postorder([self.fn.entry, *ids], set(ids), self.succs), preds)
         return self._flow_cache
 
-    def _compute_tested(self) -> dict[int, int]:
+    def _compute_tested(self) -> tuple[dict[int, int], dict[int, int]]:
+        """Per block, the items tested ahead of its entry, and of any point inside it."""
         branches = [(b.id, b.term.cond) for b in self.fn.blocks
                     if isinstance(b.term, ir.Branch) and b.term.kind != "loop"]
         sites: dict = {}
@@ -120,7 +236,18 @@ class Ahead:
                     self._items.append(item)
                 mask |= 1 << bit
             own[bid] = mask
-        return _propagate(self._flow(), own, self.succs)
+        roots: dict[str, int] = {}  # variable -> the items an assignment to it makes meaningless
+        for i, (tag, item) in enumerate(self._items):
+            for name in _item_roots(tag, item):
+                roots[name] = roots.get(name, 0) | (1 << i)
+        kill: dict[int, int] = {}
+        for b in self.fn.blocks:
+            mask = 0
+            for name in _assigned(b):
+                mask |= roots.get(name, 0)
+            if mask:
+                kill[b.id] = mask
+        return _propagate_killed(self._flow(), own, kill, self.fn.blocks, self.succs)
 
     def _compute_live(self) -> dict[int, int]:
         fn = self.fn
@@ -184,6 +311,118 @@ def _propagate(flow: tuple[list[int], dict[int, list[int]]], own: dict[int, int]
     return ahead
 
 
+def _propagate_killed(flow: tuple[list[int], dict[int, list[int]]], own: dict[int, int], kill: dict[int, int],
+                     blocks: list[ir.Block], succs: Callable[[int], list[int]],
+                     own_first: bool = False) -> tuple[dict[int, int], dict[int, int]]:
+    """Backward liveness: in(B) = ((own(B) | in(successors)) & ~kill(B)) | in(handler(B)) when
+    `own` is read at the block's end (a terminator's test, after the events' assignments), or
+    own(B) | (in(successors) & ~kill(B)) | in(handler(B)) when it is read before them
+    (`own_first`: upward-exposed reads), to a fixpoint (the same worklist as `_propagate`); and,
+    per block, what is read after some point inside it: own(B) | in(every successor). The
+    handler's items are not killed: a call before the block's assignments may throw there.
+    Monotone (gen and kill are fixed per block), so the worklist ends with the least fixpoint."""
+    order, preds = flow
+    handler = {b.id: b.handler for b in blocks if b.handler is not None}
+    live: dict[int, int] = {}
+    get = live.get
+    work: deque[int] = deque()
+    queued: set[int] = set()
+    to_come = set(order)
+
+    def settle(bid: int) -> None:
+        mine = own.get(bid, 0)
+        out = 0 if own_first else mine
+        h = handler.get(bid)
+        for nxt in succs(bid):
+            if nxt != h:
+                out |= get(nxt, 0)
+        new = out & ~kill.get(bid, 0)
+        if own_first:
+            new |= mine
+        if h is not None:
+            new |= get(h, 0)
+        if new != get(bid, 0):
+            live[bid] = new
+            for p in preds.get(bid, ()):
+                if p not in queued and p not in to_come:
+                    queued.add(p)
+                    work.append(p)
+
+    for bid in order:
+        to_come.discard(bid)
+        settle(bid)
+    while work:
+        bid = work.popleft()
+        queued.discard(bid)
+        settle(bid)
+    within: dict[int, int] = {}
+    for b in blocks:
+        mask = own.get(b.id, 0)
+        for nxt in succs(b.id):
+            mask |= get(nxt, 0)
+        if mask:
+            within[b.id] = mask
+    return live, within
+
+
+def _event_reads(ev: ir.Event, fields: bool = False) -> set[str]:
+    """The variables an event reads: every mention but the whole-variable destination of an
+    assignment or call (`x = f(x)` reads x; `x->f = 1` and `x[i] = 1` read x). `fields`: the
+    variables whose fields it may read (a destination `v.f.g` reads none of v's)."""
+    out: set[str] = set()
+    cls = type(ev)
+    if cls is Call:
+        if ev.receiver is not None:
+            _names(ev.receiver, out)
+        for a in ev.args:
+            if type(a) is Var:
+                out.add(a.name)
+            elif type(a) is not Const:
+                _names(a, out)
+        if ev.dest is not None and type(ev.dest) is not Var and not (fields and _field_chain(ev.dest)):
+            _names(ev.dest, out)
+    elif cls is ir.Assign:
+        _names(ev.value, out)
+        if type(ev.dest) is not Var and not (fields and _field_chain(ev.dest)):
+            _names(ev.dest, out)
+    elif cls is ir.Use:
+        _names(ev.pointer, out)
+    elif cls is ir.Havoc:
+        out.update(ev.names)
+    return out
+
+
+def _field_chain(e: Expr) -> bool:
+    """`v.f.g`: fields of a local value, no dereference or index on the way."""
+    while type(e) is Field:
+        e = e.base
+    return type(e) is Var
+
+
+def _item_roots(tag: str, item: object) -> Iterable[str]:
+    """The variables whose assignment makes a tested item meaningless until tested again: a
+    variable itself, every variable a remembered condition reads (the engine forgets the
+    condition then: values._invalidate), the root of an access path."""
+    if tag in ("v", "w"):
+        return (item,)  # type: ignore[return-value]
+    if tag == "p":
+        return (item[0],)  # type: ignore[index]
+    names: set[str] = set()
+    _names(item, names)  # type: ignore[arg-type]
+    return names
+
+
+def _assigned(block: ir.Block) -> set[str]:
+    """Variables the block's events assign as a whole (`x = ...`, `x = f(...)`): their values
+    on entry are gone at its end. Stores through pointers and into fields kill nothing."""
+    out: set[str] = set()
+    for ev in block.events:
+        dest = ev.dest if isinstance(ev, (ir.Assign, Call)) else None
+        if type(dest) is Var:
+            out.add(dest.name)
+    return out
+
+
 def _block_mentions(block: ir.Block) -> set[str]:
     out: set[str] = set()
     for ev in block.events:
@@ -212,19 +451,23 @@ def _event_exprs(ev: ir.Event) -> Iterable[Expr]:
 
 
 def _names(e: Expr, out: set[str]) -> None:
-    while True:
-        if isinstance(e, Var):
+    while True:  # (the IR's classes have no subclasses: `is` tests)
+        cls = type(e)
+        if cls is Var:
             out.add(e.name)
             return
-        if isinstance(e, (Field, Deref, AddrOf)):
+        if cls is Field or cls is Deref or cls is AddrOf:
             e = e.base
             continue
-        if isinstance(e, Index):
+        if cls is Index:
             _names(e.index, out)
             e = e.base
             continue
-        if isinstance(e, (Op, Opaque)):
-            for part in e.operands if isinstance(e, Op) else e.parts:
+        if cls is Op:
+            for part in e.operands:
+                _names(part, out)
+        elif cls is Opaque:
+            for part in e.parts:
                 _names(part, out)
         return
 

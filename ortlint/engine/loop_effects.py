@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import Call, Expr, Index, Opaque, Var
-from .state import HELD, OPAQUE, RELEASED, State, replaced
+from .exprs import expr_vars
+from .state import HELD, OPAQUE, RELEASED, State, made_outside, replaced
 
 
 class LoopEffects:
@@ -41,7 +42,7 @@ class LoopEffects:
                         # array is not itself one of many (`p->stems[s].samples` for each `s`)
                         swept = not self._one_of_many(state, arg)
                         state.r[v[1]] = replaced(res, st=RELEASED, swept=swept)
-                        self._params_released |= v[1][0] == "p"
+                        self._params_released |= made_outside(v[1])
                         state.note(ev.loc.line, ev.loc.col, "every element is released by the loop above", v[1],
                                    release=releaser)
                     else:
@@ -72,6 +73,18 @@ class LoopEffects:
         v = self._eval(state, elem.base)
         res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
         return res is not None and res.coll
+
+    def _loop_exit_reads(self, loop_blocks: frozenset) -> set[str]:
+        """The variables `_loop_exit` reads at the end of this loop (liveness.Ahead.value_dead)."""
+        blocks = self._iterated(loop_blocks)
+        names: set[str] = set()
+        for arg, _what in self._loop_releases(blocks):
+            names |= expr_vars(arg)
+        for elem, keeper in self._loop_keeps(blocks):
+            names |= expr_vars(elem) | expr_vars(keeper)
+        for elem, dest in self._loop_stores(blocks):
+            names |= expr_vars(elem) | expr_vars(dest)
+        return names
 
     def _iterated(self, blocks: frozenset) -> frozenset:
         """The blocks of a front end's loop region that run again on the next iteration: its

@@ -135,6 +135,13 @@ def referenced_ids(b: dict) -> set:
     return set(map(_second, b.values()))
 
 
+def made_outside(rid: str) -> bool:
+    """A value the function did not make: a parameter's, a global's or an unknown name's (a
+    member reached without `this->`), or memory reached from one. Whoever owns it sees
+    "released" and "known NULL" alike (explore._collapse_released_params)."""
+    return rid[0] == "p" or rid[:2] == "v:"
+
+
 def is_nonnull_fact(fact: Val | None) -> bool:
     return fact is not None and ((fact[0] == "k" and fact[1] != 0) or (fact[0] == "x" and 0 in fact[1]))
 

@@ -418,6 +418,8 @@ class ValueTransfer:
             prefixes.add(loc[:i])
         if loc[0][:1] == "@":
             self._memory_rids.add(loc[0][1:])
+        else:
+            self._field_roots.add(loc[0])
 
 
     def _invalidate(self, state: State, key: LocKey) -> None:
