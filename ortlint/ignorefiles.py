@@ -1,0 +1,136 @@
+"""Ignore files as git, ripgrep and ruff read them: `.gitignore`, `.ignore`, `.git/info/exclude`.
+
+A user's `.gitignore` already says what is not source (build output, downloaded SDKs, generated
+code); a checker that walks into `build-android/` reports findings in files nobody wrote. The
+matching itself is `pathspec`'s `GitIgnoreSpec` (git's own wildmatch rules, negation, `dir/`,
+anchoring, `**`), so ortlint does not re-implement gitignore semantics. What this module adds is
+the stacking git does:
+
+* each folder's `.gitignore` applies below that folder, with paths relative to it;
+* a deeper file's rules win over a shallower one's, and within one file the last matching line
+  wins (`!keep.h` re-includes what `*.h` above ignored);
+* `.ignore` (ripgrep's, ruff's) is read after `.gitignore` of the same folder and wins over it;
+  `.git/info/exclude` of a repository's top folder comes before its `.gitignore`;
+* a file inside an ignored folder stays ignored (git does not re-include it; the walk never
+  enters the folder).
+
+The user's global excludes file (`core.excludesFile`) is not read: results must not depend on the
+machine they run on. Ignore files are read as regular files only, with a size bound.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from pathspec import GitIgnoreSpec
+
+from .fileio import read_bounded
+
+IGNORE_FILE_BYTES = 4 * 1024 * 1024  # a .gitignore of 4 MB is not a hand-written one; larger ones are skipped
+IGNORE_FILES = (".gitignore", ".ignore")  # read in this order in every folder: the later one wins
+VCS_MARKERS = (".git", ".hg")
+
+
+@dataclass(frozen=True)
+class IgnoreSpec:
+    """The rules of one ignore file; they apply to paths below `base` (absolute)."""
+
+    base: str
+    spec: GitIgnoreSpec
+    source: str  # the file, for messages and --show-settings
+
+
+Chain = tuple[IgnoreSpec, ...]  # shallowest first; the deepest matching rule decides
+
+
+class IgnoreFiles:
+    """Reads and remembers the ignore files of folders (each folder read once per run)."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, Chain] = {}
+        self.problems: list[tuple[str, str]] = []  # (file, why it was not read)
+
+    def in_folder(self, folder: str) -> Chain:
+        """The ignore files of `folder` itself (absolute), in the order they apply."""
+        found = self._specs.get(folder)
+        if found is None:
+            found = self._specs[folder] = self._read_folder(folder)
+        return found
+
+    def chain_to(self, top: str, folder: str) -> Chain:
+        """The rules in force inside `folder`: those of every folder from `top` (a repository's
+        top folder) down to `folder`, both absolute. A folder outside `top` gets only its own."""
+        folders = [folder]
+        if folder != top and _is_under(folder, top):
+            current = folder
+            while current != top:
+                current = os.path.dirname(current)
+                folders.append(current)
+        chain: Chain = ()
+        for f in reversed(folders):
+            chain = chain + self.in_folder(f)
+        return chain
+
+    def _read_folder(self, folder: str) -> Chain:
+        specs = []
+        exclude = os.path.join(folder, ".git", "info", "exclude")
+        if os.path.isdir(os.path.join(folder, ".git")):
+            specs.append(self._read(exclude, folder))
+        for name in IGNORE_FILES:
+            specs.append(self._read(os.path.join(folder, name), folder))
+        return tuple(s for s in specs if s is not None)
+
+    def _read(self, path: str, base: str) -> IgnoreSpec | None:
+        if not os.path.lexists(path):
+            return None
+        try:
+            data = read_bounded(path, IGNORE_FILE_BYTES)
+        except OSError as exc:  # a FIFO, a folder, too large, unreadable: the folder is walked without it
+            self.problems.append((path, f"ignore file not read: {exc.strerror or exc}"))
+            return None
+        lines = data.decode("utf-8", "replace").lstrip("\ufeff").splitlines()
+        try:
+            spec = GitIgnoreSpec.from_lines(lines)
+        except Exception as exc:  # noqa: BLE001 - a pattern pathspec rejects: skip the file, say so
+            self.problems.append((path, f"ignore file not read: {exc}"))
+            return None
+        return IgnoreSpec(base, spec, path) if spec.patterns else None
+
+
+def ignored(chain: Chain, path: str, is_dir: bool) -> bool:
+    """Is `path` (absolute) ignored by the rules of `chain`? The deepest ignore file with a
+    matching line decides (its last matching line: `check_file` gives that)."""
+    for item in reversed(chain):
+        if not _is_under(path, item.base) or path == item.base:
+            continue
+        rel = os.path.relpath(path, item.base).replace(os.sep, "/")
+        result = item.spec.check_file(rel + "/" if is_dir else rel)
+        if result.include is not None:
+            return bool(result.include)
+    return False
+
+
+def deciding_file(chain: Chain, path: str, is_dir: bool) -> str | None:
+    """The ignore file whose rule decides `path` (for messages), or None."""
+    for item in reversed(chain):
+        if _is_under(path, item.base) and path != item.base:
+            rel = os.path.relpath(path, item.base).replace(os.sep, "/")
+            if item.spec.check_file(rel + "/" if is_dir else rel).include is not None:
+                return item.source
+    return None
+
+
+def vcs_top(path: str) -> str | None:
+    """The top folder of the git (or Mercurial) checkout holding `path` (absolute), or None."""
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    while True:
+        if any(os.path.exists(os.path.join(folder, marker)) for marker in VCS_MARKERS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _is_under(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
