@@ -246,7 +246,8 @@ def load_file(path: str | os.PathLike[str]) -> Settings:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{table.where(key)}: unknown key{hint} (known keys: {', '.join(sorted(_KEYS))})")
         handler(settings, value, table.where(key), base)
-        settings.origins[key] = table.where(key).rsplit(": ", 1)[0]
+        line = _line_of(table.text, table.header, key)
+        settings.origins[key] = f"{table.path}:{line}" if line else str(table.path)
     return settings
 
 

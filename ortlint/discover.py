@@ -296,9 +296,16 @@ class Walker:
         self.seen_dirs: set[tuple[int, int]] = set()
 
     def walk(self, candidates: dict) -> None:
+        """Folders reached through a link are walked after every other folder: each real folder
+        is walked once, and then by its own path when the walk reaches it without a link."""
         # (folder as spelled, its path below the root, its real path, reached through a link)
-        stack = [(self.root, ".", self.real_root, False)]
-        while stack:
+        parent = os.path.dirname(self.abs_root)
+        root_linked = self.real_root != os.path.join(os.path.realpath(parent), os.path.basename(self.abs_root))
+        stack = [(self.root, ".", self.real_root, root_linked)]
+        deferred: list[tuple[str, str, str, bool]] = []
+        while stack or deferred:
+            if not stack:
+                stack, deferred = sorted(deferred, reverse=True), []
             folder, rel_dir, real_dir, linked = stack.pop()
             if not self._enter(folder):
                 continue
@@ -324,7 +331,7 @@ class Walker:
                 real = os.path.realpath(full) if link else os.path.join(real_dir, entry.name)
                 if is_dir:
                     if self._may_follow(entry, full, "folder"):
-                        subfolders.append((full, rel, real, linked or link))
+                        (deferred if link and not linked else subfolders).append((full, rel, real, linked or link))
                     continue
                 self._file(entry, full, real, linked or link, rules, candidates)
             stack.extend(reversed(subfolders))
