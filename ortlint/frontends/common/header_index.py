@@ -532,6 +532,16 @@ class HeaderIndex:
         return out
 
 
+def spelled_like(header: str, analyzed: str) -> str:
+    """A header's path (absolute, as resolved) spelled as the analyzed file's path is: relative to
+    the current folder when that one is relative and the header is inside the current folder, so
+    a finding at a header's `#define` names it as a run over the header itself does."""
+    if os.path.isabs(analyzed) or not os.path.isabs(header):
+        return header
+    rel = os.path.relpath(header)
+    return header if rel == ".." or rel.startswith(".." + os.sep) else rel
+
+
 _INDEX = HeaderIndex()
 
 
