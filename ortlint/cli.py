@@ -144,8 +144,10 @@ def _check_time_limit(_ctx: click.Context, _param: click.Parameter, value: float
 
 
 _EPILOG = """\b
-Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file, found by walking up
-from the current directory (or --config FILE); command-line options win.
+Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file: the nearest one above
+the paths named for the run, and above each file for its per-file settings (or --config FILE);
+command-line options win. `--show-settings PATH` shows what applies to PATH.
+.gitignore, .ignore and .git/info/exclude are respected (--no-ignore).
 Suppress a finding with `// ortlint: ignore[ORT001]` on its line or the line above.
 Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule),
 `ortlint sanitizer LOG` (explain AddressSanitizer/LeakSanitizer reports).
