@@ -355,3 +355,44 @@ def test_show_settings_says_what_applies_and_where_it_comes_from(tmp_path: Path)
     assert 'unknown-calls = "keep"  # command line' in out
     r = ortlint("--show-settings", "gen/g.c")
     assert f"a walk skips it: {tmp_path / 'gen'}: ignored by {tmp_path / '.gitignore'}" in r.stdout
+
+
+FACTORY_CC = """#include "ep/ep_base.h"
+OrtMemoryInfo* MakeInfo(const OrtApi& api) {
+  OrtMemoryInfo* info = nullptr;
+  OrtStatus* st = api.CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &info);
+  if (st != nullptr) {
+    api.ReleaseStatus(st);
+    return nullptr;
+  }
+  return info;
+}
+"""
+USER_CC = """#include "ep/ep_base.h"
+OrtMemoryInfo* MakeInfo(const OrtApi& api);
+int UseInfo(const OrtApi& api, int n) {
+  OrtMemoryInfo* info = MakeInfo(api);
+  if (n > 3) {
+    return -1;
+  }
+  api.ReleaseMemoryInfo(info);
+  return 0;
+}
+"""
+
+
+def test_a_file_alone_gets_its_callees_summaries_from_a_warm_cache(plugin_tree: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cold, a callee defined in another file is unknown to a file analyzed alone (a legitimate
+    difference); after a run over the tree, the shared cache (keyed by the project root) has
+    its summary, and the file alone has the findings of the whole run."""
+    write(plugin_tree, "plugins/my_ep/src/factory.cc", FACTORY_CC)
+    write(plugin_tree, "plugins/my_ep/src/user.cc", USER_CC)
+    user = "plugins/my_ep/src/user.cc"
+    whole = [f for f in finding_paths(".") if f[0] == user]
+    assert whole == [(user, 4)]  # MakeInfo() hands a new OrtMemoryInfo to its caller
+    assert finding_paths(user) == []  # cold and alone: MakeInfo() is an unknown call
+    monkeypatch.delenv("ORTLINT_NO_CACHE")
+    cache = str(plugin_tree.parent / (plugin_tree.name + "-cache"))
+    finding_paths("--cache-dir", cache, ".")  # a full run fills the cache
+    assert finding_paths("--cache-dir", cache, user) == whole
