@@ -20,6 +20,7 @@ machine they run on. Ignore files are read as regular files only, with a size bo
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from pathspec import GitIgnoreSpec
@@ -38,6 +39,16 @@ class IgnoreSpec:
     base: str
     spec: GitIgnoreSpec
     source: str  # the file, for messages and --show-settings
+    prefilter: re.Pattern[str] | None = None  # matches whatever some line of the file matches
+
+    def check(self, rel: str) -> bool | None:
+        """True: ignored, False: re-included (`!`), None: no line matches `rel` (relative to
+        `base`, with a trailing `/` for a folder). Most paths match no line: one search of the
+        lines' expressions joined tells so (pathspec tries each line in turn, 130 of them in
+        ONNX Runtime's .gitignore: 4.5 s of a 0.7 s walk before this)."""
+        if self.prefilter is not None and self.prefilter.search(rel) is None:
+            return None
+        return self.spec.check_file(rel).include
 
 
 Chain = tuple[IgnoreSpec, ...]  # shallowest first; the deepest matching rule decides
@@ -94,30 +105,49 @@ class IgnoreFiles:
         except Exception as exc:  # noqa: BLE001 - a pattern pathspec rejects: skip the file, say so
             self.problems.append((path, f"ignore file not read: {exc}"))
             return None
-        return IgnoreSpec(base, spec, path) if spec.patterns else None
+        return IgnoreSpec(base, spec, path, _prefilter(spec)) if spec.patterns else None
+
+
+def _prefilter(spec: GitIgnoreSpec) -> re.Pattern[str] | None:
+    """One expression matching what any line's expression matches, or None (no shortcut)."""
+    parts = []
+    for pattern in spec.patterns:
+        regex = getattr(pattern, "regex", None)
+        if pattern.include is None:
+            continue  # a comment or blank line
+        if regex is None:
+            return None
+        parts.append("(?:" + re.sub(r"\(\?P<[A-Za-z_]\w*>", "(", regex.pattern) + ")")
+    try:
+        return re.compile("|".join(parts)) if parts else None
+    except re.error:
+        return None
+
+
+def _decide(chain: Chain, path: str, is_dir: bool) -> tuple[bool, str] | None:
+    """(ignored, the file that decides) for `path` (absolute), or None when no file does: the
+    deepest ignore file with a matching line decides, by its last matching line."""
+    for item in reversed(chain):
+        base = item.base
+        if not path.startswith(base.rstrip(os.sep) + os.sep):
+            continue
+        rel = path[len(base.rstrip(os.sep)) + 1:].replace(os.sep, "/")
+        result = item.check(rel + "/" if is_dir else rel)
+        if result is not None:
+            return bool(result), item.source
+    return None
 
 
 def ignored(chain: Chain, path: str, is_dir: bool) -> bool:
-    """Is `path` (absolute) ignored by the rules of `chain`? The deepest ignore file with a
-    matching line decides (its last matching line: `check_file` gives that)."""
-    for item in reversed(chain):
-        if not _is_under(path, item.base) or path == item.base:
-            continue
-        rel = os.path.relpath(path, item.base).replace(os.sep, "/")
-        result = item.spec.check_file(rel + "/" if is_dir else rel)
-        if result.include is not None:
-            return bool(result.include)
-    return False
+    """Is `path` (absolute, normalized) ignored by the rules of `chain`?"""
+    decided = _decide(chain, path, is_dir)
+    return decided is not None and decided[0]
 
 
 def deciding_file(chain: Chain, path: str, is_dir: bool) -> str | None:
     """The ignore file whose rule decides `path` (for messages), or None."""
-    for item in reversed(chain):
-        if _is_under(path, item.base) and path != item.base:
-            rel = os.path.relpath(path, item.base).replace(os.sep, "/")
-            if item.spec.check_file(rel + "/" if is_dir else rel).include is not None:
-                return item.source
-    return None
+    decided = _decide(chain, path, is_dir)
+    return decided[1] if decided is not None else None
 
 
 def vcs_top(path: str) -> str | None:
