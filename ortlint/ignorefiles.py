@@ -27,7 +27,12 @@ from pathspec import GitIgnoreSpec
 
 from .fileio import read_bounded
 
-IGNORE_FILE_BYTES = 4 * 1024 * 1024  # a .gitignore of 4 MB is not a hand-written one; larger ones are skipped
+IGNORE_FILE_BYTES = 1024 * 1024  # a .gitignore of 1 MB is not a hand-written one; larger ones are skipped
+# Wildcard runs (`*`, `**`) one line may hold. Matching a line with k of them backtracks in time
+# ~ length^k (`*a*a*a*b` against a 250-character name: 0.9 s; 12 `**` never ended); the ignore
+# files of 25 public repositories have 4 600 lines, none with more than 3 (16 with 3, such as
+# `**/ios/**/*.pbxuser`). A longer line is dropped with a warning: a tree cannot stall the walk.
+MAX_WILDCARD_RUNS = 3
 IGNORE_FILES = (".gitignore", ".ignore")  # read in this order in every folder: the later one wins
 VCS_MARKERS = (".git", ".hg")
 
@@ -50,6 +55,8 @@ class IgnoreSpec:
             return None
         return self.spec.check_file(rel).include
 
+
+_WILDCARD_RUN = re.compile(r"\*+")
 
 Chain = tuple[IgnoreSpec, ...]  # shallowest first; the deepest matching rule decides
 
@@ -100,6 +107,12 @@ class IgnoreFiles:
             self.problems.append((path, f"ignore file not read: {exc.strerror or exc}"))
             return None
         lines = data.decode("utf-8", "replace").lstrip("\ufeff").splitlines()
+        risky = [n for n, line in enumerate(lines, 1) if len(_WILDCARD_RUN.findall(line)) > MAX_WILDCARD_RUNS]
+        if risky:
+            self.problems.append((path, f"line {risky[0]}{f' and {len(risky) - 1} more' if len(risky) > 1 else ''}: "
+                                        f"more than {MAX_WILDCARD_RUNS} wildcards in one pattern; line ignored"))
+            dropped = set(risky)
+            lines = [line for n, line in enumerate(lines, 1) if n not in dropped]
         try:
             spec = GitIgnoreSpec.from_lines(lines)
         except Exception as exc:  # noqa: BLE001 - a pattern pathspec rejects: skip the file, say so

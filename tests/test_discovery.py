@@ -396,3 +396,14 @@ def test_a_file_alone_gets_its_callees_summaries_from_a_warm_cache(plugin_tree: 
     cache = str(plugin_tree.parent / (plugin_tree.name + "-cache"))
     finding_paths("--cache-dir", cache, ".")  # a full run fills the cache
     assert finding_paths("--cache-dir", cache, user) == whole
+
+
+def test_a_pattern_that_would_backtrack_for_ever_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    """A hostile tree: `**/a/**/a/...` (12 `**`) against a deep path never ended in pathspec."""
+    write(tmp_path, ".gitignore", "/".join(["**", "a"] * 12) + "/b\nignored.c\n")
+    deep = "/".join(["a"] * 40)
+    write(tmp_path, f"{deep}/x.c", CLEAN_C)
+    write(tmp_path, "ignored.c", CLEAN_C)
+    found = discover(["."])
+    assert [s.path for s in found.files] == [f"{deep}/x.c"]
+    assert any("more than 3 wildcards" in message for _path, message in found.problems)
