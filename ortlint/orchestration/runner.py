@@ -77,7 +77,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         contents = {s.path: _read(s.path) for s in found.files}
         hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
         run_key = _run_key(namespace + ("|suppressions" if config.suppressions else "")  # the report as assembled
-                           + "|tests:" + ",".join(config.test_patterns), found, hashes, contents)
+                           + "|tests:" + ",".join(config.test_patterns) + _scoped_key(found), found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
             return _with_cache_notices(replayed, cache)  # suppressions included: they come from the same file contents
@@ -130,6 +130,12 @@ def project_roots(config: RunConfig) -> tuple[str, ...]:
     """The repository roots of the analyzed paths: the header index reads the tree's headers
     from there, so a file named alone sees the headers a run over its whole tree sees."""
     return tuple(sorted({repository_root(path, config.project_root) for path in config.paths}))
+
+
+def _scoped_key(found: Discovery) -> str:
+    """What configuration files below the run's change in the assembled report (test code)."""
+    scoped = sorted({(r.source, r.test_patterns) for r in found.rules.values() if r.source and r.test_patterns is not None})
+    return "|scoped:" + repr(scoped) if scoped else ""
 
 
 def scoped_include_dirs(found: Discovery) -> tuple[tuple[str, tuple[str, ...]], ...]:
