@@ -175,6 +175,8 @@ def _named_file(raw: str, context: _Context, found: Discovery, order: int, force
         found.force_excluded += 1
         return
     path, linked = _canonical_named(raw, absolute, top, context)
+    if path != os.path.normpath(raw):  # reported under its real path: that folder's configuration applies
+        rules = context.rules_for(os.path.dirname(os.path.abspath(path)))
     real = os.path.realpath(absolute)
     candidates.setdefault(real, []).append(((linked, order, path), SourceFile(path, lang), rules))
 
