@@ -35,9 +35,12 @@ from .config import (
     UNKNOWN_CALLS,
     ConfigError,
     Overrides,
+    ConfigTree,
     Settings,
-    drop_excluded,
+    describe_settings,
+    discovery_options,
     load_settings,
+    load_tree,
     resolve_rules,
     time_limit_problem,
 )
@@ -141,8 +144,10 @@ def _check_time_limit(_ctx: click.Context, _param: click.Parameter, value: float
 
 
 _EPILOG = """\b
-Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file, found by walking up
-from the current directory (or --config FILE); command-line options win.
+Configuration: [tool.ortlint] in pyproject.toml or a .ortlint.toml file: the nearest one above
+the paths named for the run, and above each file for its per-file settings (or --config FILE);
+command-line options win. `--show-settings PATH` shows what applies to PATH.
+.gitignore, .ignore and .git/info/exclude are respected (--no-ignore).
 Suppress a finding with `// ortlint: ignore[ORT001]` on its line or the line above.
 Other commands: `ortlint rules` (list the rules), `ortlint explain ORT001` (explain a rule),
 `ortlint sanitizer LOG` (explain AddressSanitizer/LeakSanitizer reports).
@@ -168,6 +173,10 @@ Documentation: docs/cli.md"""
               help="Apply excludes to files named on the command line too (for pre-commit).")
 @click.option("--no-default-excludes", is_flag=True, default=None,
               help="Also walk .git, build, vendor, third_party and similar folders.")
+@click.option("--no-ignore", is_flag=True, default=None,
+              help="Also analyze what .gitignore, .ignore and .git/info/exclude ignore.")
+@click.option("--show-settings", metavar="PATH",
+              help="Print the settings that apply to PATH and where each comes from, then exit.")
 @click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
               help="Analyze SUFFIX as c, cpp, java or go, e.g. .cu=cpp (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS),
@@ -216,7 +225,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
-          diff_rev: str | None, exclude_tests: bool | None) -> None:
+          diff_rev: str | None, exclude_tests: bool | None, no_ignore: bool | None, show_settings: str | None) -> None:
     """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
@@ -224,12 +233,15 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                           unknown_calls=unknown_calls, compile_commands=compile_commands,
                           cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude,
                           time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests,
-                          follow_symlinks=follow_symlinks)
+                          follow_symlinks=follow_symlinks, respect_gitignore=False if no_ignore else None)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
                         explain_summaries, write_summaries)
     try:
-        settings = load_settings(overrides, config_file, isolated)
-        code = execute(settings, view, diff_rev)
+        tree = load_tree(overrides, config_file, isolated)
+        if show_settings is not None:
+            click.echo(describe_settings(tree, show_settings), nl=False)
+            sys.exit(EXIT_CLEAN)
+        code = execute(tree.root, view, diff_rev, tree)
     except (ConfigError, PolicyError, BaselineError, UsageFailure) as exc:
         click.echo(f"ortlint: error: {terminal_safe(str(exc))}", err=True)
         code = EXIT_ERROR
@@ -243,48 +255,65 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
 
 
 
-def build_run_config(settings: Settings) -> RunConfig:
+def build_run_config(settings: Settings, tree: ConfigTree | None = None) -> RunConfig:
     """Settings -> the runner's configuration (loads and validates the policy)."""
     if settings.compile_commands and not os.path.exists(settings.compile_commands):
         raise UsageFailure(f"--compile-commands: {settings.compile_commands}: no such file or directory")
     policy = load_policy(settings.rules)
     paths = settings.paths or ["."]
-    if settings.force_exclude:
-        paths = drop_excluded(paths, settings.exclude_patterns())
     return RunConfig(paths=paths, policy=policy,
                      options=Options(unknown_calls=settings.unknown_calls),
-                     excludes=tuple(settings.exclude), use_default_excludes=settings.default_excludes,
+                     use_default_excludes=settings.default_excludes,
                      jobs=settings.jobs, compile_commands=settings.compile_commands,
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
                      suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit),
                      isolate=os.environ.get("ORTLINT_IN_PROCESS", "") in ("", "0"),
                      include_dirs=tuple(settings.include_dirs), test_patterns=tuple(settings.test_patterns),
-                     follow_symlinks=settings.follow_symlinks)
+                     follow_symlinks=settings.follow_symlinks, **discovery_options(settings, tree))
 
 
-def analyze(settings: Settings, config: RunConfig) -> Report:
-    """Run the analysis (which applies suppression comments), then rule selection."""
+def analyze(settings: Settings, config: RunConfig, tree: ConfigTree | None = None) -> Report:
+    """Run the analysis (which applies suppression comments), then rule selection (per file:
+    the nearest configuration file's `select`, `ignore` and `exclude-tests`)."""
     report = run(config)
     report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
     report.stats.setdefault("suppressed", 0)
-    enabled = settings.enabled_rules()
-    report.findings = [f for f in report.findings if f.rule in enabled]
-    if settings.exclude_tests:
-        kept = [f for f in report.findings if TEST_TAG not in f.tags]
+    of_file = _settings_per_file(settings, tree)
+    report.findings = [f for f in report.findings if f.rule in of_file(f.path).enabled_rules()]
+    kept = [f for f in report.findings if not (of_file(f.path).exclude_tests and TEST_TAG in f.tags)]
+    if len(kept) != len(report.findings) or settings.exclude_tests:
         report.stats["tests_excluded"] = len(report.findings) - len(kept)
-        report.findings = kept
+    report.findings = kept
     return report
 
 
-def execute(settings: Settings, view: Presentation, diff_rev: str | None = None) -> int:
+def _settings_per_file(settings: Settings, tree: ConfigTree | None):  # -> Callable[[str], Settings]
+    """The settings of a reported file: its nearest configuration file's (one look-up per folder)."""
+    if tree is None:
+        return lambda _path: settings
+    folders: dict[str, Settings] = {}
+
+    def of_file(path: str) -> Settings:
+        folder = os.path.dirname(os.path.abspath(path))
+        found = folders.get(folder)
+        if found is None:
+            try:
+                found = folders[folder] = tree.settings_for_folder(folder)
+            except ConfigError:  # reported by discovery already (exit 2)
+                found = folders[folder] = settings
+        return found
+    return of_file
+
+
+def execute(settings: Settings, view: Presentation, diff_rev: str | None = None, tree: ConfigTree | None = None) -> int:
     """One `ortlint check`; returns the exit code. Raises the usage errors `check` reports."""
     if settings.baseline and not view.write_baseline:
         read_baseline(settings.baseline)  # fail fast, before a long run, on a bad baseline
     distrust(settings.paths or ["."])  # no program is run from the analyzed tree (git, compilers)
     changed = _changed_lines(diff_rev) if diff_rev else None  # fail fast on a bad revision too
-    config = build_run_config(settings)
+    config = build_run_config(settings, tree)
     try:
-        report = analyze(settings, config)
+        report = analyze(settings, config, tree)
     except Exception as exc:  # noqa: BLE001 - an analyzer bug must end with a clear message and exit 2
         _internal_error(exc)
         return EXIT_ERROR
@@ -292,7 +321,10 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
     if changed is not None:
         _keep_changed(report, changed, diff_rev or "")
     _apply_baseline(report, settings, view)
-    if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
+    for warning in tree.warnings if tree is not None else ():
+        click.echo(f"ortlint: warning: {terminal_safe(warning)}", err=True)
+    if config.paths and not report.files and not report.stats.get("force_excluded") \
+            and not any(_is_failure(n) for n in report.notices):
         click.echo(f"ortlint: warning: no C, C++, Java or Go source files found in "
                    f"{terminal_safe(', '.join(config.paths))}", err=True)
     if view.write_summaries:

@@ -20,7 +20,6 @@ name files, no NUL in a path) and the file is read with bounds (`tomlfile`).
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import math
 import os
 import re
@@ -56,8 +55,10 @@ class Settings:
     select: list[str] | None = None  # rule ids; None means every rule
     ignore: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)  # extra policy files
-    exclude: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)  # added to the default excludes (as documented since 0.1)
+    extend_exclude: list[str] = field(default_factory=list)  # added too (ruff's name for it)
     default_excludes: bool = True
+    respect_gitignore: bool = True  # skip what .gitignore, .ignore and .git/info/exclude ignore
     extensions: dict[str, str] = field(default_factory=dict)
     jobs: int = 0  # 0 = one worker per core
     format: str = "text"
@@ -74,20 +75,21 @@ class Settings:
     exclude_tests: bool = False  # drop findings in test code (they are tagged "test" otherwise)
     source: str | None = None  # the configuration file these settings came from
     follow_symlinks: bool = False  # follow links to folders and files outside the analyzed folders
+    origins: dict[str, str] = field(default_factory=dict)  # key -> where its value was set (--show-settings)
 
     def exclude_patterns(self) -> tuple[str, ...]:
-        from .discover import DEFAULT_EXCLUDES
-        return tuple(self.exclude) + (DEFAULT_EXCLUDES if self.default_excludes else ())
+        """The user's globs: `exclude` and `extend-exclude` (the default excludes are separate)."""
+        return tuple(self.exclude) + tuple(p for p in self.extend_exclude if p not in self.exclude)
 
     def effective_cache_dir(self) -> str | None:
-        """Where the per-file cache lives, or None when caching is off (--no-cache, ORTLINT_NO_CACHE)."""
+        """Where the per-file cache lives, or None when caching is off (--no-cache, ORTLINT_NO_CACHE):
+        by default a folder of the user cache folder keyed by the project root (project_root)."""
         if not self.cache or os.environ.get("ORTLINT_NO_CACHE", "") not in ("", "0"):
             return None
         if self.cache_dir:
             return self.cache_dir
-        from .orchestration.cache import default_cache_dir, find_project_root  # (it imports the engine)
-        root = os.path.dirname(self.source) if self.source else str(find_project_root())
-        return default_cache_dir(root)
+        from .orchestration.cache import default_cache_dir  # (it imports the engine)
+        return default_cache_dir(project_root(self))
 
     def enabled_rules(self) -> set[str]:
         """Rule ids whose findings are reported."""
@@ -244,6 +246,8 @@ def load_file(path: str | os.PathLike[str]) -> Settings:
             hint = f"; did you mean {close[0]!r}?" if close else ""
             raise ConfigError(f"{table.where(key)}: unknown key{hint} (known keys: {', '.join(sorted(_KEYS))})")
         handler(settings, value, table.where(key), base)
+        line = _line_of(table.text, table.header, key)
+        settings.origins[key] = f"{table.path}:{line}" if line else str(table.path)
     return settings
 
 
@@ -309,6 +313,16 @@ def _set_rules(s: Settings, v: Any, where: str, base: Path) -> None:
 
 def _set_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
     s.exclude = _str_list(v, where)
+
+
+def _set_extend_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.extend_exclude = _str_list(v, where)
+
+
+def _set_respect_gitignore(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{where}: expected true or false, got {_shown(v)}")
+    s.respect_gitignore = v
 
 
 def _set_default_excludes(s: Settings, v: Any, where: str, base: Path) -> None:
@@ -416,6 +430,8 @@ _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "ignore": _set_ignore,
     "rules": _set_rules,
     "exclude": _set_exclude,
+    "extend-exclude": _set_extend_exclude,
+    "respect-gitignore": _set_respect_gitignore,
     "default-excludes": _set_default_excludes,
     "extensions": _set_extensions,
     "jobs": _set_jobs,
@@ -448,6 +464,7 @@ class Overrides:
     rules: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)
     default_excludes: bool | None = None
+    respect_gitignore: bool | None = None
     extensions: list[str] = field(default_factory=list)
     jobs: int | None = None
     format: str | None = None
@@ -466,7 +483,9 @@ class Overrides:
 def merge(base: Settings, cli: Overrides) -> Settings:
     """Apply command-line options over file settings (see the module docstring)."""
     out = replace(base, ignore=list(base.ignore), rules=list(base.rules), exclude=list(base.exclude),
-                  extensions=dict(base.extensions))
+                  extend_exclude=list(base.extend_exclude), extensions=dict(base.extensions),
+                  origins=dict(base.origins))
+    given = _given_on_command_line(cli)
     if cli.paths:
         out.paths = list(cli.paths)
     if cli.select:
@@ -481,27 +500,270 @@ def merge(base: Settings, cli: Overrides) -> Settings:
         out.extensions[suffix] = language
     for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
                  "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit", "exclude_tests",
-                 "follow_symlinks"):
+                 "follow_symlinks", "respect_gitignore"):
         value = getattr(cli, name)
         if value is not None:
             setattr(out, name, value)
+    for key in given:
+        out.origins[key] = "command line" + (" (added to the file's list)" if key in _ADDED_KEYS and
+                                             key in base.origins else "")
     return out
 
 
-def drop_excluded(paths: list[str], patterns: tuple[str, ...]) -> list[str]:
-    """`--force-exclude`: paths named explicitly (by pre-commit, say) that an exclude pattern
-    matches, on their own name, any folder above them, or their whole relative path."""
-    kept = []
-    for path in paths:
-        norm = os.path.normpath(path)
-        parts = [p for p in Path(norm).parts if p not in (os.sep, ".", "..")]
-        if not any(fnmatch.fnmatch(part, pat) or fnmatch.fnmatch(norm, pat) for part in parts for pat in patterns):
-            kept.append(path)
-    return kept
-
-
 def load_settings(cli: Overrides, config: str | None = None, isolated: bool = False) -> Settings:
-    """File settings (explicit, discovered, or none) with the command line applied on top."""
-    path = config if config else (None if isolated else find_config())
+    """File settings (explicit, discovered, or none) with the command line applied on top. The
+    file is the nearest one at or above the folder that holds every path named (the current
+    folder when none is named): `ortlint ../other/src` uses `../other`'s configuration."""
+    path = config if config else (None if isolated else find_config(_common_folder(cli.paths)))
     base = load_file(path) if path else Settings()
     return merge(base, cli)
+
+
+# ----------------------------------------------------------------------------- configuration per file (issue 30)
+# ruff's hierarchical configuration, simplified: the nearest configuration file above an analyzed
+# file decides the per-file settings for it (which rules are reported, what is excluded or
+# ignored below its folder, which suffixes are analyzed, include folders, test code); settings
+# that shape the whole run (policy files, limits, jobs, cache, output, baseline, compile
+# database) come from the run's own configuration file, the one `load_settings` found. A nested
+# file does not inherit from the files above it (ruff's rule: keys it does not set take their
+# defaults); the command line applies on top of every file. `--config FILE` and `--isolated`
+# turn the hierarchy off: every file gets the run's settings.
+
+PER_FILE_KEYS = ("select", "ignore", "exclude", "extend-exclude", "default-excludes", "respect-gitignore",
+                 "extensions", "include-dirs", "test-patterns", "extend-test-patterns", "exclude-tests")
+_ADDED_KEYS = ("ignore", "rules", "exclude", "extensions")  # the command line adds to the file's list
+
+
+def _given_on_command_line(cli: Overrides) -> list[str]:
+    """The configuration keys the command line set (for --show-settings)."""
+    keys = []
+    for name in ("paths", "select", "ignore", "rules", "exclude", "extensions"):
+        if getattr(cli, name):
+            keys.append(name)
+    for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
+                 "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit", "exclude_tests",
+                 "follow_symlinks", "respect_gitignore"):
+        if getattr(cli, name) is not None:
+            keys.append(name.replace("_", "-"))
+    return keys
+
+
+def _common_folder(paths: list[str]) -> str | None:
+    """The folder holding every path named (None: none named, the current folder)."""
+    if not paths:
+        return None
+    folders = [os.path.abspath(p) if os.path.isdir(p) else os.path.dirname(os.path.abspath(p)) for p in paths]
+    try:
+        return os.path.commonpath(folders)
+    except ValueError:  # different drives
+        return folders[0]
+
+
+def project_root(settings: Settings) -> str:
+    """The run's project root (absolute): where its configuration file is, else the top of the
+    git checkout holding the analyzed paths, else the folder holding them. The default cache
+    folder is keyed by it; outside a git checkout, ignore files are read and headers indexed
+    from it."""
+    if settings.source:
+        return os.path.dirname(os.path.abspath(settings.source))
+    from .ignorefiles import vcs_top
+    start = _common_folder(settings.paths) or os.getcwd()
+    top = vcs_top(start)
+    if top is not None:
+        return top
+    return os.getcwd() if _is_inside(start, os.getcwd()) else start
+
+
+def _is_inside(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
+
+
+class ConfigTree:
+    """The configuration files that apply to a run's files: the run's settings, and per folder
+    the nearest configuration file above it (loaded once, with the command line applied)."""
+
+    def __init__(self, root: Settings, cli: Overrides, hierarchical: bool = True):
+        self.root = root
+        self.cli = cli
+        self.hierarchical = hierarchical
+        self._by_folder: dict[str, Settings | ConfigError] = {}
+        self._by_file: dict[str, Settings | ConfigError] = {}
+        self.warnings: list[str] = []  # run-wide keys set in a nested file (ignored there)
+
+    def settings_for_folder(self, folder: str) -> Settings:
+        """The settings of files in `folder` (absolute); ConfigError for an invalid file."""
+        found = self._lookup(folder)
+        if isinstance(found, ConfigError):
+            raise found
+        return found
+
+    def _lookup(self, folder: str) -> Settings | ConfigError:
+        if not self.hierarchical:
+            return self.root
+        cached = self._by_folder.get(folder)
+        if cached is not None:
+            return cached
+        own = _config_in(Path(folder))
+        if own is not None:
+            found = self._load(own)
+        else:
+            parent = os.path.dirname(folder)
+            found = self.root if parent == folder else self._lookup(parent)
+        self._by_folder[folder] = found
+        return found
+
+    def _load(self, path: Path) -> Settings | ConfigError:
+        key = str(path)
+        if self.root.source and os.path.abspath(self.root.source) == os.path.abspath(key):
+            return self.root
+        cached = self._by_file.get(key)
+        if cached is None:
+            try:
+                nested = load_file(path)
+                cached = self._per_file(nested)
+            except ConfigError as exc:
+                cached = exc
+            self._by_file[key] = cached
+        return cached
+
+    def _per_file(self, nested: Settings) -> Settings:
+        """The run's settings with the nested file's per-file keys (and the command line) on top."""
+        ignored = sorted(k for k in nested.origins if k not in PER_FILE_KEYS)
+        if ignored:
+            self.warnings.append(f"{nested.source}: {', '.join(ignored)}: applies to the whole run only in the "
+                                 f"run's configuration file ({self.root.source or 'none found'}); ignored here")
+        per_file = merge(nested, self.cli)
+        out = replace(self.root, origins=dict(self.root.origins), source=nested.source)
+        for key in PER_FILE_KEYS:
+            attr = key.replace("-", "_")
+            if key == "extend-test-patterns":
+                continue  # folded into test_patterns by its handler
+            setattr(out, attr, getattr(per_file, attr))
+            out.origins.pop(key, None)
+            if key in per_file.origins:
+                out.origins[key] = per_file.origins[key]
+        if "extend-test-patterns" in per_file.origins:
+            out.origins["extend-test-patterns"] = per_file.origins["extend-test-patterns"]
+        return out
+
+    def settings_for(self, path: str) -> Settings:
+        """The settings of one file (or folder) as it is reported."""
+        absolute = os.path.abspath(path)
+        return self.settings_for_folder(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+
+    def walk_rules(self, folder: str) -> "WalkRules":
+        """discover.WalkRules for `folder` (absolute): what its configuration says to analyze."""
+        from .discover import WalkRules
+        found = self._lookup(folder)
+        if isinstance(found, ConfigError):
+            return WalkRules(error=str(found), source=_error_source(found))
+        return walk_rules_of(found)
+
+
+def walk_rules_of(settings: Settings) -> "WalkRules":
+    from .discover import WalkRules
+    anchor = os.path.dirname(os.path.abspath(settings.source)) if settings.source else os.getcwd()
+    return _walk_rules_cached(WalkRules, settings.exclude_patterns(), settings.default_excludes,
+                              settings.respect_gitignore, tuple(sorted(settings.extensions.items())), anchor,
+                              settings.source or "", tuple(settings.include_dirs), tuple(settings.test_patterns))
+
+
+_RULES_CACHE: dict[tuple, Any] = {}
+
+
+def _walk_rules_cached(cls: Any, *fields: Any) -> Any:
+    """One WalkRules object per distinct configuration (the walk asks once per folder)."""
+    found = _RULES_CACHE.get(fields)
+    if found is None:
+        excludes, default, respect, extensions, anchor, source, include_dirs, tests = fields
+        found = _RULES_CACHE[fields] = cls(excludes, default, respect, extensions, anchor, source,
+                                           include_dirs=include_dirs, test_patterns=tests)
+    return found
+
+
+def _config_in(folder: Path) -> Path | None:
+    """The configuration file in `folder` itself, if any (`.ortlint.toml` wins)."""
+    dot = folder / ".ortlint.toml"
+    if dot.is_file():  # as find_config: a FIFO or a link to a device is not a configuration file
+        return dot
+    pyproject = folder / "pyproject.toml"
+    if pyproject.is_file() and _has_tool_table(pyproject):
+        return pyproject
+    return None
+
+
+def _error_source(exc: ConfigError) -> str:
+    return str(exc).split(":", 1)[0]
+
+
+def discovery_options(settings: Settings, tree: ConfigTree | None = None) -> dict[str, Any]:
+    """The RunConfig fields that decide which files a run analyzes."""
+    return {"respect_ignore": settings.respect_gitignore, "force_exclude": settings.force_exclude,
+            "project_root": project_root(settings),
+            "walk_rules": tree.walk_rules if tree is not None else None,
+            "excludes": settings.exclude_patterns()}
+
+
+def load_tree(cli: Overrides, config: str | None = None, isolated: bool = False) -> ConfigTree:
+    """The run's settings (`load_settings`) and the configuration files below them; with
+    `--config` or `--isolated`, one configuration for every file."""
+    return ConfigTree(load_settings(cli, config, isolated), cli, hierarchical=not (config or isolated))
+
+
+# ----------------------------------------------------------------------------- --show-settings PATH
+
+_SHOWN_KEYS = ("paths", "select", "ignore", "rules", "exclude", "extend-exclude", "default-excludes",
+               "respect-gitignore", "force-exclude", "extensions", "include-dirs", "test-patterns", "exclude-tests",
+               "jobs", "format", "baseline", "unknown-calls", "compile-commands", "cache-dir", "follow-symlinks",
+               "time-limit", "memory-limit")
+
+
+def describe_settings(tree: ConfigTree, path: str) -> str:
+    """`ortlint --show-settings PATH`: whether PATH is analyzed, which configuration files apply
+    and every setting with where its value comes from (a file and line, the command line, or
+    the default)."""
+    from .discover import language_of, repository_root, why_skipped
+    absolute = os.path.abspath(path)
+    root = tree.root
+    lines = [f"Settings for {path}"]
+    try:
+        mine = tree.settings_for(path)
+    except ConfigError as exc:
+        return "\n".join(lines + [f"  configuration error: {exc}"]) + "\n"
+    top = repository_root(absolute, project_root(root))
+    if not os.path.exists(absolute):
+        lines.append("  analyzed: no (no such file or folder)")
+    elif os.path.isdir(absolute):
+        skipped = why_skipped(absolute, top, tree.walk_rules) if absolute != top else None
+        lines.append(f"  analyzed: {'no, ' + skipped + ' (unless named)' if skipped else 'yes, a folder to walk'}")
+    else:
+        language = language_of(absolute, mine.extensions)
+        skipped = why_skipped(absolute, top, tree.walk_rules)
+        lines.append("  analyzed: " + (f"no, not a source file by its suffix" if language is None else
+                                       f"as {language}" + (f"; a walk skips it: {skipped} (analyzed when named, "
+                                                           "skipped with --force-exclude)" if skipped else "")))
+    lines.append(f"  configuration file for this path: {mine.source or 'none (defaults)'}")
+    lines.append(f"  configuration file of the run (run-wide settings): {root.source or 'none (defaults)'}")
+    lines.append(f"  repository root (ignore files, header index): {top}")
+    lines.append(f"  cache folder: {root.effective_cache_dir() or 'none (caching off)'}")
+    lines.append("")
+    for key in _SHOWN_KEYS:
+        source = mine if key in PER_FILE_KEYS else root
+        value = _shown_value(source, key)
+        origin = source.origins.get(key, "default")
+        if key == "test-patterns" and "extend-test-patterns" in source.origins:
+            origin = f"{origin}, extended at {source.origins['extend-test-patterns']}"
+        lines.append(f"  {key} = {value}  # {origin}")
+    return "\n".join(lines) + "\n"
+
+
+def _shown_value(settings: Settings, key: str) -> str:
+    import json
+    value = getattr(settings, key.replace("-", "_"))
+    if key == "select" and value is None:
+        value = ["ALL"]
+    if key == "cache-dir" and value is None:
+        value = settings.effective_cache_dir() or ""
+    if isinstance(value, tuple):
+        value = list(value)
+    return json.dumps(value, ensure_ascii=False) if value is not None else '""'

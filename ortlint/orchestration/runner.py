@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-from ..discover import Discovery, SourceFile, discover
+from ..discover import Discovery, SourceFile, discover, repository_root
 from .cache import Cache, FileRecord, content_hash
 
 if TYPE_CHECKING:
@@ -56,20 +56,17 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
 def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
     started = time.perf_counter()
     report = Report()
-    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
-                     config.follow_symlinks)
-    for path, message in found.problems:
-        report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
-    report.notices.extend(Notice(path, 0, message, "note") for path, message in found.notes)
+    found = _discover(config, report)
     distrust(config.paths)  # no program from the analyzed tree (programs.py); workers inherit it
     config = _with_compile_database(config, found.files, report)
     if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
         from ..frontends.common.header_index import configure
-        configure(config.include_dirs, tuple(config.paths))
+        configure(config.include_dirs, project_roots(config), scoped_include_dirs(found))
     cache = None
     if config.cache_dir:  # the namespace hashes the policy files and ortlint's sources: not for nothing
         namespace = policy_namespace(config.policy, config.options) + _compile_database_digest(config.compile_commands) \
-            + ("|I" + "|".join(config.include_dirs) if config.include_dirs else "")
+            + ("|I" + "|".join(config.include_dirs) if config.include_dirs else "") \
+            + ("|S" + repr(scoped_include_dirs(found)) if scoped_include_dirs(found) else "")
         cache = Cache(config.cache_dir, namespace)
     program = Program()
     by_path = {s.path: s for s in found.files}
@@ -80,7 +77,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         contents = {s.path: _read(s.path) for s in found.files}
         hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
         run_key = _run_key(namespace + ("|suppressions" if config.suppressions else "")  # the report as assembled
-                           + "|tests:" + ",".join(config.test_patterns), found, hashes, contents)
+                           + "|tests:" + ",".join(config.test_patterns) + _scoped_key(found), found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
             return _with_cache_notices(replayed, cache)  # suppressions included: they come from the same file contents
@@ -95,7 +92,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     analyzed = time.perf_counter()
     dependencies = _assemble(report, found, program, analysis, parser, records, hashes, cache)
     report.stats = {
-        "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
+        "duplicates": found.duplicates, "force_excluded": found.force_excluded, "files": len(found.files), "functions": sum(1 for i in program.functions.values() if not i.context),
         "lines": sum(r.lines for r in (_unit_lines(parser, records, p) for p in by_path) if r is not None),
         "discover_seconds": discovered - started, "parse_seconds": parsed - discovered,
         "graph_seconds": analysis.graph_seconds, "analysis_seconds": analyzed - parsed - analysis.graph_seconds,
@@ -112,6 +109,38 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         wanted = program.wanted_names()
         cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
     return _with_cache_notices(report, cache)
+
+
+def _discover(config: RunConfig, report: Report) -> Discovery:
+    """The files of the run (each once), with discovery's problems and notes in the report."""
+    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
+                     config.follow_symlinks, config.respect_ignore, config.walk_rules,
+                     lambda path: repository_root(path, config.project_root), config.force_exclude)
+    for path, message in found.problems:
+        report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
+    report.notices.extend(Notice(path, 0, message, "error") for path, message in dict.fromkeys(found.errors))
+    report.notices.extend(Notice(path, 0, message, "note") for path, message in found.notes)
+    report.stats["duplicates"] = found.duplicates
+    report.stats["force_excluded"] = found.force_excluded
+    return found
+
+
+def project_roots(config: RunConfig) -> tuple[str, ...]:
+    """The repository roots of the analyzed paths: the header index reads the tree's headers
+    from there, so a file named alone sees the headers a run over its whole tree sees."""
+    return tuple(sorted({repository_root(path, config.project_root) for path in config.paths}))
+
+
+def _scoped_key(found: Discovery) -> str:
+    """What configuration files below the run's change in the assembled report (test code)."""
+    scoped = sorted({(r.source, r.test_patterns) for r in found.rules.values() if r.source and r.test_patterns is not None})
+    return "|scoped:" + repr(scoped) if scoped else ""
+
+
+def scoped_include_dirs(found: Discovery) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(folder, include folders) of each configuration file below the run's that sets them."""
+    return tuple(sorted({(rules.anchor, rules.include_dirs) for rules in found.rules.values()
+                         if rules.source and rules.include_dirs}))
 
 
 def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
@@ -185,14 +214,26 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
     report.keep_one_per_cause()
-    report.findings = tag_test_findings(fold_macro_defects(report.findings), parser.config.paths,
-                                        parser.config.test_patterns)
+    report.findings = _tag_tests(fold_macro_defects(report.findings), found, parser.config)
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()
                         if v is not None and k in called and not program.functions[k].context}
     report.sort()
     return dependencies
+
+
+def _tag_tests(findings: list, found: "Discovery", config: RunConfig) -> list:
+    """Findings in test code tagged, by the test patterns of each file's configuration file."""
+    groups: dict[tuple[str, ...], list] = {}
+    for f in findings:
+        rules = found.rules.get(f.path)
+        patterns = rules.test_patterns if rules is not None and rules.test_patterns is not None else None
+        groups.setdefault(tuple(patterns) if patterns is not None else tuple(config.test_patterns), []).append(f)
+    out = []
+    for patterns, group in groups.items():
+        out.extend(tag_test_findings(group, config.paths, patterns))
+    return out
 
 
 def _slowest(analysis: Analysis, count: int = 5) -> list[tuple[str, str, int, float]]:

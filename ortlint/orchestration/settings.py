@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
+from ..discover import WalkRules
 from ..engine.analyze import Options
 from ..policy import Policy
 from ..testcode import DEFAULT_TEST_PATTERNS
@@ -33,3 +35,7 @@ class RunConfig:
     include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
     test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS  # findings in such files are tagged "test" (testcode.py)
     follow_symlinks: bool = False  # follow links that leave the analyzed folders (discover.py)
+    respect_ignore: bool = True  # skip what .gitignore, .ignore and .git/info/exclude ignore (discover.py)
+    force_exclude: bool = False  # files named in `paths` are excluded and ignored like walked ones
+    walk_rules: Callable[[str], WalkRules] | None = None  # per folder, from the nearest configuration file
+    project_root: str | None = None  # where ignore files start and headers are indexed outside a git checkout

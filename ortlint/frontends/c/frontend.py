@@ -188,7 +188,8 @@ class CFrontEnd:
                 continue
             in_tree = index.in_tree(os.path.abspath(found.path))  # an SDK header's macro is not the tree's to fix
             self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}",
-                                      defined_at=f"{found.path}:{found.line}" if in_tree else "")
+                                      defined_at=f"{header_index.spelled_like(found.path, self.path)}:{found.line}"
+                                      if in_tree else "")
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
                 self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)

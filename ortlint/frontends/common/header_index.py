@@ -11,15 +11,22 @@ file at a time; what its `#include "..."` headers declare is read here:
   `const OrtApi& ort_api` inherited from a base struct is an OrtApi call),
 * `typedef` / `using` aliases.
 
-An include is looked up relative to the including file, then in the configured include folders
-(`include-dirs`), then in every folder above the including file and its `include/` subfolder,
-then anywhere in the analyzed tree by its trailing path. `#include <...>` headers found the same
-way (but not next to the file, and never a system header name) are the project's own, included
-through its include folders: after the quoted closure, their declarations are taken (classes,
-aliases, return types, prototypes), not their macros. Each header is read and parsed once per
-process (keyed by path, size and mtime); `visible()` merges the transitive closure of one file's
-includes (depth- and count-bounded). The headers used are the file's `dependencies`, which the
-per-file cache checks, so an edited header re-analyzes the files that include it.
+An include is resolved as a compiler resolves `#include "..."`: in the including file's own
+folder first (a header beside the file wins over a same-named one elsewhere, such as a vendored
+copy), then in the configured include folders (`include-dirs`: those of the analyzed file's
+configuration file, then the run's), then, standing in for the include folders a build adds, by
+its trailing path anywhere in the repository, nearest to the including file first.
+`#include <...>` headers found the same way (but not next to the file, and never a system header
+name) are the project's own, included through its include folders: after the quoted closure,
+their declarations are taken (classes, aliases, return types, prototypes), not their macros. The
+repository is indexed from its root (the git checkout's top, or the project root) whatever paths
+a run names, so a file analyzed alone (a pre-commit hook, an editor) sees the headers a run over
+its whole tree sees (issue 30: a plugin EP's `.cc` alone got 9 findings, 95 in its folder,
+because the header giving its classes their `OrtApi` member was only found in the folder run).
+Each header is read and parsed once per process (keyed by path, size and mtime); `visible()`
+merges the transitive closure of one file's includes (depth- and count-bounded). The headers
+used are the file's `dependencies`, which the per-file cache checks, so an edited header
+re-analyzes the files that include it.
 """
 from __future__ import annotations
 
@@ -40,7 +47,10 @@ CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 MAX_HEADERS = 400  # headers merged for one file (a closure past this is cut, deterministically)
 MAX_INCLUDE_DEPTH = 24
 MAX_HEADER_BYTES = 2 * 1024 * 1024
-MAX_ANCESTORS = 8  # folders above the including file searched for `name` and `include/name`
+MAX_INDEXED_FILES = 200_000  # headers the repository index holds at most (a walk past this stops, sorted)
+# Folders the repository index does not enter: version control and build output (copies of the
+# tree's headers, made by the build) — not vendored code, whose headers the build does include.
+_SKIPPED_FOLDERS = re.compile(r"\.|node_modules$|build$|build-|_build$|Build$|cmake-build-|bazel-|CMakeFiles$|out$")
 HEADER_PARSE_SECONDS = 5.0
 # Header text whose syntax trees stay kept for `take_tree`, the oldest dropped first (a tree
 # takes about 15x the bytes of its text): a header is usually analyzed itself soon after the
@@ -374,16 +384,20 @@ def _record_method_return(src: bytes, facts: HeaderFacts, owner: tuple[str, ...]
 class HeaderIndex:
     """Resolves includes and caches each header's facts for the life of the process."""
 
-    def __init__(self, include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = ()):
+    def __init__(self, include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = (),
+                 scoped: tuple[tuple[str, tuple[str, ...]], ...] = ()):
         self.include_dirs = tuple(os.path.abspath(d) for d in include_dirs)
         self.roots = tuple(os.path.abspath(r) for r in roots)
+        # (folder, include folders) of configuration files below the run's: deepest first
+        self.scoped = tuple(sorted(((os.path.abspath(f), tuple(os.path.abspath(d) for d in dirs))
+                                    for f, dirs in scoped), key=lambda item: -len(item[0])))
         self._facts: dict[str, tuple[tuple[int, int], HeaderFacts | None]] = {}
         self._by_tail: dict[str, list[str]] | None = None
         self._parser: Parser | None = None
         self.parsed = 0  # headers read and parsed (for measurements)
         # Resolutions and file tests of this run: the files of a folder include the same headers,
         # and a miss costs a `stat` per folder above (18 of them). `new_run` forgets them.
-        self._resolved: dict[tuple[str, str], str | None] = {}
+        self._resolved: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
         self._is_file: dict[str, bool] = {}
         self._kept: OrderedDict[str, tuple[bytes, Tree, HeaderFacts]] = OrderedDict()  # see take_tree
         self._kept_bytes = 0
@@ -397,43 +411,45 @@ class HeaderIndex:
 
     # -- resolution ------------------------------------------------------------------------
 
-    def resolve(self, name: str, from_dir: str) -> str | None:
-        """The header `#include "name"` in a file of `from_dir` means, or None."""
-        key = (name, from_dir)
+    def include_dirs_for(self, path: str) -> tuple[str, ...]:
+        """The include folders of an analyzed file (absolute): its configuration file's, then the run's."""
+        for folder, dirs in self.scoped:
+            if path.startswith(folder.rstrip(os.sep) + os.sep):
+                return dirs + tuple(d for d in self.include_dirs if d not in dirs)
+        return self.include_dirs
+
+    def resolve(self, name: str, from_dir: str, include_dirs: tuple[str, ...] | None = None) -> str | None:
+        """The header `#include "name"` in a file of `from_dir` means, or None (`include_dirs`:
+        those of the analyzed file whose includes are being followed; default: the run's)."""
+        dirs = self.include_dirs if include_dirs is None else include_dirs
+        key = (name, from_dir, dirs)
         try:
             return self._resolved[key]
         except KeyError:
-            found = self._resolved[key] = self._resolve(name, from_dir)
+            found = self._resolved[key] = self._resolve(name, from_dir, dirs)
             return found
 
-    def resolve_angle(self, name: str, from_dir: str) -> str | None:
+    def resolve_angle(self, name: str, from_dir: str, include_dirs: tuple[str, ...] | None = None) -> str | None:
         """The header of the tree `#include <name>` in a file of `from_dir` means, or None: as
         for `"name"` (`resolve`), but not next to the including file (a compiler looks for `<...>`
         only in its include folders, which for a project's own headers are folders of the tree)."""
-        key = (f"<{name}>", from_dir)
+        dirs = self.include_dirs if include_dirs is None else include_dirs
+        key = (f"<{name}>", from_dir, dirs)
         try:
             return self._resolved[key]
         except KeyError:
-            found = self._resolved[key] = self._resolve(name, from_dir, beside=False)
+            found = self._resolved[key] = self._resolve(name, from_dir, dirs, beside=False)
             return found
 
-    def _resolve(self, name: str, from_dir: str, beside: bool = True) -> str | None:
+    def _resolve(self, name: str, from_dir: str, include_dirs: tuple[str, ...], beside: bool = True) -> str | None:
+        """The including file's folder (not for `<...>`), the include folders, then the repository by name."""
         isfile = self._isfile
         if os.path.isabs(name):
             return name if isfile(name) else None
-        for folder in ((from_dir,) if beside else ()) + self.include_dirs:
+        for folder in ((from_dir,) if beside else ()) + include_dirs:
             candidate = os.path.join(folder, name)
             if isfile(candidate):
                 return os.path.normpath(candidate)
-        folder = from_dir
-        for _ in range(MAX_ANCESTORS):
-            parent = os.path.dirname(folder)
-            if parent == folder:
-                break
-            folder = parent
-            for candidate in (os.path.join(folder, name), os.path.join(folder, "include", name)):
-                if isfile(candidate):
-                    return os.path.normpath(candidate)
         return self._in_tree(name, from_dir)
 
     def _isfile(self, path: str) -> bool:
@@ -443,7 +459,8 @@ class HeaderIndex:
         return found
 
     def _in_tree(self, name: str, from_dir: str) -> str | None:
-        """A header anywhere in the analyzed tree whose path ends with `name` (nearest first)."""
+        """A header anywhere in the repository whose path ends with `name`: the nearest to the
+        including folder (the longest common folder), then the shallowest, then by name."""
         if not self.roots:
             return None
         if self._by_tail is None:
@@ -453,25 +470,26 @@ class HeaderIndex:
         matches = [p for p in found if p.endswith(tail)]
         if not matches:
             return None
-        return min(matches, key=lambda p: (-len(os.path.commonpath([p, from_dir])), p))
+        return min(matches, key=lambda p: (-len(os.path.commonpath([p, from_dir])), p.count(os.sep), p))
 
     def in_tree(self, path: str) -> bool:
         """Is `path` (absolute) inside the analyzed tree? Without a configured tree, nothing is."""
         return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
 
     def _walk_roots(self) -> dict[str, list[str]]:
+        """Header file names -> their paths in the repositories (links to folders not followed)."""
         out: dict[str, list[str]] = {}
         seen = 0
         for root in self.roots:
             if os.path.isfile(root):
                 root = os.path.dirname(root)
             for folder, dirs, files in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "build"))
-                for f in files:
+                dirs[:] = sorted(d for d in dirs if not _SKIPPED_FOLDERS.match(d))
+                for f in sorted(files):
                     if f.endswith(_SOURCE_SUFFIXES):
                         out.setdefault(f, []).append(os.path.join(folder, f))
                         seen += 1
-                if seen > 200_000:
+                if seen > MAX_INDEXED_FILES:
                     return out
         return out
 
@@ -557,13 +575,14 @@ class HeaderIndex:
         out = Visible()
         here = os.path.dirname(os.path.abspath(path))
         seen = {os.path.abspath(path)}
+        dirs = self.include_dirs_for(os.path.abspath(path))
         later: list[_Include] = [(name, here, 1, True) for name in angle]
-        self._merge_closure(out, seen, [(name, here, 1, False) for name in includes], later, True)
-        self._merge_closure(out, seen, later, later, False)
+        self._merge_closure(out, seen, dirs, [(name, here, 1, False) for name in includes], later, True)
+        self._merge_closure(out, seen, dirs, later, later, False)
         return out
 
-    def _merge_closure(self, out: Visible, seen: set[str], queue: list["_Include"], angle: list["_Include"],
-                       with_macros: bool) -> None:
+    def _merge_closure(self, out: Visible, seen: set[str], dirs: tuple[str, ...], queue: list["_Include"],
+                       angle: list["_Include"], with_macros: bool) -> None:
         """Merge the headers `queue` names and those they include (breadth first) into `out`.
         With macros (the quoted closure), `#include <...>` lines met on the way go to `angle`
         for the second part; without (the second part), they are followed like the rest."""
@@ -571,7 +590,7 @@ class HeaderIndex:
         while head < len(queue) and len(out.headers) < MAX_HEADERS:
             name, from_dir, depth, is_angle = queue[head]
             head += 1
-            header = self.resolve_angle(name, from_dir) if is_angle else self.resolve(name, from_dir)
+            header = self.resolve_angle(name, from_dir, dirs) if is_angle else self.resolve(name, from_dir, dirs)
             if header is None or header in seen:
                 continue
             seen.add(header)
@@ -598,20 +617,32 @@ class HeaderIndex:
 
 
 _Include = tuple[str, str, int, bool]  # (name as written, folder of the includer, depth, `<...>`)
+
+
+def spelled_like(header: str, analyzed: str) -> str:
+    """A header's path (absolute, as resolved) spelled as the analyzed file's path is: relative to
+    the current folder when that one is relative and the header is inside the current folder, so
+    a finding at a header's `#define` names it as a run over the header itself does."""
+    if os.path.isabs(analyzed) or not os.path.isabs(header):
+        return header
+    rel = os.path.relpath(header)
+    return header if rel == ".." or rel.startswith(".." + os.sep) else rel
+
+
 _INDEX = HeaderIndex()
 
 
-def configure(include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = ()) -> None:
-    """Set the include folders and the analyzed tree for this process (the runner does, once
-    per run; worker processes are forked after it and inherit it). Facts of unchanged headers
-    are kept across runs of the same process; what include resolution found is not."""
+def configure(include_dirs: tuple[str, ...] = (), roots: tuple[str, ...] = (),
+              scoped: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> None:
+    """Set the include folders and the repositories (their root folders) for this process (the
+    runner does, once per run; worker processes are forked after it and inherit it). Facts of
+    unchanged headers are kept across runs of the same process; what include resolution found
+    is not."""
     global _INDEX
-    include_dirs = tuple(os.path.abspath(d) for d in include_dirs)
-    roots = tuple(os.path.abspath(r) for r in roots)
-    if (include_dirs, roots) != (_INDEX.include_dirs, _INDEX.roots):
-        old = _INDEX._facts
-        _INDEX = HeaderIndex(include_dirs, roots)
-        _INDEX._facts = old
+    fresh = HeaderIndex(include_dirs, roots, scoped)
+    if (fresh.include_dirs, fresh.roots, fresh.scoped) != (_INDEX.include_dirs, _INDEX.roots, _INDEX.scoped):
+        fresh._facts = _INDEX._facts
+        _INDEX = fresh
     else:
         _INDEX.new_run()
 
