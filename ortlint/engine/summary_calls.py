@@ -80,7 +80,7 @@ class SummaryTransfer:
                          if target is not None and kind in kinds)
             note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre) else None
             cases.append((case, pre, effects, outs, note))
-        return (ev, summary, helper, bool(helper) and self.fn.language == "java", tuple(cases))
+        return (ev, summary, helper, bool(helper) and self.fn.language in ("java", "csharp"), tuple(cases))
 
 
     def _case_note(self, callee: str, case: Case) -> str:
