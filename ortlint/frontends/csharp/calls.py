@@ -1,0 +1,579 @@
+"""C# calls: invocations named by the receiver's static type, overloads of the ONNX Runtime API
+picked by argument types, methods, constructors, local functions and extension methods of the
+analyzed code, collections, and the static types of expressions that qualify them.
+
+Names the policy sees: `OrtValue.CreateTensorValueFromMemory` (a static call, style "plain"),
+`InferenceSession.Run` (an instance call, style "method", with its receiver), `new SessionOptions`
+(a constructor: style "plain", since Java's and C++'s `new T` entries have style "new" and the
+bindings share class names), `Dispose` on a receiver of unknown type. A call of the analyzed code is "plain",
+named after its function (`Helper.DisposeAll`, `Owner.Owner` for a constructor), so its summary
+applies. An API member with `void` and value-returning overloads gets `/void` after its name when
+the call resolves to a `void` one (`InferenceSession.Run/void` writes into caller-provided
+outputs). Calls of other libraries keep nothing they are given (README item 13: `borrows` every
+argument), but collections keep what is added (`List.Add`: the policy's `stores`).
+"""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import AddrOf, Deref, Opaque, Var
+from .api import substitute
+from .exceptions import ANY, ORT
+from .project import MethodDecl
+from .scopes import Inlined
+from .syntax import F_ARGUMENTS, F_BODY, F_EXPRESSION, F_FUNCTION, F_INITIALIZER, F_NAME, F_PARAMETERS, F_TYPE, has_token
+from .types import PRIMITIVES, base_name, canon, element_type, family, is_collection, type_args, unwrap_task
+
+_NO_THROW = frozenset({"Dispose", "DisposeAsync", "ToString", "GetHashCode", "Equals", "GetType"})
+_VOID = Opaque("void")
+_FIRST = frozenset({"First", "FirstOrDefault", "Last", "LastOrDefault", "Single", "SingleOrDefault", "ElementAt",
+                    "ElementAtOrDefault", "Min", "Max", "MinBy", "MaxBy", "Find", "Peek", "Dequeue", "Pop"})
+_SAME_SEQ = frozenset({"Where", "OrderBy", "OrderByDescending", "ThenBy", "Skip", "Take", "Reverse", "Distinct",
+                       "AsEnumerable", "Concat", "SkipWhile", "TakeWhile", "DefaultIfEmpty"})
+_STRING_TYPES = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
+                           "interpolated_string_expression"})
+
+
+class CSharpCalls:
+    """C# calls and the static types of expressions."""
+
+    # ------------------------------------------------------------------ emitting
+
+    def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
+                  discard: bool, dest: ir.Expr | None, token: str | None, borrows: bool = False) -> ir.Expr:
+        """One call; `token` says what it may throw ("ORT": an API call, the engine forks an
+        exceptional edge before it; "*": a helper of the analyzed code, whose summary says
+        whether it throws), None: nothing. `borrows`: a library call that keeps no argument."""
+        if token is not None:
+            self.ensure_handler(token)
+        target = dest if dest is not None else (None if discard else self.temp())
+        self.call_counter += 1
+        call = ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
+                       self.short_text(node), token == ORT)
+        if borrows:
+            call.borrows = tuple(range(len(args)))
+        self.emit(call)
+        return target if target is not None else _VOID
+
+    def emit_dispose(self, target: ir.Expr, loc: ir.Loc, asynchronous: bool = False) -> None:
+        """`target.Dispose()` as a `using` ends (the null check it compiles to is left out:
+        disposing null does nothing for the engine)."""
+        method = "DisposeAsync" if asynchronous else "Dispose"
+        type_ = self.visible.get(target.name, "") if isinstance(target, Var) else ""
+        callee, style, receiver, _token, _borrow = self.value_method(type_, target, method, [], 0)
+        self.call_counter += 1
+        text = f"{ir.expr_text(target)}.{method}() (using)"
+        self.emit(ir.Call(self.call_counter, loc, callee, style, receiver, (), None, text, False))
+
+    def emit_store(self, node: Node, coll: ir.Expr, coll_type: str, value: ir.Expr) -> None:
+        """`coll[k] = value`, `{ value }` in an initializer: the collection keeps it."""
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(node), "$store", "method", coll, (value,), None,
+                          self.short_text(node), False))
+
+    def make_collection(self, node: Node, kind: str, values: list[ir.Expr], dest: ir.Expr | None) -> ir.Expr:
+        """An array, tuple or anonymous object built here: a local collection that keeps its
+        elements (handed on only when it is)."""
+        target = dest if dest is not None else self.temp()
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(node), kind, "plain", None, tuple(values), target,
+                          self.short_text(node), False))
+        return target
+
+    # ------------------------------------------------------------------ arguments
+
+    def lower_args(self, arg_list: Node | None) -> tuple[list[ir.Expr], list[str]]:
+        """The argument values (`ref`/`out` ones as addresses) and their static types."""
+        values, types = [], []
+        for a in self.named(arg_list):
+            if a.type != "argument":
+                continue
+            inner = _argument_expr(a)
+            mode = next((c.type for c in a.children if not c.is_named and c.type in ("ref", "out", "in")), "")
+            if mode in ("ref", "out"):
+                place = self.lower_place(inner)
+                # `ref p` of a `ref` parameter passes the caller's variable on: `&*p` is p
+                values.append(place.base if isinstance(place, Deref) else AddrOf(place))
+                types.append(self.visible.get(place.name, "") if isinstance(place, Var) else "")
+                continue
+            types.append(self.expr_type(inner) if inner is not None else "")
+            values.append(self.lower_expr(inner) if inner is not None else Opaque("?"))
+        return values, types
+
+    def arg_nodes(self, arg_list: Node | None) -> list[Node]:
+        return [a for a in self.named(arg_list) if a.type == "argument"]
+
+    # ------------------------------------------------------------------ object creation
+
+    def expr_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        type_ = canon(self.text(node.child_by_field_id(F_TYPE)))
+        return self.lower_creation(node, type_, discard, dest)
+
+    def expr_implicit_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        return self.lower_creation(node, self.expected_type if dest is not None else "", discard, dest)
+
+    expected_type = ""
+    call_generics: int | None = None  # the `<...>` of the call being lowered (None: not written)
+
+    def lower_creation(self, node: Node, type_: str, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`new T(...) { ... }`: a constructor of the analyzed code (its function), of the API
+        (`new T`, may throw), a collection, or another library class (keeps nothing)."""
+        arg_list = node.child_by_field_id(F_ARGUMENTS) or next(
+            (c for c in self.named(node) if c.type == "argument_list"), None)
+        init = node.child_by_field_id(F_INITIALIZER) or next(
+            (c for c in self.named(node) if c.type == "initializer_expression"), None)
+        args, types = self.lower_args(arg_list)
+        head = base_name(type_)
+        api = self.unit.api
+        decl = self.unit.find_class(head) if head and not api.is_api(head) else None
+        if init is not None and dest is None:
+            dest = self.temp()
+        if decl is not None and decl.kind != "interface":
+            ctor = self.pick_method(decl.ctors, types)
+            if ctor is not None or not decl.ctors:
+                callee = decl.function_name(".ctor", ctor) if ctor is not None else f"{decl.path}.{decl.name}"
+                args = self.pack_params(node, ctor, args, types) if ctor is not None else args
+                result = self.emit_call(node, callee, "plain", None, tuple(args), discard and init is None, dest, ANY)
+                self.unit.used(decl)
+            else:
+                result = self.emit_call(node, f"new {head}", "plain", None, tuple(args), discard and init is None, dest,
+                                        None, borrows=True)
+        elif api.is_api(head):
+            internal = "" if api.public_overload_fits(head, ".ctor", types) else "/internal"
+            result = self.emit_call(node, f"new {head}{internal}", "plain", None, tuple(args), discard and init is None,
+                                    dest, ORT)
+        else:
+            known = self.unit.policy.lookup("plain", f"new {head}") is not None
+            result = self.emit_call(node, f"new {head}", "plain", None, tuple(args), discard and init is None, dest,
+                                    None, borrows=not known)
+        if init is not None:
+            self.lower_initializer(init, result, type_)
+        return result
+
+    def lower_constructor_initializer(self, init: Node) -> None:
+        """`: base(...)` / `: this(...)`: the other constructor runs first, with these arguments."""
+        self.stmt_temps = []
+        arg_list = next((c for c in self.named(init) if c.type == "argument_list"), None)
+        args, types = self.lower_args(arg_list)
+        decl = None
+        if self.cls is not None and has_token(init, "this"):
+            decl = self.cls
+        elif self.cls is not None:
+            chain = self.unit.chain(self.cls)
+            decl = chain[1] if len(chain) > 1 else None
+        ctor = self.pick_method(decl.ctors, types) if decl is not None else None
+        if decl is not None and ctor is not None:
+            self.emit_call(init, decl.function_name(".ctor", ctor), "plain", None,
+                           tuple(self.pack_params(init, ctor, args, types)), True, None, ANY)
+        else:
+            self.emit_call(init, self.short_text(init), "plain", None, tuple(args), True, None, None, borrows=True)
+        self.finish_statement(init)
+
+    # ------------------------------------------------------------------ invocation
+
+    def expr_invocation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        fn = node.child_by_field_id(F_FUNCTION)
+        arg_list = node.child_by_field_id(F_ARGUMENTS)
+        if fn is None:
+            return Opaque(self.short_text(node))
+        if fn.type == "identifier" and self.text(fn) == "nameof":
+            return ir.Const(None, self.short_text(node))
+        method, recv = _method_of(self.src, fn)
+        self.call_generics = _explicit_generics(fn)
+        if method == "ForEach" and recv is not None:
+            lam = self.arg_nodes(arg_list)
+            if len(lam) == 1 and _argument_expr(lam[0]) is not None and _argument_expr(lam[0]).type == "lambda_expression":
+                return self.lower_for_each(node, recv, _argument_expr(lam[0]))
+        if not method:  # a delegate value called: `callback(x)`, `(f)(x)`
+            self.lower_expr(fn)
+            args, _types = self.lower_args(arg_list)
+            return self.emit_call(node, self.short_text(fn), "indirect", None, tuple(args), discard, dest, None,
+                                  borrows=True)
+        if recv is None:
+            return self.call_unqualified(node, method, arg_list, discard, dest)
+        if recv.type in ("this", "base"):
+            return self.call_own(node, method, arg_list, discard, dest, base=recv.type == "base")
+        static = self.static_type_of(recv)
+        if static is not None:
+            return self.call_static(node, static, method, arg_list, discard, dest)
+        recv_type = self.expr_type(recv)
+        receiver = self.lower_expr(recv)
+        args, types = self.lower_args(arg_list)
+        callee, style, rcv, token, borrow = self.value_method(recv_type, receiver, method, types, len(args),
+                                                              used=not discard)
+        if style == "plain" and rcv is not None:  # an extension method: the receiver is its first argument
+            args = [rcv] + args
+            rcv = None
+        return self.emit_call(node, callee, style, rcv, tuple(args), discard, dest, token, borrows=borrow)
+
+    def value_method(self, recv_type: str, receiver: ir.Expr, method: str, types: list[str], count: int,
+                     used: bool = True) -> tuple[str, str, ir.Expr | None, str | None, bool]:
+        """(callee, style, receiver, token, borrows) of `receiver.method(...)`; an extension
+        method comes back as style "plain" with the receiver to prepend to the arguments."""
+        head = base_name(recv_type).rstrip("[]") if recv_type else ""
+        api = self.unit.api
+        decl = self.unit.find_class(head) if head and not api.is_api(head) and head not in PRIMITIVES else None
+        if decl is not None:
+            found = self.unit.find_method(decl, method, types, generics=self.call_generics)
+            if found is not None:
+                owner, m = found
+                return owner.function_name(method, m), "plain", None, ANY, False
+            if self.unit.find_extension(method, recv_type, types) is None:
+                # inherited from a class the index cannot see (`class Owned<T> : List<T>`, whose
+                # Dispose disposes its items): it may keep what it is given
+                return f"{head}.{method}", "method", receiver, None, False
+        if head and api.is_api(head):
+            members = api.lookup(head, method)
+            if members:
+                member = api.resolve(head, method, types, used)
+                callee = f"{head}.{method}"
+                if member is not None and member.returns == "void" and api.has_void_and_value(head, method):
+                    callee += "/void"
+                return callee, "method", receiver, None if method in _NO_THROW else ORT, False
+        ext = self.unit.find_extension(method, recv_type, types)
+        if ext is not None:
+            owner, m = ext
+            return owner.function_name(method, m), "plain", receiver, ANY, False
+        if not head or head in ("object", "Object", "dynamic", "var") or _is_type_param(head):
+            callee = method
+        else:
+            callee = f"{head}.{method}"
+        known = self.unit.policy.lookup("method", callee) is not None
+        return callee, "method", receiver, None, not known
+
+    def call_unqualified(self, node: Node, method: str, arg_list: Node | None, discard: bool,
+                         dest: ir.Expr | None) -> ir.Expr:
+        """`M(...)`: a local function, a method of this class (or a base), or something else."""
+        local = self.local_functions.get(method) or self.unit.enclosing_local(self, method)
+        args, types = self.lower_args(arg_list)
+        if local is not None:
+            fname, extra = local
+            full = tuple(args) + tuple(self.var(x) if x in self.visible or x in self.captured else Opaque(x) for x in extra)
+            return self.emit_call(node, fname, "plain", None, full, discard, dest, ANY)
+        if self.cls is not None:
+            found = self.unit.find_method(self.cls, method, types, generics=self.call_generics)
+            if found is not None:
+                owner, m = found
+                args = self.pack_params(node, m, args, types)
+                return self.emit_call(node, owner.function_name(method, m), "plain", None, tuple(args), discard, dest, ANY)
+        spec_known = self.unit.policy.lookup("plain", method) is not None
+        return self.emit_call(node, method, "plain", None, tuple(args), discard, dest, None, borrows=not spec_known)
+
+    def call_own(self, node: Node, method: str, arg_list: Node | None, discard: bool, dest: ir.Expr | None,
+                 base: bool = False) -> ir.Expr:
+        args, types = self.lower_args(arg_list)
+        if self.cls is not None:
+            found = self.unit.find_method(self.cls, method, types, skip_self=base, generics=self.call_generics)
+            if found is not None:
+                owner, m = found
+                args = self.pack_params(node, m, args, types)
+                return self.emit_call(node, owner.function_name(method, m), "plain", None, tuple(args), discard, dest, ANY)
+        return self.emit_call(node, f"{'base' if base else 'this'}.{method}", "plain", None, tuple(args), discard, dest,
+                              None, borrows=True)
+
+    def call_static(self, node: Node, static: str, method: str, arg_list: Node | None, discard: bool,
+                    dest: ir.Expr | None) -> ir.Expr:
+        args, types = self.lower_args(arg_list)
+        api = self.unit.api
+        decl = self.unit.find_class(static) if not api.is_api(static) else None
+        if decl is not None:
+            found = self.unit.find_method(decl, method, types, generics=self.call_generics)
+            if found is not None:
+                owner, m = found
+                args = self.pack_params(node, m, args, types)
+                self.unit.used(owner)
+                return self.emit_call(node, owner.function_name(method, m), "plain", None, tuple(args), discard, dest, ANY)
+        if api.is_api(static):
+            member = api.resolve(static, method, types, not discard)
+            callee = f"{static}.{method}"
+            if member is not None and member.returns == "void" and api.has_void_and_value(static, method):
+                callee += "/void"
+            takes = self.unit.policy.lookup("plain", f"{callee}$takes")
+            if takes is not None:  # ownership passes at the call, before it may throw
+                self.call_counter += 1
+                self.emit(ir.Call(self.call_counter, self.loc(node), f"{callee}$takes", "plain", None, tuple(args), None,
+                                  self.short_text(node), False))
+            return self.emit_call(node, callee, "plain", None, tuple(args), discard, dest,
+                                  None if method in _NO_THROW else ORT)
+        callee = f"{static}.{method}"
+        known = self.unit.policy.lookup("plain", callee) is not None
+        return self.emit_call(node, callee, "plain", None, tuple(args), discard, dest, None, borrows=not known)
+
+    def pack_params(self, node: Node, m: MethodDecl | None, args: list[ir.Expr], types: list[str]) -> list[ir.Expr]:
+        """A `params T[]` method given its trailing arguments one by one: they go into one array."""
+        if m is None or not m.params or m.params[-1].mode != "params":
+            return args
+        fixed = len(m.params) - 1 - (1 if m.extension else 0)
+        if len(args) == fixed + 1 and types[fixed:fixed + 1] and types[fixed].endswith("[]"):
+            return args
+        packed = self.make_collection(node, "new[]", args[fixed:], None)
+        return args[:fixed] + [packed]
+
+    def pick_method(self, cands: list[MethodDecl], types: list[str]) -> MethodDecl | None:
+        fitting = [m for m in cands if m.fits(len(types))]
+        if len(fitting) > 1:
+            typed = [m for m in fitting if all(self.unit.api.compatible(a, p.type) for a, p in
+                                                zip(types, m.params[1:] if m.extension else m.params))]
+            fitting = typed or fitting
+        return fitting[0] if fitting else None
+
+    def lower_for_each(self, node: Node, recv: Node, lam: Node) -> ir.Expr:
+        """`items.ForEach(v => ...)` runs synchronously on each element: the loop it stands for."""
+        coll_type = self.expr_type(recv)
+        coll = self.lower_expr(recv)
+        params = lambda_params(self.src, lam)
+        self.push_scope()
+        elem = self.var(params[0] if params else f"$each{node.start_point[0] + 1}")
+        self.declare(elem.name, element_type(coll_type))
+
+        def body() -> None:
+            inner = lam.child_by_field_id(F_BODY)
+            cont = self.new_block()
+            self.ctx.append(Inlined(cont.id))
+            try:
+                if inner is not None and inner.type == "block":
+                    self.stmt_block(inner)
+                elif inner is not None:
+                    self.lower_expr_stmt(inner)
+            finally:
+                self.ctx.pop()
+            self.jump(cont)
+            self.start(cont)
+        self.element_loop(node, coll, elem, body)
+        self.pop_scope(None)
+        return _VOID
+
+    # ------------------------------------------------------------------ static types
+
+    def static_type_of(self, node: Node) -> str | None:
+        """The type a receiver names when it names a type (`OrtValue` in
+        `OrtValue.CreateTensorValueFromMemory(...)`), else None."""
+        t = node.type
+        if t in ("identifier", "generic_name"):
+            name = self.text(node).split("<")[0]
+            if name in self.visible or name in self.captured or (self.cls is not None and self.member_type(name) is not None):
+                return None
+            if self.unit.api.is_api(name) or self.unit.find_class(name) is not None or name[:1].isupper():
+                return name
+            return None
+        if t in ("member_access_expression", "qualified_name", "alias_qualified_name"):
+            text = "".join(self.text(node).split())
+            head = text.split(".")[0]
+            if head in self.visible or head in self.captured or (self.cls is not None and self.member_type(head) is not None):
+                return None
+            parts = text.split(".")
+            if all(p[:1].isupper() or p in ("global::System",) for p in parts[-1:]) and all(p.isidentifier() for p in parts):
+                last = parts[-1]
+                if self.unit.api.is_api(last) or self.unit.find_class(last) is not None:
+                    return last
+                if self.unit.is_namespace_path(".".join(parts[:-1])) and last[:1].isupper():
+                    return last
+        if t == "predefined_type":
+            return self.text(node)
+        return None
+
+    def expr_type(self, node: Node | None) -> str:
+        """The static type of an expression where the code (or the API tables) tell it; ""."""
+        if node is None:
+            return ""
+        self.depth += 1
+        try:
+            if self.depth > self.MAX_NESTING:
+                return ""
+            return self._expr_type(node)
+        finally:
+            self.depth -= 1
+
+    def _expr_type(self, node: Node) -> str:
+        t = node.type
+        if t == "identifier":
+            name = self.text(node)
+            if name in self.visible:
+                return self.visible[name]
+            if name in self.captured:
+                return self.captured[name]
+            return self.member_type(name) or ""
+        if t in ("this", "base"):
+            return self.cls.path if self.cls is not None else ""
+        if t in ("parenthesized_expression", "checked_expression", "await_expression"):
+            kids = self.named(node)
+            inner = self.expr_type(kids[0]) if kids else ""
+            return unwrap_task(inner) if t == "await_expression" else inner
+        if t == "postfix_unary_expression":
+            kids = self.named(node)
+            return self.expr_type(kids[0]) if kids and self.text(node).endswith("!") else ""
+        if t in ("object_creation_expression", "cast_expression", "array_creation_expression", "default_expression"):
+            typ = canon(self.text(node.child_by_field_id(F_TYPE)))
+            return typ
+        if t == "as_expression":
+            return canon(self.text(node.child_by_field_id(self.F.right)))
+        if t == "implicit_array_creation_expression":
+            init = next((c for c in self.named(node) if c.type == "initializer_expression"), None)
+            first = next(iter(self.named(init)), None)
+            elem = self.expr_type(first) if first is not None else ""
+            return f"{elem}[]" if elem else ""
+        if t in _STRING_TYPES:
+            return "string"
+        if t == "integer_literal":
+            return "int"
+        if t == "real_literal":
+            return "float" if self.text(node).lower().endswith("f") else "double"
+        if t == "boolean_literal":
+            return "bool"
+        if t == "null_literal":
+            return "null"
+        if t == "conditional_expression":
+            return self.expr_type(node.child_by_field_id(self.F.consequence)) or \
+                self.expr_type(node.child_by_field_id(self.F.alternative))
+        if t == "binary_expression" and self.operator(node) == "??":
+            return self.expr_type(node.child_by_field_id(self.F.left)) or self.expr_type(node.child_by_field_id(self.F.right))
+        if t == "element_access_expression":
+            base = self.expr_type(node.child_by_field_id(F_EXPRESSION))
+            if family(base) == "map":
+                args = type_args(base)
+                return args[1] if len(args) == 2 else ""
+            return element_type(base)
+        if t == "member_access_expression":
+            return self.member_access_type(node.child_by_field_id(F_EXPRESSION), self.text(node.child_by_field_id(F_NAME)))
+        if t == "conditional_access_expression":
+            cond = node.child_by_field_id(self.F.condition)
+            binding = next((c for c in self.named(node) if c.type == "member_binding_expression"), None)
+            if binding is not None:
+                return self.member_access_type(cond, self.text(binding.child_by_field_id(F_NAME)))
+            return ""
+        if t == "invocation_expression":
+            return self.call_type(node)
+        return ""
+
+    def member_access_type(self, obj: Node | None, name: str) -> str:
+        if obj is None:
+            return ""
+        if obj.type in ("this", "base"):
+            return self.member_type(name) or ""
+        static = self.static_type_of(obj)
+        owner_type = static if static is not None else self.expr_type(obj)
+        if not owner_type:
+            return ""
+        head = base_name(owner_type)
+        if name == "Value" and head == "KeyValuePair":
+            args = type_args(owner_type)
+            return args[1] if len(args) == 2 else ""
+        if name in ("Values", "Keys") and family(owner_type) == "map":
+            args = type_args(owner_type)
+            return f"IEnumerable<{args[1 if name == 'Values' else 0]}>" if len(args) == 2 else ""
+        if name in ("Count", "Length"):
+            return "int"
+        if self.unit.api.is_api(head):
+            return self.unit.api.property_type(owner_type, name)
+        decl = self.unit.find_class(head)
+        if decl is not None:
+            found = self.unit.member(decl, name)
+            return found[0] if found is not None else ""
+        return ""
+
+    def call_type(self, node: Node) -> str:
+        """The type a call returns: the analyzed code's declaration, the API's, or LINQ's."""
+        fn = node.child_by_field_id(F_FUNCTION)
+        method, recv = _method_of(self.src, fn)
+        if not method:
+            return ""
+        arg_types = [self.expr_type(_argument_expr(a)) for a in self.arg_nodes(node.child_by_field_id(F_ARGUMENTS))]
+        if recv is None or recv.type in ("this", "base"):
+            if self.cls is not None:
+                found = self.unit.find_method(self.cls, method, arg_types)
+                if found is not None:
+                    return found[1].returns
+            local = self.unit.local_return_type(self, method)
+            return local or ""
+        static = self.static_type_of(recv)
+        api = self.unit.api
+        if static is not None:
+            if api.is_api(static):
+                m = api.resolve(static, method, arg_types, True)
+                return m.returns if m is not None else ""
+            decl = self.unit.find_class(static)
+            found = self.unit.find_method(decl, method, arg_types) if decl is not None else None
+            return found[1].returns if found is not None else ""
+        recv_type = self.expr_type(recv)
+        head = base_name(recv_type)
+        if api.is_api(head):
+            m = api.resolve(recv_type, method, arg_types, True)
+            if m is not None:
+                return substitute(m.returns, recv_type)
+        decl = self.unit.find_class(head) if head else None
+        if decl is not None:
+            found = self.unit.find_method(decl, method, arg_types)
+            if found is not None:
+                return found[1].returns
+        ext = self.unit.find_extension(method, recv_type, arg_types)
+        if ext is not None:
+            return ext[1].returns
+        elem = element_type(recv_type) if is_collection(recv_type) else ""
+        if method in _FIRST and elem:
+            return elem
+        if method in ("ToArray",) and elem:
+            return f"{elem}[]"
+        if method in ("ToList",) and elem:
+            return f"List<{elem}>"
+        if method in _SAME_SEQ and elem:
+            return f"IEnumerable<{elem}>"
+        if method in ("GetAwaiter", "ConfigureAwait"):
+            return recv_type
+        return ""
+
+
+def _method_of(src: bytes, fn: Node) -> tuple[str, Node | None]:
+    """(method name, receiver node) of an invocation's function part; ("", None) for a delegate."""
+    t = fn.type
+    if t in ("identifier", "generic_name"):
+        return src[fn.start_byte:fn.end_byte].decode("utf-8", "replace").split("<")[0].strip(), None
+    if t == "member_access_expression":
+        name = fn.child_by_field_id(F_NAME)
+        obj = fn.child_by_field_id(F_EXPRESSION)
+        text = src[name.start_byte:name.end_byte].decode("utf-8", "replace") if name is not None else ""
+        return text.split("<")[0].strip(), obj
+    if t == "conditional_access_expression":
+        binding = next((c for c in fn.named_children if c.type == "member_binding_expression"), None)
+        if binding is not None:
+            name = binding.child_by_field_id(F_NAME)
+            text = src[name.start_byte:name.end_byte].decode("utf-8", "replace") if name is not None else ""
+            return text.split("<")[0].strip(), fn.child_by_field_name("condition")
+    return "", None
+
+
+def _explicit_generics(fn: Node) -> int | None:
+    """How many type arguments a call writes (`M<T>(...)`), None when it writes none."""
+    name = fn.child_by_field_id(F_NAME) if fn.type == "member_access_expression" else fn
+    if name is not None and name.type == "generic_name":
+        args = next((c for c in name.named_children if c.type == "type_argument_list"), None)
+        return len(args.named_children) if args is not None else None
+    return None
+
+
+def _argument_expr(arg: Node) -> Node | None:
+    kids = [c for c in arg.children if (c.is_named and c.type != "comment") or c.type in ("this", "base")]
+    if len(kids) >= 2 and kids[0].type == "identifier" and arg.children and any(c.type == ":" for c in arg.children):
+        return kids[-1]
+    return kids[-1] if kids else None
+
+
+def lambda_params(src: bytes, lam: Node) -> list[str]:
+    params = lam.child_by_field_id(F_PARAMETERS)
+    if params is None:
+        kids = [c for c in lam.named_children if c.type in ("identifier", "implicit_parameter")]
+        return [src[k.start_byte:k.end_byte].decode() for k in kids[:1]]
+    if params.type in ("identifier", "implicit_parameter"):
+        return [src[params.start_byte:params.end_byte].decode()]
+    out = []
+    for p in params.named_children:
+        name = p.child_by_field_id(F_NAME) if p.type == "parameter" else (p if p.type in ("identifier", "implicit_parameter") else None)
+        if name is not None:
+            out.append(src[name.start_byte:name.end_byte].decode())
+    return out
+
+
+def _is_type_param(name: str) -> bool:
+    return (len(name) == 1 and name.isupper()) or (name.startswith("T") and name[1:2].isupper() and len(name) <= 10
+                                                   and name not in ("TimeSpan", "Type", "Task", "Thread", "Tuple"))
+

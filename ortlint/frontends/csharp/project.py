@@ -1,0 +1,581 @@
+"""The project-wide index of C# declarations: the classes of the analyzed code, their members
+with types, their methods with signatures, extension methods, and which members each class
+disposes somewhere.
+
+The project is what `csc` compiles together: the folder of the nearest `.sln` above the file,
+else of the nearest `.csproj`, with every `.cs` file below it (`bin/`, `obj/` and hidden folders
+left out); a file with neither around it sees its own folder only. The index is built once per
+process and project; a file's result records the other files whose declarations it used, so the
+cache re-analyzes it when they change.
+
+Disposal evidence ("does some method of the class dispose member M?") decides whether storing
+an object into M hands it on (the suite's README, item 13): a class whose methods never dispose
+a member, or whose only cleanup is a finalizer, does not own what is stored there. Evidence is
+syntactic and generous, so that doubt means ownership (nothing reported): M is disposed when a
+method other than a finalizer calls `Dispose()`/`DisposeAsync()`/`Close()` on it or on an element
+of it (`M?.Dispose()`, `((IDisposable)M).Dispose()`, `M[i].Dispose()`), loops over it disposing
+(`foreach (var v in M.Values) v.Dispose()`, `M.ForEach(v => v.Dispose())`), passes it to any call
+that is not the ONNX Runtime API (a helper may dispose it), uses it in `using`, or copies it to a
+local. A member disposed through another object (`owner.Session.Dispose()`) counts for every
+class that has a member of that name.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from .syntax import (F_ARGUMENTS, F_BODY, F_EXPRESSION, F_FUNCTION, F_NAME, F_PARAMETERS, F_RETURNS, F_RIGHT, F_TYPE,
+                     F_TYPE_PARAMETERS, F_VALUE, TYPE_DECLS, modifiers, named, parse_budget, parse_tree, prepare, text_of)
+from .types import canon
+
+MAX_INDEX_FILES = 4000
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+MAX_INDEXED_BYTES = 2 * 1024 * 1024  # larger files (generated code) are not indexed
+INDEX_PARSE_SHARE = 0.25
+DISPOSERS = frozenset({"Dispose", "DisposeAsync", "Close"})
+_EXTERNAL_DISPOSE = re.compile(rb"\.\s*([A-Za-z_]\w*)\s*\??\s*\.\s*(?:Dispose|DisposeAsync|Close)\s*\(")
+_SKIP_DIRS = frozenset({"bin", "obj", "node_modules", "packages", "Library", "Temp"})
+
+
+@dataclass
+class ParamDecl:
+    name: str
+    type: str
+    mode: str = ""  # "ref" | "out" | "in" | "params" | "this" | ""
+    optional: bool = False
+
+
+@dataclass
+class MethodDecl:
+    name: str
+    params: list[ParamDecl]
+    returns: str
+    static: bool = False
+    body: bool = True
+    line: int = 0
+    file: str = ""
+    generics: int = 0  # type parameters (`M<T>` and `M` are different overloads)
+
+    @property
+    def extension(self) -> bool:
+        return bool(self.params) and self.params[0].mode == "this"
+
+    def fits(self, count: int) -> bool:
+        ps = self.params[1:] if self.extension else self.params
+        required = sum(1 for p in ps if not p.optional and p.mode != "params")
+        if ps and ps[-1].mode == "params":
+            return count >= required
+        return required <= count <= len(ps)
+
+
+@dataclass
+class ClassDecl:
+    """A class, struct, record or interface of the analyzed code (all its partial parts)."""
+
+    path: str  # Outer.Inner
+    namespace: str
+    kind: str
+    files: list[str] = field(default_factory=list)
+    bases: list[str] = field(default_factory=list)  # canonical, as written
+    members: dict[str, tuple[str, bool]] = field(default_factory=dict)  # field/property -> (type, static)
+    methods: dict[str, list[MethodDecl]] = field(default_factory=dict)
+    ctors: list[MethodDecl] = field(default_factory=list)
+    spans: list[tuple[str, int, int]] = field(default_factory=list)  # (file, start, end) of each part
+    evidence: set[str] | None = None  # members with disposal evidence (computed when first asked)
+    partial: bool = False
+    static: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit(".", 1)[-1]
+
+    def function_name(self, method: str, decl: MethodDecl) -> str:
+        """The IR name of one method: `Class.Method`, with `/N` (its parameter count) when the
+        class has several methods of that name."""
+        if method == ".ctor":
+            base = f"{self.path}.{self.name}"
+            return base if len(self.ctors) <= 1 else f"{base}/{len(decl.params)}"
+        found = self.methods.get(method, [])
+        base = f"{self.path}.{method}"
+        if len(found) <= 1:
+            return base
+        n = len(decl.params)
+        twin = any(m is not decl and len(m.params) == n and m.generics != decl.generics for m in found)
+        return f"{base}/{n}" + (f"`{decl.generics}" if twin else "")
+
+
+class ProjectIndex:
+    """The classes of one project, by simple name (and nested path), with extension methods."""
+
+    def __init__(self, root: str, api_classes: frozenset[str] = frozenset(), api_members: frozenset[str] = frozenset()):
+        self.root = root
+        self.api_classes, self.api_members = api_classes, api_members
+        self.by_name: dict[str, list[ClassDecl]] = {}
+        self.extensions: dict[str, list[tuple[ClassDecl, MethodDecl]]] = {}
+        self.external_disposed: set[str] = set()
+        self.subclasses: dict[str, list[ClassDecl]] = {}
+        self.trees: dict[str, tuple[bytes, Node]] = {}  # file -> (prepared source, root): the last few parsed
+
+    def note_external(self, data: bytes) -> None:
+        """`owner.Session.Dispose()` / `x.Items?.Dispose()` anywhere: members disposed through
+        another object (a regular expression over the text: no walk of every body)."""
+        if b"Dispose" in data or b"Close" in data:
+            for m in _EXTERNAL_DISPOSE.finditer(data):
+                self.external_disposed.add(m.group(1).decode("utf-8", "replace"))
+
+    def disposes(self, decl: ClassDecl) -> set[str]:
+        """The members `decl`'s methods dispose (see the module doc), found by walking its parts'
+        bodies the first time a store into one of its members asks."""
+        if decl.evidence is None:
+            decl.evidence = set()
+            for path, start, end in decl.spans:
+                found = self.tree(path)
+                if found is None:
+                    continue
+                src, root = found
+                node = root.descendant_for_byte_range(start, end)
+                while node is not None and not (node.start_byte == start and node.end_byte == end):
+                    node = node.parent
+                if node is not None:
+                    _Evidence(src, self.api_classes, self.api_members).collect(node, decl.evidence)
+        return decl.evidence
+
+    def tree(self, path: str) -> tuple[bytes, Node] | None:
+        found = self.trees.get(path)
+        if found is None:
+            try:
+                with open(path, "rb") as fh:
+                    src = prepare(fh.read(MAX_INDEXED_BYTES + 1))
+            except OSError:
+                return None
+            if len(src) > MAX_INDEXED_BYTES:
+                return None
+            tree = parse_tree(src, parse_budget(len(src)) * INDEX_PARSE_SHARE)
+            if tree is None:
+                return None
+            if len(self.trees) > 16:
+                self.trees.pop(next(iter(self.trees)))
+            found = self.trees[path] = (src, tree.root_node)
+        return found
+
+    def add(self, decl: ClassDecl) -> ClassDecl:
+        """Add a class; a partial class's parts merge into one declaration."""
+        for other in self.by_name.get(decl.name, []):
+            if other.path == decl.path and other.namespace == decl.namespace and (decl.partial or other.partial):
+                other.files.extend(f for f in decl.files if f not in other.files)
+                other.bases.extend(b for b in decl.bases if b not in other.bases)
+                other.members.update(decl.members)
+                for name, ms in decl.methods.items():
+                    other.methods.setdefault(name, []).extend(ms)
+                other.ctors.extend(decl.ctors)
+                other.spans.extend(decl.spans)
+                other.partial = True
+                return other
+        self.by_name.setdefault(decl.name, []).append(decl)
+        return decl
+
+    def link(self) -> None:
+        for decls in self.by_name.values():
+            for decl in decls:
+                for ms in decl.methods.values():
+                    for m in ms:
+                        if m.extension and m.static:
+                            self.extensions.setdefault(m.name, []).append((decl, m))
+                for base in decl.bases:
+                    self.subclasses.setdefault(base.split("<")[0], []).append(decl)
+
+    def find(self, name: str, namespaces: tuple[str, ...] = ()) -> ClassDecl | None:
+        """The class a (simple or nested) name means: one of the preferred namespaces first."""
+        simple = name.rsplit(".", 1)[-1].split("<")[0]
+        found = [d for d in self.by_name.get(simple, []) if d.path == name.split("<")[0] or d.path.endswith("." + simple)
+                 or d.path == simple]
+        if not found:
+            return None
+        for ns in namespaces:
+            for d in found:
+                if d.namespace == ns:
+                    return d
+        return found[0]
+
+    def base_chain(self, decl: ClassDecl, namespaces: tuple[str, ...] = ()) -> list[ClassDecl]:
+        """`decl` and its project base classes, nearest first."""
+        out, seen = [], set()
+        cur: ClassDecl | None = decl
+        while cur is not None and id(cur) not in seen and len(out) < 32:
+            seen.add(id(cur))
+            out.append(cur)
+            cur = next((b for b in (self.find(x, (cur.namespace,) + namespaces) for x in cur.bases)
+                        if b is not None and b.kind != "interface"), None)
+        return out
+
+    def derived(self, decl: ClassDecl) -> list[ClassDecl]:
+        """Every project class deriving from `decl`, transitively."""
+        out, stack, seen = [], [decl], {id(decl)}
+        while stack and len(out) < 256:
+            cur = stack.pop()
+            for sub in self.subclasses.get(cur.name, []):
+                if id(sub) not in seen:
+                    seen.add(id(sub))
+                    out.append(sub)
+                    stack.append(sub)
+        return out
+
+    def owns(self, decl: ClassDecl, member: str, namespaces: tuple[str, ...] = ()) -> bool:
+        """Does the class (its hierarchy in the project) dispose `member` somewhere? True also
+        when the member is not declared where the index can see it (an unknown base class)."""
+        if member in self.external_disposed:
+            return True
+        chain = self.base_chain(decl, namespaces)
+        owner = next((c for c in chain if member in c.members), None)
+        if owner is None:
+            return True
+        family = chain[:chain.index(owner) + 1] + self.derived(owner)
+        return any(member in self.disposes(c) for c in family)
+
+
+# ----------------------------------------------------------------------------- building
+
+_PROJECTS: dict[str, ProjectIndex | None] = {}
+
+
+def project_root(path: str) -> tuple[str, bool]:
+    """(folder, recursive): the nearest folder above `path` holding a `.csproj` (what one
+    compilation sees), else the file's own folder, not recursively."""
+    cur = os.path.dirname(os.path.abspath(path))
+    for _ in range(40):
+        try:
+            names = os.listdir(cur)
+        except OSError:
+            break
+        if any(n.endswith(".csproj") for n in names):
+            return cur, True
+        if ".git" in names:
+            break
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    return os.path.dirname(os.path.abspath(path)), False
+
+
+def project_files(root: str, recursive: bool) -> list[str] | None:
+    """Every `.cs` file of the project, or None when there are too many to index."""
+    files: list[str] = []
+    total = 0
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS) if recursive else []
+        for name in sorted(names):
+            if name.endswith(".cs"):
+                full = os.path.join(folder, name)
+                files.append(full)
+                try:
+                    total += os.path.getsize(full)
+                except OSError:
+                    pass
+        if len(files) > MAX_INDEX_FILES or total > MAX_INDEX_BYTES:
+            return None
+    return files
+
+
+def project_index(path: str, api_classes: frozenset[str], api_members: frozenset[str]) -> ProjectIndex | None:
+    """The index of the project holding `path` (built on first use), None when too large."""
+    root, recursive = project_root(path)
+    key = root + ("" if recursive else os.sep + "<folder>")
+    if key in _PROJECTS:
+        return _PROJECTS[key]
+    files = project_files(root, recursive)
+    if files is None:
+        _PROJECTS[key] = None
+        return None
+    index = ProjectIndex(root, api_classes, api_members)
+    for full in files:
+        try:
+            if os.path.getsize(full) > MAX_INDEXED_BYTES:
+                continue
+            with open(full, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if b"\0" in data[:8192]:
+            continue
+        index.note_external(data)
+        for decl in declarations(full, data):
+            index.add(decl)
+    index.link()
+    _PROJECTS[key] = index
+    return index
+
+
+def declarations(path: str, data: bytes, root: Node | None = None) -> list[ClassDecl]:
+    """The classes one file declares (members and signatures; no bodies are walked)."""
+    src = prepare(data) if root is None else data
+    if root is None:
+        tree = parse_tree(src, parse_budget(len(src)) * INDEX_PARSE_SHARE)
+        if tree is None:
+            return []
+        root = tree.root_node
+    reader = _Reader(path, src)
+    reader.scope(root, "", None)
+    return reader.out
+
+
+class _Reader:
+    """One file's declarations."""
+
+    def __init__(self, path: str, src: bytes):
+        self.path, self.src = path, src
+        self.out: list[ClassDecl] = []
+
+    def text(self, node: Node | None) -> str:
+        return text_of(self.src, node)
+
+    def scope(self, node: Node, namespace: str, outer: ClassDecl | None) -> None:
+        ns = namespace
+        for child in node.named_children:
+            t = child.type
+            if t == "file_scoped_namespace_declaration":
+                ns = self.text(child.child_by_field_id(F_NAME))
+            elif t == "namespace_declaration":
+                inner = self.text(child.child_by_field_id(F_NAME))
+                self.scope(child.child_by_field_id(F_BODY), f"{ns}.{inner}" if ns else inner, None)
+            elif t in TYPE_DECLS:
+                self.type_decl(child, ns, outer)
+            elif t in ("declaration_list", "preproc_if", "preproc_else", "preproc_elif"):
+                self.scope(child, ns, outer)
+
+    def type_decl(self, node: Node, ns: str, outer: ClassDecl | None) -> None:
+        name = self.text(node.child_by_field_id(F_NAME))
+        mods = modifiers(self.src, node)
+        decl = ClassDecl(f"{outer.path}.{name}" if outer is not None else name, ns, node.type.split("_")[0],
+                         files=[self.path], partial="partial" in mods, static="static" in mods,
+                         spans=[(self.path, node.start_byte, node.end_byte)])
+        base_list = next((c for c in node.named_children if c.type == "base_list"), None)
+        for b in named(base_list):
+            if b.type not in ("argument_list",):
+                decl.bases.append(canon(self.text(b.child_by_field_id(F_TYPE) if b.type == "primary_constructor_base_type"
+                                                  else b)))
+        params = node.child_by_field_id(F_PARAMETERS)  # a record's or primary constructor's parameters
+        if params is not None:
+            for p in read_params(self.src, params):
+                decl.members[p.name] = (p.type, False)
+        self.out.append(decl)
+        body = node.child_by_field_id(F_BODY)
+        for member in named(body):
+            self.member(member, decl, ns)
+
+    def member(self, node: Node, decl: ClassDecl, ns: str) -> None:
+        t = node.type
+        if t in TYPE_DECLS:
+            self.type_decl(node, ns, decl)
+            return
+        if t in ("preproc_if", "preproc_else", "preproc_elif"):
+            for child in named(node):
+                self.member(child, decl, ns)
+            return
+        mods = modifiers(self.src, node)
+        static = "static" in mods or "const" in mods
+        if t in ("field_declaration", "event_field_declaration"):
+            vd = next((c for c in node.named_children if c.type == "variable_declaration"), None)
+            ftype = canon(self.text(vd.child_by_field_id(F_TYPE))) if vd is not None else ""
+            for v in named(vd):
+                if v.type == "variable_declarator":
+                    decl.members[self.text(v.child_by_field_id(F_NAME))] = (ftype, static)
+        elif t == "property_declaration":
+            decl.members[self.text(node.child_by_field_id(F_NAME))] = (canon(self.text(node.child_by_field_id(F_TYPE))),
+                                                                      static)
+        elif t in ("method_declaration", "constructor_declaration", "operator_declaration",
+                   "conversion_operator_declaration", "indexer_declaration", "event_declaration"):
+            name = self.text(node.child_by_field_id(F_NAME)) if t in ("method_declaration", "constructor_declaration") else t
+            body = node.child_by_field_id(F_BODY) or next((c for c in node.named_children
+                                                           if c.type == "arrow_expression_clause"), None)
+            if t in ("method_declaration", "constructor_declaration"):
+                tparams = node.child_by_field_id(F_TYPE_PARAMETERS)
+                m = MethodDecl(name, read_params(self.src, node.child_by_field_id(F_PARAMETERS)),
+                               canon(self.text(node.child_by_field_id(F_RETURNS))) if t == "method_declaration" else "",
+                               static, body is not None, node.start_point[0] + 1, self.path,
+                               sum(1 for c in named(tparams) if c.type == "type_parameter"))
+                if t == "constructor_declaration":
+                    if not static:
+                        decl.ctors.append(m)
+                else:
+                    decl.methods.setdefault(name, []).append(m)
+
+
+
+class _Evidence:
+    """Which members the bodies of one class dispose (see the module doc)."""
+
+    def __init__(self, src: bytes, api_classes: frozenset[str], api_members: frozenset[str]):
+        self.src = src
+        self.api_classes, self.api_members = api_classes, api_members
+
+    def text(self, node: Node | None) -> str:
+        return text_of(self.src, node)
+
+    def collect(self, class_node: Node, out: set[str]) -> None:
+        """Walk the members of one class declaration (not its nested classes)."""
+        body = class_node.child_by_field_id(F_BODY)
+        for member in named(body):
+            if member.type not in TYPE_DECLS:
+                self.evidence(member, out)
+
+    def evidence(self, node: Node, decl: set[str]) -> None:
+        """Members that the code under `node` disposes."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            t = n.type
+            if t in TYPE_DECLS or t == "destructor_declaration":
+                continue
+            if t == "invocation_expression":
+                self.invocation_evidence(n, decl)
+            elif t == "foreach_statement":
+                body = n.child_by_field_id(F_BODY)
+                if body is not None and _calls_disposer(self.src, body):
+                    self.note(n.child_by_field_id(F_RIGHT), decl)
+            elif t == "object_creation_expression":
+                created = canon(self.text(n.child_by_field_id(F_TYPE))).split("<")[0]
+                if created not in self.api_classes:
+                    args = next((c for c in n.named_children if c.type == "argument_list"), None)
+                    for a in named(args):
+                        self.note(_argument_value(a), decl)
+            elif t == "using_statement":
+                for c in named(n):
+                    if c.type != "block" and c.type != "variable_declaration":
+                        self.note(c, decl)
+                        break
+            elif t == "variable_declarator":  # `var s = _session;` (a local copy may be disposed)
+                value = declarator_value(n)
+                if value is not None and value.type in ("identifier", "member_access_expression") \
+                        and n.parent is not None and n.parent.parent is not None \
+                        and n.parent.parent.type != "field_declaration":
+                    self.note(value, decl)
+            stack.extend(n.named_children)
+
+    def invocation_evidence(self, n: Node, decl: set[str]) -> None:
+        fn = n.child_by_field_id(F_FUNCTION)
+        method, receiver = _method_and_receiver(self.src, fn)
+        args = n.child_by_field_id(F_ARGUMENTS)
+        if method in DISPOSERS:
+            self.note(receiver, decl)
+        elif receiver is not None and args is not None and any(w in self.text(args) for w in DISPOSERS):
+            self.note(receiver, decl)  # `list.ForEach(v => v.Dispose())`
+        if method in self.api_members or method == "nameof":
+            return
+        for a in named(args):
+            self.note(_argument_value(a), decl)
+
+    def note(self, node: Node | None, decl: set[str]) -> None:
+        """Record the member at the root of `node` (`_x`, `this._x`, `_x[i]`, `(T)_x`)."""
+        root, _via = _root_member(self.src, node)
+        if root:
+            decl.add(root)
+
+
+def read_params(src: bytes, plist: Node | None) -> list[ParamDecl]:
+    """The parameters of a parameter list; `params T[] xs` is not a `parameter` node in this
+    grammar but a `params` token followed by the list's own `type` and `name` fields."""
+    out: list[ParamDecl] = []
+    if plist is None:
+        return out
+    pending_params = False
+    ptype = ""
+    for i, p in enumerate(plist.children):
+        if not p.is_named:
+            if p.type == "params":
+                pending_params = True
+            continue
+        field = plist.field_name_for_child(i)
+        if pending_params and field == "type":
+            ptype = canon(text_of(src, p))
+            continue
+        if pending_params and field == "name":
+            out.append(ParamDecl(text_of(src, p), ptype, "params", False))
+            pending_params = False
+            continue
+        if p.type != "parameter":
+            continue
+        words = {text_of(src, c) for c in p.children if not c.is_named}
+        words |= {text_of(src, c) for c in p.named_children if c.type == "modifier"}
+        mode = next((w for w in ("ref", "out", "in", "params", "this") if w in words), "")
+        optional = "=" in words or any(c.type == "equals_value_clause" for c in p.named_children)
+        out.append(ParamDecl(text_of(src, p.child_by_field_id(F_NAME)), canon(text_of(src, p.child_by_field_id(F_TYPE))),
+                             mode, optional))
+    return out
+
+
+def declarator_value(decl: Node) -> Node | None:
+    """The initializer of `x = v` in a variable declarator (the grammar gives it no field; it
+    may be the anonymous `this`)."""
+    children = decl.children
+    for i, c in enumerate(children):
+        if not c.is_named and c.type == "=":
+            rest = [k for k in children[i + 1:] if k.is_named and k.type != "comment" or k.type in ("this", "base")]
+            return rest[0] if rest else None
+    return None
+
+
+def _calls_disposer(src: bytes, body: Node) -> bool:
+    for w in DISPOSERS:
+        if (w + "(").encode() in src[body.start_byte:body.end_byte]:
+            return True
+    return False
+
+
+def _argument_value(arg: Node) -> Node | None:
+    """The expression of an argument (`out var x`, `ref y`, `name: v`, `this`)."""
+    kids = [c for c in arg.children if (c.is_named and c.type != "comment") or c.type in ("this", "base")]
+    return kids[-1] if kids else None
+
+
+def _method_and_receiver(src: bytes, fn: Node | None) -> tuple[str, Node | None]:
+    """`recv.M` / `recv?.M` / `M`: the method name and the receiver expression."""
+    if fn is None:
+        return "", None
+    if fn.type == "member_access_expression":
+        name = fn.child_by_field_id(F_NAME)
+        return text_of(src, name).split("<")[0], fn.child_by_field_id(F_EXPRESSION)
+    if fn.type == "conditional_access_expression":
+        binding = next((c for c in fn.named_children if c.type == "member_binding_expression"), None)
+        if binding is not None:
+            return text_of(src, binding.child_by_field_id(F_NAME)).split("<")[0], fn.named_children[0]
+    if fn.type in ("identifier", "generic_name"):
+        return text_of(src, fn).split("<")[0], None
+    return "", None
+
+
+_WRAPPERS = frozenset({"parenthesized_expression", "cast_expression", "as_expression", "postfix_unary_expression",
+                       "element_access_expression", "conditional_access_expression", "element_binding_expression"})
+
+
+def _root_member(src: bytes, node: Node | None) -> tuple[str, str]:
+    """(the identifier at the root of a member chain when it is a simple name or `this.X`, the
+    last member name reached through another object)."""
+    via = ""
+    for _ in range(64):
+        if node is None:
+            return "", via
+        t = node.type
+        if t == "identifier":
+            return text_of(src, node), via
+        if t == "member_access_expression":
+            obj = node.child_by_field_id(F_EXPRESSION)
+            name = text_of(src, node.child_by_field_id(F_NAME))
+            if obj is not None and obj.type in ("this_expression", "this"):
+                return name, via
+            via = via or name
+            node = obj
+            continue
+        if t in _WRAPPERS:
+            kids = named(node)
+            node = node.child_by_field_id(F_VALUE) if t == "cast_expression" else (kids[0] if kids else None)
+            continue
+        if t == "argument":
+            node = _argument_value(node)
+            continue
+        return "", via
+    return "", via
+
