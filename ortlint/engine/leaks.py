@@ -165,8 +165,10 @@ class LeakCollection:
             level = "warning" if record.exceptional_only and rule in ("ORT010", "ORT030") else ""
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
                               trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}")
-            # Go: one finding per creating call, even for the several values one `Run` allocates
-            key = (rule, site.line, site.col, site.callee) if rule == "ORT020" else (rule, site.line, site.col, site_key)
+            # Go and C#: one finding per creating call, even for the several values one `Run` allocates
+            # or one helper returns in a collection
+            key = (rule, site.line, site.col, site.callee) if rule in ("ORT020", "ORT030") \
+                else (rule, site.line, site.col, site_key)
             if key not in self.findings:
                 self.findings[key] = finding
 
