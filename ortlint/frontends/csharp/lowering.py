@@ -17,6 +17,7 @@ from .project import ClassDecl
 from .scopes import Breakable, Inlined, TryFrame
 from .statements import CSharpStatements
 from .syntax import CSHARP_LANGUAGE, SKIP, named
+from .types import is_collection
 
 if TYPE_CHECKING:
     from .frontend import CSharpFrontEnd
@@ -151,8 +152,19 @@ class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSha
                 field = self.unit.this_fields[name] = Field(THIS, name)
             return field
         place = f"this.{name}"
-        self.locals[place] = False
+        if place not in self.locals:
+            self.locals[place] = False
+            if is_collection(_type):
+                self.seed_collection(place)
         return self.var(place)
+
+    def seed_collection(self, place: str) -> None:
+        """A collection member the class never disposes: what is added to it stays this
+        function's (it leaks when the function ends), so it starts as a local collection."""
+        self.call_counter += 1
+        loc = self.loc(self.node)
+        self.blocks[0].events.insert(0, ir.Call(self.call_counter, loc, "new[]", "plain", None, (), self.var(place),
+                                                f"{place} (a collection member)", False))
 
     def param_ref(self, name: str) -> ir.Expr:
         """A `ref`/`out` parameter is the caller's variable: reads and writes go through it."""
