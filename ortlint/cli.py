@@ -150,7 +150,7 @@ Documentation: docs/cli.md"""
 @click.option("--no-default-excludes", is_flag=True, default=None,
               help="Also walk .git, build, vendor, third_party and similar folders.")
 @click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
-              help="Analyze SUFFIX as c, cpp, java or go, e.g. .cu=cpp (repeatable).")
+              help="Analyze SUFFIX as c, cpp, java, go or csharp, e.g. .cu=cpp (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.  [default: 0]")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Stop parsing a file or analyzing a function after this long and report it as lost.  [default: 20]")

@@ -113,18 +113,19 @@ def strip_ns(t: str) -> str:
                   r"InteropServices|Linq|IO|Text)\.", "", t)
 
 
-def keep_first_branch(data: bytes) -> bytes:
-    """`#if`/`#else`: the first branch, as the front end keeps it (same bytes, same lines)."""
+def prepared(data: bytes) -> bytes:
+    """The text the front end parses (the first branch of every `#if`, unsafe code and the
+    grammar's blind spots blanked; same length and lines)."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from ortlint.frontends.csharp.syntax import keep_one_branch
-    return keep_one_branch(data)
+    from ortlint.frontends.csharp.syntax import prepare
+    return prepare(data)
 
 
 def collect(files: dict[str, bytes]) -> dict[str, ApiType]:
     types: dict[str, ApiType] = {}
     parser = Parser(LANGUAGE)
     for _path, data in sorted(files.items()):
-        src = keep_first_branch(data)
+        src = prepared(data)
         root = parser.parse(src).root_node
         _walk_scope(src, root, "", None, types)
     return types

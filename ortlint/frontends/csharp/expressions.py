@@ -21,6 +21,23 @@ _TYPE_NODES = frozenset({"predefined_type", "array_type", "nullable_type", "poin
                          "type_argument_list", "implicit_type", "ref_type", "scoped_type", "function_pointer_type"})
 
 
+_CALLS = frozenset({"invocation_expression", "object_creation_expression", "implicit_object_creation_expression",
+                    "assignment_expression", "await_expression", "throw_expression", "lambda_expression",
+                    "array_creation_expression", "implicit_array_creation_expression", "switch_expression"})
+
+
+def _calls(node: Node) -> bool:
+    """Does evaluating `node` call, create or assign anything? (Bounded walk: when in doubt, yes.)"""
+    stack, budget = [node], 2000
+    while stack and budget:
+        n = stack.pop()
+        budget -= 1
+        if n.type in _CALLS:
+            return True
+        stack.extend(n.named_children)
+    return bool(stack)
+
+
 def value_child(node: Node) -> Node | None:
     """The expression inside an argument or similar wrapper (`ref x`, `name: v`, `this`)."""
     kids = [c for c in node.children if (c.is_named and c.type != "comment") or c.type in ("this", "base")]
@@ -155,6 +172,13 @@ class CSharpExpressions:
             kids = self.named(node)
             self.lower_cond(kids[0] if kids else None, f, t, kind)
             return True
+        if node.type == "identifier" and self.text(node) in self.null_tests:
+            # `bool owned = given == null; ... if (owned)`: the same test of `given`, which no
+            # assignment changed in between, so the engine pairs it with the first one
+            subject, op = self.null_tests[self.text(node)]
+            test = Op(op, (self.lower_expr(subject), _NULL))
+            self.terminate(Branch(test, t.id, f.id, self.loc(node), self.short_text(node), kind))
+            return True
         if node.type == "is_pattern_expression":
             value = self.lower_expr(node.child_by_field_id(F_EXPRESSION))
             test = self.pattern_test(value, node.child_by_field_id(F_PATTERN), node)
@@ -243,6 +267,7 @@ class CSharpExpressions:
             return source
         if left_node is not None and left_node.type == "element_access_expression" and op == "=":
             return self.store_element(left_node, right, node)
+        self.forget_null_tests(left_node)
         left = self.lower_place(left_node)
         if op == "??=":  # `x ??= v`: v only when x is null
             then_b, join = self.new_block(), self.new_block()
@@ -260,6 +285,35 @@ class CSharpExpressions:
             return left
         self.assign_from(left, right, self.loc(node))
         return left
+
+    def note_null_test(self, name: str, value: Node | None) -> None:
+        """`bool b = x == null;` (x a local or parameter): remembered, so `if (b)` tests x again."""
+        self.null_tests.pop(name, None)
+        value = self.unparen(value) if value is not None else None
+        if value is None or value.type not in ("binary_expression", "is_pattern_expression"):
+            return
+        if value.type == "binary_expression":
+            op = self.operator(value)
+            left, right = value.child_by_field_id(F_LEFT), value.child_by_field_id(F_RIGHT)
+            if op not in ("==", "!=") or right is None or right.type != "null_literal":
+                return
+        else:
+            pattern = value.child_by_field_id(F_PATTERN)
+            text = "".join(self.text(pattern).split())
+            if text not in ("null", "notnull"):
+                return
+            op, left = ("==" if text == "null" else "!="), value.child_by_field_id(F_EXPRESSION)
+        if left is not None and left.type == "identifier" and self.text(left) in self.visible:
+            self.null_tests[name] = (left, op)
+
+    def forget_null_tests(self, target: Node | None) -> None:
+        """An assignment to `b` or to the `x` it tests ends the pairing."""
+        if target is None or not self.null_tests:
+            return
+        name = self.text(target)
+        for b, (subject, _op) in list(self.null_tests.items()):
+            if b == name or self.text(subject) == name:
+                del self.null_tests[b]
 
     def assign_op(self, node: Node) -> str:
         for c in node.children:
@@ -297,7 +351,22 @@ class CSharpExpressions:
     # -- choices
 
     def expr_conditional_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return self.lower_choice(node, dest)
+        """`c ? a : b`: arms with calls become branches storing into `dest`, so each call happens on
+        its own path and what it creates lands where the expression's value goes."""
+        cond = node.child_by_field_id(F_CONDITION)
+        arms = [node.child_by_field_id(self.F.consequence), node.child_by_field_id(self.F.alternative)]
+        if not any(a is not None and _calls(a) for a in arms):
+            return self.lower_choice(node, dest)
+        result = dest if dest is not None else self.temp()
+        t, f, join = self.new_block(), self.new_block(), self.new_block()
+        self.lower_cond(cond, t, f)
+        for block, arm in zip((t, f), arms):
+            self.start(block)
+            if arm is not None:
+                self.assign_from(result, arm, self.loc(arm))
+            self.jump(join)
+        self.start(join)
+        return result
 
     def expr_binary_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         op = self.operator(node)

@@ -64,6 +64,7 @@ class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSha
         self.local_functions: dict[str, tuple[str, tuple[str, ...], list]] = {}  # name -> (function, extra args, params)
         self.labels: dict[str, ir.Block] = {}
         self.is_iterator = False
+        self.null_tests: dict[str, tuple[Node, str]] = {}  # bool local -> (the local it null-tests, "==" | "!=")
 
     named = staticmethod(named)  # type: ignore[assignment]
 

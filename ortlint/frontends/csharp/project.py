@@ -569,6 +569,10 @@ def _root_member(src: bytes, node: Node | None) -> tuple[str, str]:
             via = via or name
             node = obj
             continue
+        if t == "invocation_expression":  # `_pool.Dequeue().Dispose()`: the collection's element
+            fn = node.child_by_field_id(F_FUNCTION)
+            node = fn.child_by_field_id(F_EXPRESSION) if fn is not None and fn.type == "member_access_expression" else None
+            continue
         if t in _WRAPPERS:
             kids = named(node)
             node = node.child_by_field_id(F_VALUE) if t == "cast_expression" else (kids[0] if kids else None)

@@ -81,6 +81,7 @@ class CSharpStatements:
         if declared in ("var", "") and value is not None:
             type_ = self.expr_type(value)
         self.declare(name, "" if type_ == "var" else type_)
+        self.note_null_test(name, value)
         if value is not None:
             self.assign_from(self.var(name), value, self.loc(d))
         return [name]

@@ -167,7 +167,7 @@ def blank_pointer_casts(data: bytes) -> bytes:
 # lambdas whose parameters have modifiers (`(in T src, ref T dst) => ...`), and an assignment to
 # the reference a method returns (`AsVector(ref d, i) = v;`). Interpolated strings are blanked
 # inside their quotes (ownership never hides in one), the modifiers are blanked, and the `=` of
-# a ref-return assignment becomes `;` (the call stays, the value is an expression statement);
+# a ref-return assignment becomes `+` (both sides stay, as one expression statement);
 # `ref partial struct` loses its `ref`.
 _LAMBDA_HEAD = re.compile(rb"\((?:[^()]|\([^()]*\))*\)\s*=>")
 _PARAM_MODIFIER = re.compile(rb"(?<=[(,])(\s*)(in|ref|out|scoped)(?=\s)")
@@ -190,12 +190,12 @@ _REF_STRUCT = re.compile(rb"\bref(?=\s+(?:partial\s+)?struct\b)")
 
 
 def split_ref_assignments(data: bytes) -> bytes:
-    """`F(ref x) = v;` and `*(p + i) = v;` (unsafe): the target is kept, the `=` becomes `;`."""
+    """`F(ref x) = v;` and `*(p + i) = v;` (unsafe): both sides are kept, the `=` becomes `+`."""
     if b"ref " in data:
-        data = _REF_ASSIGN.sub(lambda m: m.group(1) + b";", data)
+        data = _REF_ASSIGN.sub(lambda m: m.group(1) + b"+", data)
         data = _REF_STRUCT.sub(b"   ", data)  # `ref partial struct S`: the grammar knows `ref struct` only
     if b"unsafe" in data:
-        data = _DEREF_ASSIGN.sub(lambda m: m.group(1) + b" " + m.group(2) + b";", data)
+        data = _DEREF_ASSIGN.sub(lambda m: m.group(1) + b" " + m.group(2) + b"+", data)
     return data
 
 
@@ -230,7 +230,7 @@ def blank_interpolated_strings(data: bytes) -> bytes:
                 end = _string_end(data, j, b"@" in prefix, b"$" in prefix)
                 if b"$" in prefix and end > j + 1:
                     run = 1  # the opening run of quotes (3 or more: a raw string, closed by as many)
-                    while j + run < end and data[j + run] == 0x22:
+                    while j + run < end and data[j + run] == 0x22 and b"@" not in prefix:
                         run += 1
                     run = run if run >= 3 else 1
                     for k in range(j + run, end - run):
@@ -250,7 +250,7 @@ def _string_end(data: bytes, q: int, verbatim: bool, interpolated: bool) -> int:
     quotes = 1
     while q + quotes < n and data[q + quotes] == 0x22:
         quotes += 1
-    if quotes >= 3:  # a raw string: ends at the same run of quotes
+    if quotes >= 3 and not verbatim:  # a raw string: ends at the same run of quotes
         close = data.find(b'"' * quotes, q + quotes)
         return n if close < 0 else close + quotes
     if quotes == 2 and not verbatim:
