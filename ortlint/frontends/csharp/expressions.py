@@ -9,9 +9,10 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import AddrOf, Branch, Const, Deref, Field, Index, Op, Opaque, Var
+from .containers import value_child
 from .scopes import PendingFunction
 from .syntax import F_CONDITION, F_EXPRESSION, F_LEFT, F_NAME, F_PATTERN, F_RIGHT, F_SUBSCRIPT, F_TYPE, F_VALUE
-from .types import base_name, canon
+from .types import base_name, canon, family
 
 _SOME_INDEX = Opaque("i")
 _NULL, _TRUE, _FALSE = Const(0, "null"), Const(1, "true"), Const(0, "false")
@@ -36,12 +37,6 @@ def _calls(node: Node) -> bool:
             return True
         stack.extend(n.named_children)
     return bool(stack)
-
-
-def value_child(node: Node) -> Node | None:
-    """The expression inside an argument or similar wrapper (`ref x`, `name: v`, `this`)."""
-    kids = [c for c in node.children if (c.is_named and c.type != "comment") or c.type in ("this", "base")]
-    return kids[-1] if kids else None
 
 
 class CSharpExpressions:
@@ -86,11 +81,10 @@ class CSharpExpressions:
         static = self.static_type_of(obj)
         if static is not None:
             return self.var(f"{static}.{name}")
-        base_type = self.expr_type(obj)
+        base_type = self.expr_type(obj) if name in ("Value", "Values") else ""
         base = self.lower_expr(obj)
-        if name in ("Value", "Values", "Keys", "Key") and (base_name(base_type) == "KeyValuePair" and name == "Value"
-                                                          or name == "Values" and base_type.startswith(("Dictionary", "IDictionary", "IReadOnlyDictionary", "ConcurrentDictionary", "SortedDictionary"))):
-            return base
+        if name == "Value" and base_name(base_type) == "KeyValuePair" or name == "Values" and family(base_type) == "map":
+            return base  # the element a loop reads, the dictionary a loop over its values walks
         if name in ("Length", "Count", "LongLength", "Rank"):
             return Opaque(f"{ir.expr_text(base)}.{name}", (base,))
         if _TUPLE_ITEM.fullmatch(name):
@@ -335,19 +329,6 @@ class CSharpExpressions:
             return self.var("$discard")
         return self.lower_expr(node)
 
-    def store_element(self, left: Node, right: Node | None, node: Node) -> ir.Expr:
-        """`c[k] = v`: the collection keeps v (a `stores` call on c, so a local collection
-        keeps it this function's and any other one takes it away)."""
-        coll_node = left.child_by_field_id(F_EXPRESSION)
-        coll = self.lower_expr(coll_node)
-        sub = left.child_by_field_id(F_SUBSCRIPT)
-        for a in self.named(sub):
-            if a.type == "argument":
-                self.lower_expr(value_child(a))
-        value = self.lower_expr(right)
-        self.emit_store(node, coll, self.expr_type(coll_node), value)
-        return Index(coll, _SOME_INDEX)
-
     # -- choices
 
     def expr_conditional_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -419,67 +400,6 @@ class CSharpExpressions:
         self.pop_scope(None)
         self.start(join)
         return result
-
-    # -- collections
-
-    def expr_tuple_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """`(a, b)`: a collection holding both (returning it hands them on)."""
-        values = [self.lower_expr(value_child(a)) for a in self.named(node) if a.type == "argument"]
-        return self.make_collection(node, "tuple", values, dest)
-
-    def expr_implicit_array_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        init = next((c for c in self.named(node) if c.type == "initializer_expression"), None)
-        return self.make_collection(node, "new[]", [self.lower_expr(c) for c in self.named(init)], dest)
-
-    def expr_array_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        init = next((c for c in self.named(node) if c.type == "initializer_expression"), None)
-        type_node = node.child_by_field_id(F_TYPE)
-        for rank in (c for c in self.named(type_node) if c.type == "array_rank_specifier"):
-            for size in self.named(rank):
-                self.lower_expr(size)
-        return self.make_collection(node, "new[]", [self.lower_expr(c) for c in self.named(init)], dest)
-    expr_stackalloc_expression = expr_implicit_stackalloc_expression = expr_array_creation_expression
-
-    def expr_collection_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        values = []
-        for el in self.named(node):
-            inner = next(iter(self.named(el)), None)
-            if inner is not None and inner.type == "expression_element":
-                inner = next(iter(self.named(inner)), None)
-            if inner is not None:
-                values.append(self.lower_expr(inner))
-        return self.make_collection(node, "new[]", values, dest)
-
-    def expr_anonymous_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        values = []
-        for k in self.named(node):  # `new { a, B = v }`: a member name is followed by `=`
-            nxt = k.next_sibling
-            if not (k.type == "identifier" and nxt is not None and nxt.type == "="):
-                values.append(self.lower_expr(k))
-        return self.make_collection(node, "new{}", values, dest)
-
-    def lower_initializer(self, node: Node, target: ir.Expr, type_: str) -> None:
-        """`{ P = v, ... }` sets members of the new object (which owns nothing of ours unless
-        its class disposes them: memory we do not own); `{ a, b }` / `{ [k] = v }` /
-        `{ { k, v } }` add to a collection."""
-        for item in self.named(node):
-            if item.type == "assignment_expression":
-                left = item.child_by_field_id(F_LEFT)
-                value = self.lower_expr(item.child_by_field_id(F_RIGHT))
-                if left is not None and left.type == "element_binding_expression":
-                    for a in self.named(left):
-                        self.lower_expr(value_child(a))
-                    self.emit_store(item, target, type_, value)
-                elif left is not None and left.type == "identifier":
-                    self.emit(ir.Assign(self.loc(item), Field(Deref(target), self.text(left)), value))
-                else:
-                    self.emit(ir.Assign(self.loc(item), Field(Deref(target), "?"), value))
-            elif item.type == "initializer_expression":
-                values = [self.lower_expr(k) for k in self.named(item)]
-                for v in values:
-                    self.emit_store(item, target, type_, v)
-            else:
-                self.emit_store(item, target, type_, self.lower_expr(item))
 
     # -- await, lambdas
 

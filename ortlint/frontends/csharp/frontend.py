@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from tree_sitter import Node
+from tree_sitter import Node, Query, QueryCursor
 
 from ... import ir
 from ...ir import Field, Loc, Var
@@ -30,15 +30,21 @@ from ...policy import Policy
 from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
 from .api import ApiIndex
+from .calls import lambda_params
 from .exceptions import MAX_FINALLY_BYTES
-from .lowering import THIS, CSharpLowering
-from .project import ClassDecl, MethodDecl, ProjectIndex, declarations, project_index, read_params
+from .lowering import CSharpLowering
+from .project import ClassDecl, MethodDecl, ProjectIndex, declarations, read_params
+from .project_view import ProjectView
 from .scopes import PendingFunction
-from .syntax import (F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, TYPE_DECLS, modifiers, named, parse_budget,
-                     parse_tree, prepare, text_of, walk)
+from .syntax import (CSHARP_LANGUAGE, F_ACCESSORS, F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, TYPE_DECLS,
+                     declarator_value, modifiers, named, parse_budget, parse_tree, prepare, text_of, walk)
 from .types import canon
 
 MAX_NAME = 160
+_FUNCTION_NODES = frozenset({"method_declaration", "constructor_declaration", "destructor_declaration", "operator_declaration",
+                             "conversion_operator_declaration", "local_function_statement", "lambda_expression",
+                             "anonymous_method_expression"})
+_LOCAL_FUNCTIONS = Query(CSHARP_LANGUAGE, "(local_function_statement) @f")
 _NESTED_FUNCTIONS = ("lambda_expression", "anonymous_method_expression", "local_function_statement")
 
 
@@ -50,7 +56,7 @@ def api_index(policy: Policy) -> ApiIndex:
     return found[1]
 
 
-class CSharpFrontEnd:
+class CSharpFrontEnd(ProjectView):
     """Parses one C# file and lowers every function of it."""
 
     def __init__(self, path: str, src: bytes, policy: Policy, lines: int):
@@ -68,6 +74,10 @@ class CSharpFrontEnd:
         self.this_fields: dict[str, Field] = {}
         self.namespaces: tuple[str, ...] = ()
         self.local = ProjectIndex("")
+        self.local_function_nodes: list[Node] = []
+        self._classes: dict[str, object] = {}
+        self._chains: dict[int, tuple[ClassDecl, list[ClassDecl]]] = {}
+        self._members: dict[tuple[int, str], object] = {}
         self._exception_bases: dict[str, str] | None = None
 
     def text(self, node: Node | None) -> str:
@@ -83,114 +93,19 @@ class CSharpFrontEnd:
         self.local.link()
         self.local.trees[self.path] = (self.src, root)
         self.local.note_external(self.src)
-        spaces = [self.text(c.child_by_field_id(F_NAME)) for c in walk(root)
-                  if c.type in ("namespace_declaration", "file_scoped_namespace_declaration")]
+        spaces, stack = [], [root]
+        while stack:  # namespaces are at the top or inside other namespaces' bodies
+            for c in stack.pop().named_children:
+                if c.type in ("namespace_declaration", "file_scoped_namespace_declaration"):
+                    spaces.append(self.text(c.child_by_field_id(F_NAME)))
+                    body = c.child_by_field_id(F_BODY)
+                    if body is not None:
+                        stack.append(body)
+        self.local_function_nodes = QueryCursor(_LOCAL_FUNCTIONS).captures(root).get("f", []) \
+            if b"(" in self.src else []
         usings = [self.text(k) for c in root.named_children if c.type == "using_directive"
                   for k in c.named_children if k.type in ("identifier", "qualified_name")]
         self.namespaces = tuple(dict.fromkeys(spaces + usings))
-
-    def api_sets(self) -> tuple[frozenset[str], frozenset[str]]:
-        return frozenset(self.api.classes), frozenset(m for table in self.api.members.values() for m in table)
-
-    @property
-    def index(self) -> ProjectIndex:
-        """The project's index (built on first use; this file's alone when it is not on disk)."""
-        if self._project is None:
-            found = project_index(self.path, *self.api_sets()) if self.index_project and os.path.isfile(self.path) \
-                else None
-            self._project = found if found is not None else self.local
-        return self._project
-
-    _project: ProjectIndex | None = None
-    index_project = True
-
-    def find_class(self, name: str) -> ClassDecl | None:
-        if not name:
-            return None
-        decl = self.local.find(name, self.namespaces)
-        if decl is None and name[:1].isupper():
-            decl = self.index.find(name, self.namespaces)
-        if decl is not None:
-            self.used(decl)
-        return decl
-
-    def used(self, decl: ClassDecl) -> None:
-        for f in decl.files:
-            if f != self.path:
-                self.used_files.add(f)
-
-    def chain(self, decl: ClassDecl) -> list[ClassDecl]:
-        """`decl` and its base classes of the analyzed code, nearest first."""
-        out, seen = [], set()
-        cur: ClassDecl | None = decl
-        while cur is not None and id(cur) not in seen and len(out) < 32:
-            seen.add(id(cur))
-            out.append(cur)
-            nxt = None
-            for b in cur.bases:
-                found = self.find_class(b.split("<")[0])
-                if found is not None and found.kind != "interface":
-                    nxt = found
-                    break
-            cur = nxt
-        return out
-
-    def member(self, decl: ClassDecl, name: str) -> tuple[str, bool, ClassDecl] | None:
-        """(type, static, declaring class) of a field or property of `decl` or a project base."""
-        for c in self.chain(decl):
-            found = c.members.get(name)
-            if found is not None:
-                self.used(c)
-                return found[0], found[1], c
-        return None
-
-    def owns(self, decl: ClassDecl, name: str) -> bool:
-        """Does the class dispose member `name` somewhere (README item 13)? Asked only when a
-        store into one of its members is lowered: the project is consulted then."""
-        project = self.index
-        twin = project.find(decl.path, (decl.namespace,)) if project is not self.local else None
-        if twin is not None and twin.path == decl.path:
-            if self.path in twin.files:
-                project.trees.setdefault(self.path, (self.src, self.local.trees[self.path][1]))
-            return project.owns(twin, name, self.namespaces)
-        return self.local.owns(decl, name, self.namespaces)
-
-    def find_method(self, decl: ClassDecl, method: str, types: list[str], skip_self: bool = False,
-                    generics: int | None = None) -> tuple[ClassDecl, MethodDecl] | None:
-        """The method a call means: the nearest class of the chain that has one whose parameter
-        count fits, then the one whose parameter types the arguments fit (and whose number of
-        type parameters is the call's `<...>`, when it has one)."""
-        for c in self.chain(decl)[1 if skip_self else 0:]:
-            cands = [m for m in c.methods.get(method, []) if m.fits(len(types))]
-            if cands:
-                self.used(c)
-                if generics is not None:
-                    cands = [m for m in cands if m.generics == generics] or cands
-                typed = [m for m in cands if all(self.api.compatible(a, p.type) for a, p in zip(types, m.params))]
-                return c, (typed or cands)[0]
-        return None
-
-    def find_extension(self, method: str, recv_type: str, types: list[str]) -> tuple[ClassDecl, MethodDecl] | None:
-        for owner, m in self.local.extensions.get(method, []) + self.index.extensions.get(method, []):
-            if m.fits(len(types)) and self.api.compatible(recv_type, m.params[0].type):
-                self.used(owner)
-                return owner, m
-        return None
-
-    def exception_bases(self) -> dict[str, str]:
-        """Exception classes of the analyzed code and their bases (`class MyError : Exception`)."""
-        if self._exception_bases is None:
-            out = {}
-            for decls in self.index.by_name.values():
-                for d in decls:
-                    if d.bases and d.kind == "class":
-                        out[d.name] = d.bases[0].split("<")[0]
-            self._exception_bases = out
-        return self._exception_bases
-
-    def is_namespace_path(self, text: str) -> bool:
-        return bool(text) and (text.split(".")[0] in ("System", "Microsoft", "global::System", "UnityEngine")
-                               or any(ns == text or ns.startswith(text + ".") for ns in self.namespaces))
 
     # ------------------------------------------------------------------ functions
 
@@ -323,6 +238,8 @@ class CSharpFrontEnd:
         body = node.child_by_field_id(F_BODY) or self.arrow(node)
         init = next((c for c in node.named_children if c.type == "constructor_initializer"), None)
         lowering = self.new_lowering(node, fname, decl, static=static)
+        if body is not None and body.type == "block":
+            self.register_locals(lowering, node, named(body))
 
         def lower_body() -> None:
             if init is not None:
@@ -343,7 +260,7 @@ class CSharpFrontEnd:
         if arrow is not None:
             self.lower_plain(node, decl, f"{decl.path}.get_{name}", params, arrow, static=static)
             return
-        accessors = node.child_by_field_id(self.field_id("accessors"))
+        accessors = node.child_by_field_id(F_ACCESSORS)
         for acc in named(accessors):
             if acc.type != "accessor_declaration":
                 continue
@@ -355,10 +272,6 @@ class CSharpFrontEnd:
             extra = [("value", ptype, "")] if kind in ("set", "init", "add", "remove") else []
             self.lower_plain(acc, decl, f"{decl.path}.{kind}_{name}", params + extra, body,
                              returns_void=kind != "get", static=static)
-
-    def field_id(self, name: str) -> int:
-        from .syntax import CSHARP_LANGUAGE
-        return CSHARP_LANGUAGE.field_id_for_name(name) or 0
 
     def property_initializer(self, node: Node) -> Node | None:
         """`P { get; } = value;`: the value (after the accessor list)."""
@@ -389,7 +302,6 @@ class CSharpFrontEnd:
                 for d in named(vd):
                     if d.type != "variable_declarator":
                         continue
-                    from .project import declarator_value
                     value = declarator_value(d)
                     if value is None:
                         continue
@@ -453,16 +365,11 @@ class CSharpFrontEnd:
     def register_locals(self, lowering: CSharpLowering, owner: Node, stmts: list[Node]) -> None:
         """Local functions declared in a body: named `Outer$Name`, queued, callable before their
         text; the enclosing locals each one uses are passed to it as extra arguments."""
-        found = []
-        stack = list(stmts)
-        while stack:
-            n = stack.pop()
-            if n.type == "local_function_statement":
-                found.append(n)
-                continue
-            if n.type in ("lambda_expression", "anonymous_method_expression") or n.type in TYPE_DECLS:
-                continue
-            stack.extend(n.named_children)
+        if not self.local_function_nodes or not stmts:
+            return
+        start, end = stmts[0].start_byte, stmts[-1].end_byte
+        want = 0 if owner.type == "compilation_unit" else owner.id
+        found = [n for n in self.local_function_nodes if start <= n.start_byte < end and self.owner_of(n) == want]
         if not found:
             return
         declared = self.declared_names(owner)
@@ -477,6 +384,20 @@ class CSharpFrontEnd:
             returns[name] = canon(self.text(fn.child_by_field_id(F_TYPE)))
             self.queue(PendingFunction(fn, fname, lowering, "local", {}, extra))
         lowering.local_returns = returns  # type: ignore[attr-defined]
+
+    def owner_of(self, node: Node) -> int:
+        """The id of the function a local function is declared in (0: top-level statements)."""
+        cur = node.parent
+        while cur is not None:
+            if cur.type in _FUNCTION_NODES:
+                return cur.id
+            if cur.type == "accessor_declaration" or cur.type == "arrow_expression_clause" and cur.parent is not None \
+                    and cur.parent.type in ("property_declaration", "indexer_declaration"):
+                return cur.id if cur.type == "accessor_declaration" else cur.parent.id
+            if cur.type == "global_statement":
+                return 0
+            cur = cur.parent
+        return 0
 
     def declared_names(self, node: Node) -> set[str]:
         out = set()
@@ -496,7 +417,7 @@ class CSharpFrontEnd:
             node = item.node
             params = self.params_of(node) if node.child_by_field_id(F_PARAMETERS) is not None and \
                 node.child_by_field_id(F_PARAMETERS).type == "parameter_list" else \
-                [(p, "", "") for p in _lambda_names(self.src, node)]
+                [(p, "", "") for p in lambda_params(self.src, node)]
             body = node.child_by_field_id(F_BODY) or next((c for c in named(node) if c.type == "block"), None) \
                 or self.arrow(node)
             if item.kind == "local":
@@ -515,11 +436,6 @@ class CSharpFrontEnd:
                 self.finish(lowering, node, item.name, params, expr, kind="expr")
 
 
-def _lambda_names(src: bytes, node: Node) -> list[str]:
-    from .calls import lambda_params
-    return lambda_params(src, node)
-
-
 def parse_csharp(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
     """Front-end entry point for C# files; never raises on bad input."""
     source = read_source(path, policy, data, blank=False)
@@ -527,5 +443,3 @@ def parse_csharp(path: str, policy: Policy, data: bytes | None = None) -> ir.Sou
         return ir.SourceUnit(path, "csharp", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
     return CSharpFrontEnd(path, source.original, policy, source.lines).run()
 
-
-__all__ = ["parse_csharp", "THIS"]

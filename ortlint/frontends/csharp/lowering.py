@@ -11,11 +11,13 @@ from ... import ir
 from ...ir import Const, Deref, Field, Opaque, Return, Var
 from ..common.cfg import CfgBuilder, TooDeep, field_ids
 from .calls import CSharpCalls
+from .containers import CSharpContainers
 from .exceptions import CSharpExceptions
 from .expressions import CSharpExpressions
 from .project import ClassDecl
 from .scopes import Breakable, Inlined, TryFrame
 from .statements import CSharpStatements
+from .static_types import CSharpTypes
 from .syntax import CSHARP_LANGUAGE, SKIP, named
 from .types import is_collection
 
@@ -30,7 +32,7 @@ _SIMPLE_STATEMENTS = frozenset({"expression_statement", "local_declaration_state
                                 "throw_statement", "yield_statement"})
 
 
-class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSharpCalls, CfgBuilder):
+class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSharpCalls, CSharpContainers, CSharpTypes, CfgBuilder):
     """Builds the control-flow graph of one method, constructor, accessor, lambda or local function."""
 
     language = "csharp"
@@ -64,6 +66,7 @@ class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSha
         self.local_functions: dict[str, tuple[str, tuple[str, ...], list]] = {}  # name -> (function, extra args, params)
         self.labels: dict[str, ir.Block] = {}
         self.is_iterator = False
+        self.type_memo: dict[tuple[str, int], object] = {}  # node -> its static type / the type it names
         self.null_tests: dict[str, tuple[Node, str]] = {}  # bool local -> (the local it null-tests, "==" | "!=")
 
     named = staticmethod(named)  # type: ignore[assignment]

@@ -1,22 +1,17 @@
 """The project-wide index of C# declarations: the classes of the analyzed code, their members
-with types, their methods with signatures, extension methods, and which members each class
-disposes somewhere.
+with types, their methods with signatures, their bases, and extension methods.
 
-The project is what `csc` compiles together: the folder of the nearest `.sln` above the file,
-else of the nearest `.csproj`, with every `.cs` file below it (`bin/`, `obj/` and hidden folders
-left out); a file with neither around it sees its own folder only. The index is built once per
-process and project; a file's result records the other files whose declarations it used, so the
-cache re-analyzes it when they change.
+The project is what one compilation sees: the folder of the nearest `.csproj` above the file,
+with every `.cs` file below it (`bin/`, `obj/` and hidden folders left out); a file without a
+`.csproj` above it sees its own folder only. The index holds declarations only (no body is
+walked to build it) and is built once per process and project; a file's result records the
+other files whose declarations it used, so the cache re-analyzes it when they change.
 
-Disposal evidence ("does some method of the class dispose member M?") decides whether storing
-an object into M hands it on (the suite's README, item 13): a class whose methods never dispose
-a member, or whose only cleanup is a finalizer, does not own what is stored there. Evidence is
-syntactic and generous, so that doubt means ownership (nothing reported): M is disposed when a
-method other than a finalizer calls `Dispose()`/`DisposeAsync()`/`Close()` on it or on an element
-of it (`M?.Dispose()`, `((IDisposable)M).Dispose()`, `M[i].Dispose()`), loops over it disposing
-(`foreach (var v in M.Values) v.Dispose()`, `M.ForEach(v => v.Dispose())`), passes it to any call
-that is not the ONNX Runtime API (a helper may dispose it), uses it in `using`, or copies it to a
-local. A member disposed through another object (`owner.Session.Dispose()`) counts for every
+Whether a class disposes a member (evidence.py) decides whether storing an object into that
+member hands it on (the suite's README, item 13): a class whose methods never dispose a member,
+or whose only cleanup is a finalizer, does not own what is stored there. It is worked out from
+the class's bodies the first time a store asks. A member disposed through another object
+(`owner.Session.Dispose()`, found by a regular expression over every file) counts for every
 class that has a member of that name.
 """
 from __future__ import annotations
@@ -27,15 +22,15 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from .syntax import (F_ARGUMENTS, F_BODY, F_EXPRESSION, F_FUNCTION, F_NAME, F_PARAMETERS, F_RETURNS, F_RIGHT, F_TYPE,
-                     F_TYPE_PARAMETERS, F_VALUE, TYPE_DECLS, modifiers, named, parse_budget, parse_tree, prepare, text_of)
+from .evidence import Evidence
+from .syntax import (F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, F_TYPE_PARAMETERS, TYPE_DECLS, modifiers, named,
+                     parse_budget, parse_tree, prepare, text_of)
 from .types import canon
 
 MAX_INDEX_FILES = 4000
 MAX_INDEX_BYTES = 64 * 1024 * 1024
 MAX_INDEXED_BYTES = 2 * 1024 * 1024  # larger files (generated code) are not indexed
 INDEX_PARSE_SHARE = 0.25
-DISPOSERS = frozenset({"Dispose", "DisposeAsync", "Close"})
 _EXTERNAL_DISPOSE = re.compile(rb"\.\s*([A-Za-z_]\w*)\s*\??\s*\.\s*(?:Dispose|DisposeAsync|Close)\s*\(")
 _SKIP_DIRS = frozenset({"bin", "obj", "node_modules", "packages", "Library", "Temp"})
 
@@ -140,7 +135,7 @@ class ProjectIndex:
                 while node is not None and not (node.start_byte == start and node.end_byte == end):
                     node = node.parent
                 if node is not None:
-                    _Evidence(src, self.api_classes, self.api_members).collect(node, decl.evidence)
+                    Evidence(src, self.api_classes, self.api_members).collect(node, decl.evidence)
         return decl.evidence
 
     def tree(self, path: str) -> tuple[bytes, Node] | None:
@@ -405,76 +400,6 @@ class _Reader:
 
 
 
-class _Evidence:
-    """Which members the bodies of one class dispose (see the module doc)."""
-
-    def __init__(self, src: bytes, api_classes: frozenset[str], api_members: frozenset[str]):
-        self.src = src
-        self.api_classes, self.api_members = api_classes, api_members
-
-    def text(self, node: Node | None) -> str:
-        return text_of(self.src, node)
-
-    def collect(self, class_node: Node, out: set[str]) -> None:
-        """Walk the members of one class declaration (not its nested classes)."""
-        body = class_node.child_by_field_id(F_BODY)
-        for member in named(body):
-            if member.type not in TYPE_DECLS:
-                self.evidence(member, out)
-
-    def evidence(self, node: Node, decl: set[str]) -> None:
-        """Members that the code under `node` disposes."""
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            t = n.type
-            if t in TYPE_DECLS or t == "destructor_declaration":
-                continue
-            if t == "invocation_expression":
-                self.invocation_evidence(n, decl)
-            elif t == "foreach_statement":
-                body = n.child_by_field_id(F_BODY)
-                if body is not None and _calls_disposer(self.src, body):
-                    self.note(n.child_by_field_id(F_RIGHT), decl)
-            elif t == "object_creation_expression":
-                created = canon(self.text(n.child_by_field_id(F_TYPE))).split("<")[0]
-                if created not in self.api_classes:
-                    args = next((c for c in n.named_children if c.type == "argument_list"), None)
-                    for a in named(args):
-                        self.note(_argument_value(a), decl)
-            elif t == "using_statement":
-                for c in named(n):
-                    if c.type != "block" and c.type != "variable_declaration":
-                        self.note(c, decl)
-                        break
-            elif t == "variable_declarator":  # `var s = _session;` (a local copy may be disposed)
-                value = declarator_value(n)
-                if value is not None and value.type in ("identifier", "member_access_expression") \
-                        and n.parent is not None and n.parent.parent is not None \
-                        and n.parent.parent.type != "field_declaration":
-                    self.note(value, decl)
-            stack.extend(n.named_children)
-
-    def invocation_evidence(self, n: Node, decl: set[str]) -> None:
-        fn = n.child_by_field_id(F_FUNCTION)
-        method, receiver = _method_and_receiver(self.src, fn)
-        args = n.child_by_field_id(F_ARGUMENTS)
-        if method in DISPOSERS:
-            self.note(receiver, decl)
-        elif receiver is not None and args is not None and any(w in self.text(args) for w in DISPOSERS):
-            self.note(receiver, decl)  # `list.ForEach(v => v.Dispose())`
-        if method in self.api_members or method == "nameof":
-            return
-        for a in named(args):
-            self.note(_argument_value(a), decl)
-
-    def note(self, node: Node | None, decl: set[str]) -> None:
-        """Record the member at the root of `node` (`_x`, `this._x`, `_x[i]`, `(T)_x`)."""
-        root, _via = _root_member(self.src, node)
-        if root:
-            decl.add(root)
-
-
 def read_params(src: bytes, plist: Node | None) -> list[ParamDecl]:
     """The parameters of a parameter list; `params T[] xs` is not a `parameter` node in this
     grammar but a `params` token followed by the list's own `type` and `name` fields."""
@@ -506,80 +431,4 @@ def read_params(src: bytes, plist: Node | None) -> list[ParamDecl]:
                              mode, optional))
     return out
 
-
-def declarator_value(decl: Node) -> Node | None:
-    """The initializer of `x = v` in a variable declarator (the grammar gives it no field; it
-    may be the anonymous `this`)."""
-    children = decl.children
-    for i, c in enumerate(children):
-        if not c.is_named and c.type == "=":
-            rest = [k for k in children[i + 1:] if k.is_named and k.type != "comment" or k.type in ("this", "base")]
-            return rest[0] if rest else None
-    return None
-
-
-def _calls_disposer(src: bytes, body: Node) -> bool:
-    for w in DISPOSERS:
-        if (w + "(").encode() in src[body.start_byte:body.end_byte]:
-            return True
-    return False
-
-
-def _argument_value(arg: Node) -> Node | None:
-    """The expression of an argument (`out var x`, `ref y`, `name: v`, `this`)."""
-    kids = [c for c in arg.children if (c.is_named and c.type != "comment") or c.type in ("this", "base")]
-    return kids[-1] if kids else None
-
-
-def _method_and_receiver(src: bytes, fn: Node | None) -> tuple[str, Node | None]:
-    """`recv.M` / `recv?.M` / `M`: the method name and the receiver expression."""
-    if fn is None:
-        return "", None
-    if fn.type == "member_access_expression":
-        name = fn.child_by_field_id(F_NAME)
-        return text_of(src, name).split("<")[0], fn.child_by_field_id(F_EXPRESSION)
-    if fn.type == "conditional_access_expression":
-        binding = next((c for c in fn.named_children if c.type == "member_binding_expression"), None)
-        if binding is not None:
-            return text_of(src, binding.child_by_field_id(F_NAME)).split("<")[0], fn.named_children[0]
-    if fn.type in ("identifier", "generic_name"):
-        return text_of(src, fn).split("<")[0], None
-    return "", None
-
-
-_WRAPPERS = frozenset({"parenthesized_expression", "cast_expression", "as_expression", "postfix_unary_expression",
-                       "element_access_expression", "conditional_access_expression", "element_binding_expression"})
-
-
-def _root_member(src: bytes, node: Node | None) -> tuple[str, str]:
-    """(the identifier at the root of a member chain when it is a simple name or `this.X`, the
-    last member name reached through another object)."""
-    via = ""
-    for _ in range(64):
-        if node is None:
-            return "", via
-        t = node.type
-        if t == "identifier":
-            return text_of(src, node), via
-        if t == "member_access_expression":
-            obj = node.child_by_field_id(F_EXPRESSION)
-            name = text_of(src, node.child_by_field_id(F_NAME))
-            if obj is not None and obj.type in ("this_expression", "this"):
-                return name, via
-            via = via or name
-            node = obj
-            continue
-        if t == "invocation_expression":  # `_pool.Dequeue().Dispose()`: the collection's element
-            fn = node.child_by_field_id(F_FUNCTION)
-            node = fn.child_by_field_id(F_EXPRESSION) if fn is not None and fn.type == "member_access_expression" else None
-            continue
-        if t in _WRAPPERS:
-            kids = named(node)
-            node = node.child_by_field_id(F_VALUE) if t == "cast_expression" else (kids[0] if kids else None)
-            continue
-        if t == "argument":
-            node = _argument_value(node)
-            continue
-        return "", via
-    return "", via
 

@@ -7,9 +7,9 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Branch, Index, Jump, Op, Opaque, Return, Var
-from .project import declarator_value
 from .scopes import Breakable, Inlined, TryFrame
-from .syntax import F_BODY, F_CONDITION, F_LEFT, F_NAME, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE, has_token
+from .syntax import (F_BODY, F_CONDITION, F_LEFT, F_NAME, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE, declarator_value,
+                     has_token)
 from .types import canon, element_type
 
 _HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")

@@ -28,6 +28,7 @@ def _field_id(name: str) -> int:
     return fid
 
 
+F_ACCESSORS = _field_id("accessors")
 F_ALTERNATIVE = _field_id("alternative")
 F_ARGUMENTS = _field_id("arguments")
 F_BODY = _field_id("body")
@@ -333,3 +334,14 @@ def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
         if over[0]:
             raise memory_cap_reached() from exc
         return None
+
+
+def declarator_value(decl: Node) -> Node | None:
+    """The initializer of `x = v` in a variable declarator (the grammar gives it no field; it
+    may be the anonymous `this`)."""
+    children = decl.children
+    for i, c in enumerate(children):
+        if not c.is_named and c.type == "=":
+            rest = [k for k in children[i + 1:] if k.is_named and k.type != "comment" or k.type in ("this", "base")]
+            return rest[0] if rest else None
+    return None
