@@ -456,3 +456,15 @@ def test_the_committed_policy_matches_the_binding_snapshot() -> None:
     fresh = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_csharp_policy.py"), "--git", str(mirror), "--rev",
                             rev, "--stdout"], capture_output=True, text=True, check=True).stdout
     assert committed == fresh
+
+
+def test_the_classes_that_decide_a_member_store_are_dependencies(tmp_path: Path) -> None:
+    """A base class in another file disposes the member: when it changes, the cache must
+    re-analyze the file that stores into the member."""
+    (tmp_path / "P.csproj").write_text("<Project/>")
+    (tmp_path / "Base.cs").write_text(HEADER + "class Base { protected InferenceSession S; void Close() => S.Dispose(); }")
+    derived = tmp_path / "Derived.cs"
+    derived.write_text(HEADER + "class Derived : Base { Derived(string p) { S = new InferenceSession(p); } }")
+    u = parse_csharp(str(derived), default_policy())
+    assert str(tmp_path / "Base.cs") in u.dependencies
+    assert lint([str(tmp_path)]).findings == []

@@ -107,11 +107,13 @@ class ProjectView:
         store into one of its members is lowered: the project is consulted then."""
         project = self.index
         twin = project.find(decl.path, (decl.namespace,)) if project is not self.local else None
-        if twin is not None and twin.path == decl.path:
-            if self.path in twin.files:
-                project.trees.setdefault(self.path, (self.src, self.local.trees[self.path][1]))
-            return project.owns(twin, name, self.namespaces)
-        return self.local.owns(decl, name, self.namespaces)
+        if twin is None or twin.path != decl.path:
+            project, twin = self.local, decl
+        elif self.path in twin.files:
+            project.trees.setdefault(self.path, (self.src, self.local.trees[self.path][1]))
+        for c in project.base_chain(twin, self.namespaces) + project.derived(twin):
+            self.used(c)  # their bodies decide: the cache re-analyzes this file when one changes
+        return project.owns(twin, name, self.namespaces)
 
     def find_method(self, decl: ClassDecl, method: str, types: list[str], skip_self: bool = False,
                     generics: int | None = None) -> tuple[ClassDecl, MethodDecl] | None:
