@@ -150,7 +150,7 @@ class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSha
         _type, static, owner = found
         if static:
             return self.var(f"{owner.path}.{name}")
-        if self.unit.owns(self.cls, name):
+        if name in owner.computed or self.unit.owns(self.cls, name):  # a setter's code may store it anywhere
             field = self.unit.this_fields.get(name)
             if field is None:
                 field = self.unit.this_fields[name] = Field(THIS, name)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from .evidence import Evidence
-from .syntax import (F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, F_TYPE_PARAMETERS, TYPE_DECLS, modifiers, named,
+from .syntax import (F_ACCESSORS, F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, F_TYPE_PARAMETERS, TYPE_DECLS, modifiers, named,
                      parse_budget, parse_tree, prepare, text_of)
 from .types import canon
 
@@ -80,6 +80,7 @@ class ClassDecl:
     ctors: list[MethodDecl] = field(default_factory=list)
     spans: list[tuple[str, int, int]] = field(default_factory=list)  # (file, start, end) of each part
     evidence: set[str] | None = None  # members with disposal evidence (computed when first asked)
+    computed: set[str] = field(default_factory=set)  # properties with accessor code (a setter may store anywhere)
     partial: bool = False
     static: bool = False
 
@@ -167,6 +168,7 @@ class ProjectIndex:
                     other.methods.setdefault(name, []).extend(ms)
                 other.ctors.extend(decl.ctors)
                 other.spans.extend(decl.spans)
+                other.computed |= decl.computed
                 other.partial = True
                 return other
         self.by_name.setdefault(decl.name, []).append(decl)
@@ -379,8 +381,10 @@ class _Reader:
                 if v.type == "variable_declarator":
                     decl.members[self.text(v.child_by_field_id(F_NAME))] = (ftype, static)
         elif t == "property_declaration":
-            decl.members[self.text(node.child_by_field_id(F_NAME))] = (canon(self.text(node.child_by_field_id(F_TYPE))),
-                                                                      static)
+            name = self.text(node.child_by_field_id(F_NAME))
+            decl.members[name] = (canon(self.text(node.child_by_field_id(F_TYPE))), static)
+            if _has_accessor_code(node):
+                decl.computed.add(name)
         elif t in ("method_declaration", "constructor_declaration", "operator_declaration",
                    "conversion_operator_declaration", "indexer_declaration", "event_declaration"):
             name = self.text(node.child_by_field_id(F_NAME)) if t in ("method_declaration", "constructor_declaration") else t
@@ -398,6 +402,15 @@ class _Reader:
                 else:
                     decl.methods.setdefault(name, []).append(m)
 
+
+
+def _has_accessor_code(prop: Node) -> bool:
+    """`P { get => _p; set { _p = value; } }` or `P => x`: not an auto-property."""
+    if any(c.type == "arrow_expression_clause" for c in prop.named_children):
+        return True
+    accessors = prop.child_by_field_id(F_ACCESSORS)
+    return any(a.child_by_field_id(F_BODY) is not None or any(c.type == "arrow_expression_clause" for c in a.named_children)
+               for a in named(accessors))
 
 
 def read_params(src: bytes, plist: Node | None) -> list[ParamDecl]:
