@@ -168,7 +168,7 @@ def blank_pointer_casts(data: bytes) -> bytes:
 # lambdas whose parameters have modifiers (`(in T src, ref T dst) => ...`), and an assignment to
 # the reference a method returns (`AsVector(ref d, i) = v;`). Interpolated strings are blanked
 # inside their quotes (ownership never hides in one), the modifiers are blanked, and the `=` of
-# a ref-return assignment becomes `+` (both sides stay, as one expression statement);
+# a ref-return assignment is read as an element assignment (`F[ref d, i] = v;`, same length);
 # `ref partial struct` loses its `ref`.
 _LAMBDA_HEAD = re.compile(rb"\((?:[^()]|\([^()]*\))*\)\s*=>")
 _PARAM_MODIFIER = re.compile(rb"(?<=[(,])(\s*)(in|ref|out|scoped)(?=\s)")
@@ -185,18 +185,22 @@ def blank_lambda_modifiers(data: bytes) -> bytes:
 
 
 _DEREF_ASSIGN = re.compile(rb"^([ \t]*)\*(\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*)=(?![=>])", re.MULTILINE)
-
-
 _REF_STRUCT = re.compile(rb"\bref(?=\s+(?:partial\s+)?struct\b)")
 
 
+def _as_element_access(head: bytes) -> bytes:
+    """`F(ref x, i) ` -> `F[ref x, i] `: an assignment to an element is a statement the grammar reads."""
+    open_at, close_at = head.index(b"("), head.rindex(b")")
+    return head[:open_at] + b"[" + head[open_at + 1:close_at] + b"]" + head[close_at + 1:]
+
+
 def split_ref_assignments(data: bytes) -> bytes:
-    """`F(ref x) = v;` and `*(p + i) = v;` (unsafe): both sides are kept, the `=` becomes `+`."""
+    """`F(ref x) = v;` -> `F[ref x] = v;` and `*(p + i) = v;` (unsafe) -> `_[p + i] = v;`."""
     if b"ref " in data:
-        data = _REF_ASSIGN.sub(lambda m: m.group(1) + b"+", data)
+        data = _REF_ASSIGN.sub(lambda m: _as_element_access(m.group(1)) + b"=", data)
         data = _REF_STRUCT.sub(b"   ", data)  # `ref partial struct S`: the grammar knows `ref struct` only
     if b"unsafe" in data:
-        data = _DEREF_ASSIGN.sub(lambda m: m.group(1) + b" " + m.group(2) + b"+", data)
+        data = _DEREF_ASSIGN.sub(lambda m: m.group(1) + b"_" + _as_element_access(m.group(2)) + b"=", data)
     return data
 
 
@@ -290,11 +294,12 @@ def _string_end(data: bytes, q: int, verbatim: bool, interpolated: bool) -> int:
 def prepare(data: bytes) -> bytes:
     """What tree-sitter parses: a byte-order mark blanked, one branch of every `#if`, pointer
     casts without their stars, and the shapes the grammar misreads rewritten (above); the same
-    length and lines as the file."""
+    offsets and lines as the file (a missing last line end is added)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = b"   " + data[3:]
     data = blank_pointer_casts(keep_one_branch(data))
-    return split_ref_assignments(blank_lambda_modifiers(blank_interpolated_strings(data)))
+    data = split_ref_assignments(blank_lambda_modifiers(blank_interpolated_strings(data)))
+    return data if data.endswith(b"\n") or not data else data + b"\n"  # a last `#pragma` needs its line end
 
 
 # ----------------------------------------------------------------------------- parsing
