@@ -466,3 +466,12 @@ def test_the_classes_that_decide_a_member_store_are_dependencies(tmp_path: Path)
     u = parse_csharp(str(derived), default_policy())
     assert str(tmp_path / "Base.cs") in u.dependencies
     assert lint([str(tmp_path)]).findings == []
+
+
+def test_thousands_of_using_declarations_are_skipped_with_a_note_not_a_recursion_error() -> None:
+    body = "".join(f"using var v{i} = new RunOptions();\n" for i in range(2000))
+    u = unit(f"class A {{ void M() {{\n{body}}} void B() {{ }} }}")
+    assert any("nested too deeply" in m for _, m in u.notes)
+    assert [f.name for f in u.functions] == ["A.B"]
+    body = "".join(f"using var v{i} = new RunOptions();\n" for i in range(250))
+    assert [f.name for f in unit(f"class A {{ void M() {{\n{body}}} }}").functions] == ["A.M"]

@@ -15,13 +15,14 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Branch, Halt, Jump, Opaque
-from ..common.cfg import TooManyCleanups
+from ..common.cfg import TooDeep, TooManyCleanups
 from .api import exception_catches
 from .scopes import Catch, TryFrame
 from .syntax import F_BODY, F_NAME, F_TYPE, has_token
 from .types import base_name, canon
 
 MAX_FINALLY_BYTES = 1 << 20
+MAX_NESTING = 300  # as the lowering's (lowering.py imports this module)
 _CATCH_ALL = frozenset({"Exception", "SystemException"})
 ORT = "ORT"
 ANY = "*"
@@ -139,7 +140,10 @@ class CSharpExceptions:
         join = self.new_block()
         self.ctx.append(frame)
         depth = len(self.ctx) - 1
+        self.depth += 1  # `using var` after `using var` nests as deep as there are of them
         try:
+            if self.depth > MAX_NESTING:
+                raise TooDeep()
             self.fresh_region()
             body()
             self.jump(join)
@@ -148,6 +152,7 @@ class CSharpExceptions:
                 self.lower_catches(node, frame, join)
         finally:
             del self.ctx[depth:]
+            self.depth -= 1
         if final is not None:
             self.finish_final(node, frame, join)
         self.start(join)

@@ -21,6 +21,7 @@ engine only sees calls, assignments and jumps:
 from __future__ import annotations
 
 import os
+import sys
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -31,7 +32,7 @@ from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
 from .api import ApiIndex
 from .calls import lambda_params
-from .exceptions import MAX_FINALLY_BYTES
+from .exceptions import MAX_FINALLY_BYTES, MAX_NESTING
 from .lowering import CSharpLowering
 from .project import ClassDecl, MethodDecl, ProjectIndex, declarations, read_params
 from .project_view import ProjectView
@@ -41,6 +42,7 @@ from .syntax import (CSHARP_LANGUAGE, F_ACCESSORS, F_BODY, F_NAME, F_PARAMETERS,
 from .types import canon
 
 MAX_NAME = 160
+FRAMES_PER_LEVEL = 10  # Python frames one counted nesting level may take
 _FUNCTION_NODES = frozenset({"method_declaration", "constructor_declaration", "destructor_declaration", "operator_declaration",
                              "conversion_operator_declaration", "local_function_statement", "lambda_expression",
                              "anonymous_method_expression"})
@@ -128,6 +130,19 @@ class CSharpFrontEnd(ProjectView):
     # ------------------------------------------------------------------ driving
 
     def run(self) -> ir.SourceUnit:
+        """Every function of the file, with room for MAX_NESTING levels of Python frames below
+        the caller's (the depth counters stop deeper code with a note, never a RecursionError)."""
+        saved = sys.getrecursionlimit()
+        needed = FRAMES_PER_LEVEL * MAX_NESTING + 1000
+        if saved < needed:
+            sys.setrecursionlimit(needed)
+        try:
+            return self._run()
+        finally:
+            if saved < needed:
+                sys.setrecursionlimit(saved)
+
+    def _run(self) -> ir.SourceUnit:
         try:
             tree = parse_tree(self.src)
         except ParseTimeout as exc:

@@ -12,7 +12,7 @@ from ...ir import Const, Deref, Field, Opaque, Return, Var
 from ..common.cfg import CfgBuilder, TooDeep, field_ids
 from .calls import CSharpCalls
 from .containers import CSharpContainers
-from .exceptions import CSharpExceptions
+from .exceptions import MAX_NESTING, CSharpExceptions
 from .expressions import CSharpExpressions
 from .project import ClassDecl
 from .scopes import Breakable, Inlined, TryFrame
@@ -24,7 +24,6 @@ from .types import is_collection
 if TYPE_CHECKING:
     from .frontend import CSharpFrontEnd
 
-MAX_NESTING = 300
 THIS = Var("this")
 NULL, TRUE, FALSE = Const(0, "null"), Const(1, "true"), Const(0, "false")
 VOID = Opaque("void")
