@@ -123,7 +123,7 @@ class CSharpCalls:
             result = self.emit_call(node, f"new {head}{internal}", "plain", None, tuple(args), discard and init is None,
                                     dest, ORT)
         else:
-            known = self.unit.policy.lookup("plain", f"new {head}") is not None
+            known = self.unit.policy.lookup("plain", f"new {head}") is not None or self.unit.in_solution(head)
             result = self.emit_call(node, f"new {head}", "plain", None, tuple(args), discard and init is None, dest,
                                     None, borrows=not known)
         if init is not None:
@@ -218,8 +218,13 @@ class CSharpCalls:
             callee = method
         else:
             callee = f"{head}.{method}"
-        known = self.unit.policy.lookup("method", callee) is not None
-        return callee, "method", receiver, None, not known
+        policy = self.unit.policy
+        known = policy.lookup("method", callee) is not None
+        if not known and callee != method:
+            bare = policy.lookup("method", method)
+            if bare is not None and bare.stores == "receiver":  # `bag.Add(x)` on a collection type of a library
+                return method, "method", receiver, None, False
+        return callee, "method", receiver, None, not known and not self.unit.in_solution(head)
 
     def call_unqualified(self, node: Node, method: str, arg_list: Node | None, discard: bool,
                          dest: ir.Expr | None) -> ir.Expr:
@@ -276,7 +281,7 @@ class CSharpCalls:
             return self.emit_call(node, callee, "plain", None, tuple(args), discard, dest,
                                   None if method in _NO_THROW else ORT)
         callee = f"{static}.{method}"
-        known = self.unit.policy.lookup("plain", callee) is not None
+        known = self.unit.policy.lookup("plain", callee) is not None or self.unit.in_solution(static)
         return self.emit_call(node, callee, "plain", None, tuple(args), discard, dest, None, borrows=not known)
 
     def pack_params(self, node: Node, m: MethodDecl | None, args: list[ir.Expr], types: list[str]) -> list[ir.Expr]:

@@ -258,6 +258,54 @@ def project_root(path: str) -> tuple[str, bool]:
     return os.path.dirname(os.path.abspath(path)), False
 
 
+_TYPE_DECL = re.compile(rb"\b(?:class|struct|interface|record)\s+([A-Za-z_]\w*)")
+_SOLUTIONS: dict[str, frozenset[str]] = {}
+MAX_SOLUTION_FILES = 20000
+
+
+def solution_type_names(path: str) -> frozenset[str]:
+    """The names of the classes declared anywhere in the solution around `path` (the folder of
+    the nearest `.sln`, else of the repository), found by a regular expression, no parse. A type
+    the project index does not know but the solution declares belongs to another project of the
+    analyzed code: its methods may keep what they are given (README item 13 exempts only code
+    that is not analyzed), so calls on it are treated as unknown calls, not as a library's."""
+    cur = os.path.dirname(os.path.abspath(path))
+    root = ""
+    for _ in range(40):
+        try:
+            names = os.listdir(cur)
+        except OSError:
+            break
+        if any(n.endswith((".sln", ".slnx")) for n in names) or ".git" in names:
+            root = cur
+            break
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            break
+        cur = parent
+    if not root:
+        return frozenset()
+    found = _SOLUTIONS.get(root)
+    if found is None:
+        out: set[str] = set()
+        count = 0
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS)
+            for name in files:
+                if not name.endswith(".cs"):
+                    continue
+                count += 1
+                if count > MAX_SOLUTION_FILES:
+                    break
+                try:
+                    with open(os.path.join(folder, name), "rb") as fh:
+                        out.update(m.group(1).decode() for m in _TYPE_DECL.finditer(fh.read(MAX_INDEXED_BYTES)))
+                except OSError:
+                    continue
+        found = _SOLUTIONS[root] = frozenset(out)
+    return found
+
+
 def project_files(root: str, recursive: bool) -> list[str] | None:
     """Every `.cs` file of the project, or None when there are too many to index."""
     files: list[str] = []

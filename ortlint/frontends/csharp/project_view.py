@@ -10,7 +10,7 @@ import os
 
 
 from .api import ApiIndex
-from .project import ClassDecl, MethodDecl, ProjectIndex, project_index
+from .project import ClassDecl, MethodDecl, ProjectIndex, project_index, solution_type_names
 
 _UNSEEN = object()
 
@@ -147,6 +147,16 @@ class ProjectView:
                         out[d.name] = d.bases[0].split("<")[0]
             self._exception_bases = out
         return self._exception_bases
+
+    def in_solution(self, name: str) -> bool:
+        """Is `name` a class of another project of the analyzed code (see solution_type_names)?"""
+        if not name or not os.path.isfile(self.path):
+            return False
+        if self._solution is None:
+            self._solution = solution_type_names(self.path)
+        return name in self._solution
+
+    _solution: frozenset[str] | None = None
 
     def is_namespace_path(self, text: str) -> bool:
         return bool(text) and (text.split(".")[0] in ("System", "Microsoft", "global::System", "UnityEngine")
