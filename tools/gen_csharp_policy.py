@@ -77,6 +77,7 @@ class ApiType:
     properties: set[str] = field(default_factory=set)
     ctors: bool = False
     is_static: bool = False
+    passthrough: list[str] = field(default_factory=list)  # extension methods that return their receiver
 
 
 def read_sources(git: str | None, rev: str, checkout: str | None) -> tuple[dict[str, bytes], str]:
@@ -261,6 +262,10 @@ def _ownership(src: bytes, node: Node, api: ApiType, name: str, ret: str, static
     if static:
         api.static_members.add(name)
     api.creating[name] = api.creating[name] or ret if ret != "void" else api.creating[name]
+    params = _params(src, node.child_by_field_name("parameters"))
+    if static and reason == "returns its argument" and params and params[0].startswith("this "):
+        extended = base_of(params[0][5:].split(" =")[0])
+        api.passthrough.append(f"{extended}.{name}")  # `options.ApplyConfiguration()` is `options`
 
 
 def disposable_types(types: dict[str, ApiType]) -> set[str]:
@@ -391,6 +396,14 @@ def render(types: dict[str, ApiType], disposable: set[str], rev: str) -> str:
                       if why != "a property" and f"{n}.{m}" not in SHARED and base_of(api.creating.get(m, "")) in disposable)
     for line in borrowed:
         w(f"#   {line} (from its body)")
+    passthrough = sorted(p for api in types.values() for p in api.passthrough)
+    if passthrough:
+        w("")
+        w("[[call]]")
+        w(f"names = {q(passthrough)}")
+        w('style = "method"')
+        w('note = "Extension methods that return the object they are called on (from their bodies): the result is that object."')
+        w("view = true")
     w("")
     w("# ----------------------------------------------------------------------------- what takes ownership")
     for key, (how, args, why) in sorted(TAKES.items()):
