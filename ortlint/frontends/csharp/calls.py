@@ -160,10 +160,13 @@ class CSharpCalls:
             return ir.Const(None, self.short_text(node))
         method, recv = method_of(self.src, fn)
         self.call_generics = _explicit_generics(fn)
-        if method == "ForEach" and recv is not None:
-            lam = self.arg_nodes(arg_list)
-            if len(lam) == 1 and argument_expr(lam[0]) is not None and argument_expr(lam[0]).type == "lambda_expression":
-                return self.lower_for_each(node, recv, argument_expr(lam[0]))
+        if method == "ForEach" and recv is not None:  # `list.ForEach(v => ...)`, `Array.ForEach(array, v => ...)`
+            given = [argument_expr(a) for a in self.arg_nodes(arg_list)]
+            if len(given) == 1 and given[0] is not None and given[0].type == "lambda_expression":
+                return self.lower_for_each(node, recv, given[0])
+            if len(given) == 2 and self.text(recv) == "Array" and given[0] is not None and given[1] is not None \
+                    and given[1].type == "lambda_expression":
+                return self.lower_for_each(node, given[0], given[1])
         if not method:  # a delegate value called: `callback(x)`, `(f)(x)`
             self.lower_expr(fn)
             args, _types = self.lower_args(arg_list)
