@@ -22,6 +22,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -102,6 +103,20 @@ def _tree_rss_kb(root: int) -> int:
     return total
 
 
+def kill_tree(root: int) -> None:
+    """SIGKILL a process and all its descendants (a timed-out run must not leave workers behind)."""
+    todo, pids = [root], []
+    while todo:
+        pid = todo.pop()
+        pids.append(pid)
+        todo.extend(_children(pid))
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def load_average() -> float:
     try:
         return os.getloadavg()[0]
@@ -110,8 +125,10 @@ def load_average() -> float:
 
 
 def run_process(cmd: list[str], env: dict | None = None, capture: bool = False, stats: bool = False,
-                timeout: float | None = None, cwd: str | None = None) -> ProcessRun:
-    """Run `cmd`, measuring wall time, CPU time (children included) and peak memory of the tree."""
+                timeout: float | None = None, cwd: str | None = None, stderr: str | None = None) -> ProcessRun:
+    """Run `cmd`, measuring wall time, CPU time (children included) and peak memory of the tree.
+    `stderr` names a file that receives the process's standard error (default: discarded); at
+    `timeout` seconds the whole process tree is killed (workers too, not only the main process)."""
     env = dict(os.environ if env is None else env)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure what an installed ortlint does: byte-compiled
     stats_file = None
@@ -123,8 +140,13 @@ def run_process(cmd: list[str], env: dict | None = None, capture: bool = False, 
     peak = [0]
     done = threading.Event()
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    err = open(stderr, "wb") if stderr else subprocess.DEVNULL
+    try:
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                                stderr=err)
+    finally:
+        if stderr:
+            err.close()
 
     def sample() -> None:
         while not done.is_set():
@@ -136,7 +158,7 @@ def run_process(cmd: list[str], env: dict | None = None, capture: bool = False, 
     out = ""
     timer = None
     if timeout is not None:
-        timer = threading.Timer(timeout, proc.kill)
+        timer = threading.Timer(timeout, kill_tree, (proc.pid,))
         timer.start()
     if capture:
         assert proc.stdout is not None

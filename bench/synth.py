@@ -147,13 +147,19 @@ def _count_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+_JAVA_IMPORT = re.compile(r"^import\s[^;\n]*;", re.M)
+
+
 def rename_text(text: str, names: set[str], tag: str, headers: dict[str, str]) -> str:
     """Rename the identifiers in `names` (never after `.` or `->`: member accesses keep their
     names) and the local includes listed in `headers`."""
     if names:
-        pattern = re.compile(r"(?<![\w$])(?<!\.)(?<!->)(" + "|".join(sorted(map(re.escape, names), key=len, reverse=True))
-                             + r")(?![\w$])")
+        alternatives = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+        pattern = re.compile(r"(?<![\w$])(?<!\.)(?<!->)(" + alternatives + r")(?![\w$])")
         text = pattern.sub(lambda m: f"{m.group(1)}_{tag}", text)
+        # a Java import names classes after dots (`import static a.b.Helpers.load;`)
+        dotted = re.compile(r"(?<=\.)(" + alternatives + r")(?![\w$])")
+        text = _JAVA_IMPORT.sub(lambda m: dotted.sub(lambda d: f"{d.group(1)}_{tag}", m.group(0)), text)
     if headers:
         text = _INCLUDE.sub(lambda m: m.group(1) + headers.get(m.group(2), m.group(2)) + m.group(3), text)
     return text

@@ -6,6 +6,9 @@ numbers (rule, file, function and what the finding is about), so inserting or de
 elsewhere does not turn old findings into new ones. Paths are stored relative to the baseline
 file's folder, so the baseline works from any working directory. When a fingerprint occurs
 several times, as many current findings match as the baseline recorded; the rest are new.
+The file may be the analyzed tree's (`baseline = ...` in its configuration): it is read as a
+regular file of at most 512 MB (`fileio.read_bounded`); JSON nested too deeply to decode is an
+error message, never a traceback.
 
 File format (JSON, sorted, one finding per entry):
 
@@ -19,7 +22,9 @@ import os
 from collections import Counter
 from dataclasses import replace
 
+from .fileio import DATA_BYTES, read_bounded
 from .findings import Finding
+from .textsafe import json_safe
 
 FORMAT_VERSION = 1
 
@@ -49,7 +54,8 @@ def write_baseline(path: str, findings: list[Finding]) -> None:
     entries = [{"fingerprint": fingerprint(f, root), "rule": f.rule, "path": _relative(f.path, root),
                 "function": f.function, "message": f.message} for f in findings]
     entries.sort(key=lambda e: (e["path"], e["function"], e["rule"], e["fingerprint"], e["message"]))
-    text = json.dumps({"ortlint-baseline": FORMAT_VERSION, "findings": entries}, indent=2, ensure_ascii=False)
+    text = json_safe(json.dumps({"ortlint-baseline": FORMAT_VERSION, "findings": entries}, indent=2,
+                                ensure_ascii=False))  # a file name that is not UTF-8 is written escaped
     try:
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text + "\n")
@@ -60,14 +66,15 @@ def write_baseline(path: str, findings: list[Finding]) -> None:
 def read_baseline(path: str) -> Counter[str]:
     """Fingerprints recorded in `path`, with how often each occurs."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = json.loads(read_bounded(path, DATA_BYTES).decode("utf-8"))
     except FileNotFoundError:
         raise BaselineError(f"{path}: baseline file not found (create it with --write-baseline {path})") from None
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BaselineError(f"{path}: not a baseline file (invalid JSON: {exc})") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: not a baseline file (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("ortlint-baseline") != FORMAT_VERSION or not isinstance(doc.get("findings"), list):
         raise BaselineError(f"{path}: not an ortlint baseline (expected {{\"ortlint-baseline\": {FORMAT_VERSION}, \"findings\": [...]}})")
     counts: Counter[str] = Counter()

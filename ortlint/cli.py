@@ -10,7 +10,8 @@ format agree on what a run found.
     ortlint sanitizer LOG [PATH]...  which finding explains each ASan/LSan report in LOG, or why none does
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error, a path that does not
-exist, or an internal failure.
+exist, or an internal failure. An internal failure never exits 1 (which means "findings"): any
+exception that escapes is reported in one line and exits 2.
 """
 from __future__ import annotations
 
@@ -28,6 +29,9 @@ from . import __version__
 from .baseline import BaselineError, read_baseline, split_new, write_baseline
 from .config import (
     FORMATS,
+    MAX_JOBS,
+    MAX_MEMORY_LIMIT,
+    MIN_MEMORY_LIMIT,
     UNKNOWN_CALLS,
     ConfigError,
     Overrides,
@@ -35,16 +39,20 @@ from .config import (
     drop_excluded,
     load_settings,
     resolve_rules,
+    time_limit_problem,
 )
 from .docs import render_for_terminal, rule_markdown
 from .engine.analyze import Options
 from .findings import RULES, Notice, Report
+from .testcode import TEST_TAG
 from .orchestration.runner import run
 from .orchestration.settings import Limits, RunConfig
 from .policy import PolicyError, load_policy
+from .programs import distrust
 from .report import get_formatter
 from .summary_report import as_policy as summaries_as_policy
 from .summary_report import explain as explain_summaries
+from .textsafe import terminal_safe
 
 if TYPE_CHECKING:
     from .gitdiff import ChangedLines
@@ -92,9 +100,12 @@ def console() -> None:
         code: object = 0
     except SystemExit as exc:
         code = exc.code
+    except Exception as exc:  # noqa: BLE001 - a bug outside `check`'s own net: still one line and exit 2
+        _internal_error(exc)
+        code = EXIT_ERROR
     if code is not None and not isinstance(code, int):
-        print(code, file=sys.stderr)
-        code = 1
+        print(terminal_safe(str(code)), file=sys.stderr)
+        code = EXIT_ERROR
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -119,6 +130,14 @@ class Presentation:
     list_unknown_calls: bool = False
     explain_summaries: bool = False
     write_summaries: str | None = None
+
+
+def _check_time_limit(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
+    """`nan` passed click's range check (every comparison with it is false) and turned the
+    watchdog off; `inf` never fires either."""
+    if value is not None and time_limit_problem(value):
+        raise click.BadParameter(time_limit_problem(value) or "")
+    return value
 
 
 _EPILOG = """\b
@@ -151,18 +170,21 @@ Documentation: docs/cli.md"""
               help="Also walk .git, build, vendor, third_party and similar folders.")
 @click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
               help="Analyze SUFFIX as c, cpp, java, go or csharp, e.g. .cu=cpp (repeatable).")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.  [default: 0]")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS),
+              help="Worker processes; 0 = one per core (never more than the cores or the files).  [default: 0]")
+@click.option("--time-limit", type=float, callback=_check_time_limit, metavar="SECONDS",
               help="Stop parsing a file or analyzing a function after this long and report it as lost.  [default: 20]")
-@click.option("--memory-limit", type=click.IntRange(min=64), metavar="MB",
+@click.option("--memory-limit", type=click.IntRange(min=MIN_MEMORY_LIMIT, max=MAX_MEMORY_LIMIT), metavar="MB",
               help="Stop a file or function whose analysis grows its worker by more than this and report it "
-                   "as lost.  [default: 1024]")
+                   "as lost (a worker that grew that much is replaced).  [default: 1024]")
 @click.option("--baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Report only findings that are not in this baseline.")
 @click.option("--diff", "diff_rev", metavar="REV",
               help="Report only findings on lines changed since git revision REV (whole files are still analyzed).")
 @click.option("--write-baseline", type=click.Path(dir_okay=False), metavar="FILE",
               help="Record the current findings as the baseline and exit 0.")
+@click.option("--exclude-tests", is_flag=True, default=None,
+              help="Do not report findings in test code (tagged `test` otherwise; see `test-patterns`).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,
@@ -181,7 +203,9 @@ Documentation: docs/cli.md"""
 @click.option("--compile-commands", type=click.Path(), metavar="PATH",
               help="compile_commands.json (or its folder): parse C/C++ with libclang.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
-              help="Per-file result cache.  [default: .ortlint_cache]")
+              help="Per-file result cache.  [default: a folder per project in the user cache folder]")
+@click.option("--follow-symlinks", is_flag=True, default=None,
+              help="Follow links to folders and files outside the analyzed folders (not followed by default).")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache (also: ORTLINT_NO_CACHE=1).")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version and exit.")
@@ -191,26 +215,32 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           jobs: int | None, time_limit: float | None, memory_limit: int | None, baseline: str | None,
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
-          compile_commands: str | None, cache_dir: str | None, no_cache: bool | None, diff_rev: str | None) -> None:
+          compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
+          diff_rev: str | None, exclude_tests: bool | None) -> None:
     """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
                           unknown_calls=unknown_calls, compile_commands=compile_commands,
                           cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude,
-                          time_limit=time_limit, memory_limit=memory_limit)
+                          time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests,
+                          follow_symlinks=follow_symlinks)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
                         explain_summaries, write_summaries)
     try:
         settings = load_settings(overrides, config_file, isolated)
         code = execute(settings, view, diff_rev)
     except (ConfigError, PolicyError, BaselineError, UsageFailure) as exc:
-        click.echo(f"ortlint: error: {exc}", err=True)
+        click.echo(f"ortlint: error: {terminal_safe(str(exc))}", err=True)
         code = EXIT_ERROR
     except KeyboardInterrupt:
         click.echo("ortlint: interrupted", err=True)
         code = 130  # the shell convention for SIGINT; never mistaken for "findings"
+    except Exception as exc:  # noqa: BLE001 - a bug must end with a clear message and exit 2, never 1
+        _internal_error(exc)
+        code = EXIT_ERROR
     sys.exit(code)
+
 
 
 def build_run_config(settings: Settings) -> RunConfig:
@@ -228,7 +258,8 @@ def build_run_config(settings: Settings) -> RunConfig:
                      cache_dir=settings.effective_cache_dir(), extensions=dict(settings.extensions) or None,
                      suppressions=True, limits=Limits(settings.time_limit, settings.memory_limit),
                      isolate=os.environ.get("ORTLINT_IN_PROCESS", "") in ("", "0"),
-                     include_dirs=tuple(settings.include_dirs))
+                     include_dirs=tuple(settings.include_dirs), test_patterns=tuple(settings.test_patterns),
+                     follow_symlinks=settings.follow_symlinks)
 
 
 def analyze(settings: Settings, config: RunConfig) -> Report:
@@ -238,6 +269,10 @@ def analyze(settings: Settings, config: RunConfig) -> Report:
     report.stats.setdefault("suppressed", 0)
     enabled = settings.enabled_rules()
     report.findings = [f for f in report.findings if f.rule in enabled]
+    if settings.exclude_tests:
+        kept = [f for f in report.findings if TEST_TAG not in f.tags]
+        report.stats["tests_excluded"] = len(report.findings) - len(kept)
+        report.findings = kept
     return report
 
 
@@ -245,6 +280,7 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
     """One `ortlint check`; returns the exit code. Raises the usage errors `check` reports."""
     if settings.baseline and not view.write_baseline:
         read_baseline(settings.baseline)  # fail fast, before a long run, on a bad baseline
+    distrust(settings.paths or ["."])  # no program is run from the analyzed tree (git, compilers)
     changed = _changed_lines(diff_rev) if diff_rev else None  # fail fast on a bad revision too
     config = build_run_config(settings)
     try:
@@ -257,7 +293,8 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
         _keep_changed(report, changed, diff_rev or "")
     _apply_baseline(report, settings, view)
     if config.paths and not report.files and not any(_is_failure(n) for n in report.notices):
-        click.echo(f"ortlint: warning: no C, C++, Java or Go source files found in {', '.join(config.paths)}", err=True)
+        click.echo(f"ortlint: warning: no C, C++, Java or Go source files found in "
+                   f"{terminal_safe(', '.join(config.paths))}", err=True)
     if view.write_summaries:
         _write_summaries(report, config, view.write_summaries)
     if view.list_unknown_calls:
@@ -323,7 +360,7 @@ def _apply_baseline(report: Report, settings: Settings, view: Presentation) -> N
 
 
 def _internal_error(exc: BaseException) -> None:
-    click.echo(f"ortlint: internal error: {type(exc).__name__}: {exc}", err=True)
+    click.echo(f"ortlint: internal error: {type(exc).__name__}: {terminal_safe(str(exc))}", err=True)
     if os.environ.get("ORTLINT_DEBUG"):
         click.echo("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), err=True)
     else:
@@ -364,11 +401,12 @@ def _echo_errors(report: Report, fmt: str, view: Presentation) -> None:
         return
     for n in report.notices:
         if n.level == "error":
-            click.echo(f"ortlint: error: {n.path}: {n.message}", err=True)
+            click.echo(f"ortlint: error: {terminal_safe(n.path)}: {terminal_safe(n.message)}", err=True)
 
 
 def _unknown_calls_table(report: Report) -> str:
-    rows = sorted(report.unknown_callees.items(), key=lambda kv: (-kv[1], kv[0]))
+    rows = sorted(((terminal_safe(name), count) for name, count in report.unknown_callees.items()),
+                  key=lambda kv: (-kv[1], kv[0]))
     if not rows:
         return "No unknown call received a tracked resource.\n"
     width = max(len(name) for name, _ in rows)
@@ -408,7 +446,7 @@ Exit codes: 0 the log holds no report, 1 it holds at least one, 2 the log cannot
               help="Read settings from FILE instead of looking for one.")
 @click.option("--isolated", is_flag=True, help="Ignore configuration files.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files and folders matching GLOB (repeatable).")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), help="Worker processes; 0 = one per core.")
+@click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS), help="Worker processes; 0 = one per core.")
 @click.option("--unknown-calls", type=click.Choice(UNKNOWN_CALLS), help="As for `ortlint check`.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR", help="Per-file result cache.")
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache.")
@@ -432,17 +470,17 @@ def sanitizer(log: str, paths: tuple[str, ...], fmt: str, output: str | None, ru
         result = explain_log(parsed, lambda: analyze(settings, config), config.policy, config.extensions)
         warning = log_warning(parsed, log)
         if warning:
-            click.echo(f"ortlint: warning: {warning}", err=True)
+            click.echo(f"ortlint: warning: {terminal_safe(warning)}", err=True)
         if fmt != "text" or output:  # the text report lists them itself
             for line, problem in parsed.problems:
-                click.echo(f"ortlint: warning: {log}:{line}: {problem}", err=True)
+                click.echo(f"ortlint: warning: {terminal_safe(log)}:{line}: {terminal_safe(problem)}", err=True)
         failures = [n for n in result.report.notices if _is_failure(n)]
         for n in failures:
-            click.echo(f"ortlint: error: {n.path}: {n.message}", err=True)
+            click.echo(f"ortlint: error: {terminal_safe(n.path)}: {terminal_safe(n.message)}", err=True)
         _emit(FORMATTERS[fmt](result, color=_use_color(view), quiet=quiet), output, color=_use_color(view))
         code = EXIT_ERROR if failures else EXIT_FINDINGS if result.explained else EXIT_CLEAN
     except (LogUnreadable, ConfigError, PolicyError, UsageFailure) as exc:
-        click.echo(f"ortlint: error: {exc}", err=True)
+        click.echo(f"ortlint: error: {terminal_safe(str(exc))}", err=True)
         code = EXIT_ERROR
     except KeyboardInterrupt:
         click.echo("ortlint: interrupted", err=True)

@@ -12,19 +12,25 @@ ortlint the same way. Precedence, highest first:
 For lists, `--select` replaces the file's list; `--ignore`, `--rules`, `--exclude` and
 `--extension` add to it. Relative paths in a file are relative to the folder holding it.
 Every mistake is a `ConfigError` naming the file, the line and the key, because a setting that
-is silently ignored is worse than one that fails.
+is silently ignored is worse than one that fails. A configuration file may be the analyzed
+tree's own (a pull request can change `pyproject.toml`), so every value is checked against a
+range that makes sense (finite numbers, a worker count a machine can run, a suffix that can
+name files, no NUL in a path) and the file is read with bounds (`tomlfile`).
 """
 from __future__ import annotations
 
 import difflib
 import fnmatch
+import math
 import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from .fileio import CONFIG_BYTES, RefusedFile, read_bounded
 from .findings import RULES
+from .testcode import DEFAULT_TEST_PATTERNS
 from .frontends.registry import BY_NAME
 from .tomlfile import read_toml
 
@@ -32,6 +38,10 @@ FORMATS = ("text", "sarif", "json", "github")
 UNKNOWN_CALLS = ("escape", "keep")
 LANGUAGES = tuple(BY_NAME)  # the front ends of frontends/registry.py
 CONFIG_NAMES = (".ortlint.toml", "pyproject.toml")
+MAX_JOBS = 1024  # and never more than the cores or the files (runner)
+MAX_TIME_LIMIT = 86400.0  # seconds: a day per file or function
+MIN_MEMORY_LIMIT, MAX_MEMORY_LIMIT = 64, 1 << 20  # megabytes: 64 MB to 1 TB per worker
+_SUFFIX = re.compile(r"\.[^\s./\\*?\[\]\x00]+")  # one dot, then a name part: what os.path.splitext gives
 
 
 class ConfigError(Exception):
@@ -55,12 +65,15 @@ class Settings:
     unknown_calls: str = "escape"
     compile_commands: str | None = None
     include_dirs: list[str] = field(default_factory=list)  # `#include "..."` search folders (header index)
-    cache_dir: str | None = None  # None: .ortlint_cache next to the configuration file (or here)
+    cache_dir: str | None = None  # None: the user cache folder, one subfolder per project (cache.default_cache_dir)
     cache: bool = True
     force_exclude: bool = False  # apply excludes to paths named on the command line too
     time_limit: float = 20.0  # seconds to parse one file or analyze one function; then it is reported lost
     memory_limit: int = 1024  # megabytes one worker request may grow by; then the item is reported lost
+    test_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATTERNS))  # test code (testcode.py)
+    exclude_tests: bool = False  # drop findings in test code (they are tagged "test" otherwise)
     source: str | None = None  # the configuration file these settings came from
+    follow_symlinks: bool = False  # follow links to folders and files outside the analyzed folders
 
     def exclude_patterns(self) -> tuple[str, ...]:
         from .discover import DEFAULT_EXCLUDES
@@ -72,8 +85,9 @@ class Settings:
             return None
         if self.cache_dir:
             return self.cache_dir
-        root = os.path.dirname(self.source) if self.source else os.getcwd()
-        return os.path.join(root, ".ortlint_cache")
+        from .orchestration.cache import default_cache_dir, find_project_root  # (it imports the engine)
+        root = os.path.dirname(self.source) if self.source else str(find_project_root())
+        return default_cache_dir(root)
 
     def enabled_rules(self) -> set[str]:
         """Rule ids whose findings are reported."""
@@ -135,6 +149,9 @@ def _check_extension(suffix: str, language: str, where: str) -> tuple[str, str]:
     if language not in LANGUAGES:
         raise ConfigError(f"{where}: unknown language {language!r} for {suffix!r} (expected one of: {', '.join(LANGUAGES)})")
     suffix = suffix if suffix.startswith(".") else "." + suffix
+    if not _SUFFIX.fullmatch(suffix):
+        raise ConfigError(f"{where}: {suffix!r} is not a file suffix; write a dot and the end of the file names "
+                          "without wildcards, separators or a second dot, such as .cu")
     return suffix.lower(), language
 
 
@@ -155,9 +172,13 @@ def find_config(start: str | os.PathLike[str] | None = None) -> Path | None:
 
 
 def _has_tool_table(path: Path) -> bool:
-    """Cheap pre-check so an unrelated broken pyproject.toml above us is not an error."""
+    """Cheap pre-check so an unrelated broken pyproject.toml above us is not an error. A file
+    too large to read is taken (loading it then says why it cannot be used): ignoring it would
+    silently drop its settings."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_bounded(path, CONFIG_BYTES).decode("utf-8", errors="replace")
+    except RefusedFile:
+        return True
     except OSError:
         return False
     return re.search(r"^\s*\[\s*tool\.ortlint\s*[\].]", text, re.M) is not None
@@ -228,22 +249,39 @@ def load_file(path: str | os.PathLike[str]) -> Settings:
 
 def _str_list(value: Any, where: str) -> list[str]:
     if isinstance(value, str):
-        return [value]
+        value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+        raise ConfigError(f"{where}: expected a list of strings, got {_shown(value)}")
+    for v in value:
+        _no_nul(v, where)
     return list(value)
 
 
 def _string(value: Any, where: str, choices: tuple[str, ...] | None = None) -> str:
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: expected a string, got {value!r}")
+        raise ConfigError(f"{where}: expected a string, got {_shown(value)}")
     if choices and value not in choices:
-        raise ConfigError(f"{where}: expected one of {', '.join(choices)}, got {value!r}")
+        raise ConfigError(f"{where}: expected one of {', '.join(choices)}, got {_shown(value)}")
+    return _no_nul(value, where)
+
+
+def _no_nul(value: str, where: str) -> str:
+    """A NUL can name no file and match no file name: it is a mistake (or an attack), never
+    something to pass on to the operating system (where it raised ValueError)."""
+    if "\0" in value:
+        raise ConfigError(f"{where}: {_shown(value)} contains a NUL character; remove it")
     return value
 
 
+def _shown(value: Any) -> str:
+    """A value quoted in a message: shortened (a value can be megabytes long)."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _path(value: Any, where: str, base: Path) -> str:
-    return str((base / _string(value, where)).resolve())
+    """Absolute, as written (links are not resolved: a message names the file the user wrote)."""
+    return os.path.abspath(base / _string(value, where))
 
 
 def _set_paths(s: Settings, v: Any, where: str, base: Path) -> None:
@@ -266,7 +304,7 @@ def _set_ignore(s: Settings, v: Any, where: str, base: Path) -> None:
 
 
 def _set_rules(s: Settings, v: Any, where: str, base: Path) -> None:
-    s.rules = [str((base / p).resolve()) for p in _str_list(v, where)]
+    s.rules = [_path(p, where, base) for p in _str_list(v, where)]
 
 
 def _set_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
@@ -275,19 +313,20 @@ def _set_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
 
 def _set_default_excludes(s: Settings, v: Any, where: str, base: Path) -> None:
     if not isinstance(v, bool):
-        raise ConfigError(f"{where}: expected true or false, got {v!r}")
+        raise ConfigError(f"{where}: expected true or false, got {_shown(v)}")
     s.default_excludes = v
 
 
 def _set_extensions(s: Settings, v: Any, where: str, base: Path) -> None:
     if not isinstance(v, dict):
-        raise ConfigError(f'{where}: expected a table such as {{ ".cu" = "cpp" }}, got {v!r}')
-    s.extensions = dict(_check_extension(k, _string(lang, f"{where}.{k}"), where) for k, lang in v.items())
+        raise ConfigError(f'{where}: expected a table such as {{ ".cu" = "cpp" }}, got {_shown(v)}')
+    s.extensions = dict(_check_extension(_no_nul(k, where), _string(lang, f"{where}.{k}"), where) for k, lang in v.items())
 
 
 def _set_jobs(s: Settings, v: Any, where: str, base: Path) -> None:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise ConfigError(f"{where}: expected a whole number >= 0 (0 = all cores), got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_JOBS:
+        raise ConfigError(f"{where}: expected a whole number from 0 to {MAX_JOBS} (0 = one per core; more workers "
+                          f"than cores or files are never started), got {_shown(v)}")
     s.jobs = v
 
 
@@ -309,7 +348,7 @@ def _set_compile_commands(s: Settings, v: Any, where: str, base: Path) -> None:
 
 def _set_include_dirs(s: Settings, v: Any, where: str, base: Path) -> None:
     if not isinstance(v, list) or not all(isinstance(x, str) and x for x in v):
-        raise ConfigError(f"{where}: expected a list of folders, got {v!r}")
+        raise ConfigError(f"{where}: expected a list of folder names, got {_shown(v)}")
     s.include_dirs = [_path(x, where, base) for x in v]
 
 
@@ -319,20 +358,56 @@ def _set_cache_dir(s: Settings, v: Any, where: str, base: Path) -> None:
 
 def _set_force_exclude(s: Settings, v: Any, where: str, base: Path) -> None:
     if not isinstance(v, bool):
-        raise ConfigError(f"{where}: expected true or false, got {v!r}")
+        raise ConfigError(f"{where}: expected true or false, got {_shown(v)}")
     s.force_exclude = v
 
 
 def _set_time_limit(s: Settings, v: Any, where: str, base: Path) -> None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
-        raise ConfigError(f"{where}: expected a number of seconds > 0, got {v!r}")
+    problem = time_limit_problem(v)
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
     s.time_limit = float(v)
 
 
+def time_limit_problem(v: Any) -> str | None:
+    """What is wrong with a time limit (also for `--time-limit`), or None. `nan` compared false
+    with everything and turned the watchdog off."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 < v <= MAX_TIME_LIMIT:
+        return f"expected a number of seconds above 0 and at most {MAX_TIME_LIMIT:g} (a day), got {_shown(v)}"
+    return None
+
+
 def _set_memory_limit(s: Settings, v: Any, where: str, base: Path) -> None:
-    if isinstance(v, bool) or not isinstance(v, int) or v < 64:
-        raise ConfigError(f"{where}: expected a whole number of megabytes >= 64, got {v!r}")
+    if isinstance(v, bool) or not isinstance(v, int) or not MIN_MEMORY_LIMIT <= v <= MAX_MEMORY_LIMIT:
+        raise ConfigError(f"{where}: expected a whole number of megabytes from {MIN_MEMORY_LIMIT} to "
+                          f"{MAX_MEMORY_LIMIT} (1 TB), got {_shown(v)}")
     s.memory_limit = v
+
+
+def _set_test_patterns(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.test_patterns = _patterns(v, where)
+
+
+def _extend_test_patterns(s: Settings, v: Any, where: str, base: Path) -> None:
+    s.test_patterns = list(s.test_patterns) + [p for p in _patterns(v, where) if p not in s.test_patterns]
+
+
+def _patterns(v: Any, where: str) -> list[str]:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x.strip("/") for x in v):
+        raise ConfigError(f'{where}: expected a list of non-empty glob patterns such as ["it/", "*_it.cc"], got {_shown(v)}')
+    return list(v)
+
+
+def _set_exclude_tests(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{where}: expected true or false, got {_shown(v)}")
+    s.exclude_tests = v
+
+
+def _set_follow_symlinks(s: Settings, v: Any, where: str, base: Path) -> None:
+    if not isinstance(v, bool):
+        raise ConfigError(f"{where}: expected true or false, got {_shown(v)}")
+    s.follow_symlinks = v
 
 
 _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
@@ -353,6 +428,10 @@ _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "force-exclude": _set_force_exclude,
     "time-limit": _set_time_limit,
     "memory-limit": _set_memory_limit,
+    "test-patterns": _set_test_patterns,
+    "extend-test-patterns": _extend_test_patterns,
+    "exclude-tests": _set_exclude_tests,
+    "follow-symlinks": _set_follow_symlinks,
 }
 
 
@@ -380,6 +459,8 @@ class Overrides:
     force_exclude: bool | None = None
     time_limit: float | None = None
     memory_limit: int | None = None
+    exclude_tests: bool | None = None
+    follow_symlinks: bool | None = None
 
 
 def merge(base: Settings, cli: Overrides) -> Settings:
@@ -399,7 +480,8 @@ def merge(base: Settings, cli: Overrides) -> Settings:
         suffix, language = parse_extension(spec, "--extension")
         out.extensions[suffix] = language
     for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
-                 "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit"):
+                 "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit", "exclude_tests",
+                 "follow_symlinks"):
         value = getattr(cli, name)
         if value is not None:
             setattr(out, name, value)

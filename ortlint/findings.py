@@ -81,6 +81,13 @@ class Finding:
     related: tuple[Step, ...] = ()  # every leaking exit, for ORT001 / ORT010
     level: str = ""  # overrides the rule's default level (exception-only Java leaks are warnings)
     anchor: str = ""  # what the finding is about, without line numbers: the acquiring call, the variable
+    # The macro whose expansion made the call the finding is about, as trace steps name it, and where the
+    # analyzed tree defines it ("path:line"); on a finding folded at the definition (engine/macro_defects.py),
+    # `related` lists the expansions.
+    macro: str = ""
+    macro_at: str = ""
+    expansions: int = 0  # folded: how many expansions share this defect
+    tags: tuple[str, ...] = ()  # "test": in test code (testcode.py)
 
     @property
     def effective_level(self) -> str:
@@ -96,7 +103,8 @@ class Finding:
     def fingerprint(self) -> str:
         """Stable identity that survives unrelated edits above the finding (no line numbers)."""
         basis = "|".join((self.rule, self.path.replace("\\", "/"), self.function, self.anchor or self.message))
-        return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
+        # surrogateescape: a file name that is not UTF-8 hashes as its own bytes (never raises)
+        return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 @pickle_by_fields

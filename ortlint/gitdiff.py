@@ -10,6 +10,15 @@ Conventions, documented in docs/cli.md:
 * a hunk that only deletes lines marks the lines on both sides of the deletion as changed (deleting
   a release changes the path through its neighbours);
 * untracked files (not ignored) count as changed everywhere: a new file not yet added is new code.
+
+git runs commands its configuration names, and on a pull request the repository's configuration,
+`.gitattributes` (and, when HOME is the workspace, `~/.gitconfig`) are the author's: `core.fsmonitor`
+runs on every look at the working tree, a `.gitattributes` driver's `textconv`, `clean` or
+`process` runs on every changed file. So git is found with `programs.trusted_program` (never a
+`./git` from the tree), and called with `--no-ext-diff --no-textconv --ignore-submodules`,
+`core.fsmonitor` off, every filter and diff driver the configuration defines emptied (`-c
+filter.X.clean=` ...: an empty command is no command), and `GIT_OPTIONAL_LOCKS=0` (git does not
+rewrite the index on the side).
 """
 from __future__ import annotations
 
@@ -20,6 +29,7 @@ import subprocess
 from typing import Iterable
 
 from .findings import Finding
+from .programs import trusted_program
 
 EVERY_LINE = None  # a changed-lines entry that covers the whole file (new or untracked)
 _HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
@@ -30,11 +40,20 @@ class DiffError(Exception):
     """Not a git repository, an unknown revision, or git missing: a usage error (exit 2)."""
 
 
-def _git(args: list[str], cwd: str) -> str:
+# settings that make git run a program, turned off for every call
+SAFE_SETTINGS = ("core.quotepath=off", "core.fsmonitor=false", "core.untrackedCache=false", "diff.external=",
+                 "core.pager=cat")
+_DRIVER_KEYS = r"^(filter|diff)\..*\.(clean|smudge|process|textconv|command|required)$"
+
+
+def _run_git(git: str, settings: list[str], args: list[str], cwd: str) -> str:
+    command = [git, *(x for setting in settings for x in ("-c", setting)), *args]
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat")
+    env.pop("GIT_EXTERNAL_DIFF", None)
     try:
-        done = subprocess.run(["git", "-c", "core.quotepath=off", *args], cwd=cwd, capture_output=True, timeout=300)
-    except FileNotFoundError:
-        raise DiffError("--diff needs git, which is not installed") from None
+        done = subprocess.run(command, cwd=cwd, capture_output=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise DiffError(f"--diff: cannot run git: {exc.strerror or exc}") from None
     except subprocess.TimeoutExpired:
         raise DiffError(f"--diff: `git {' '.join(args)}` took too long") from None
     if done.returncode != 0:
@@ -43,15 +62,45 @@ def _git(args: list[str], cwd: str) -> str:
     return done.stdout.decode("utf-8", "surrogateescape")
 
 
+class _Git:
+    """git calls that run no program the repository's configuration names (module docstring)."""
+
+    def __init__(self) -> None:
+        git = trusted_program("git")
+        if git is None:
+            raise DiffError("--diff needs git, which is not installed (a git inside the analyzed tree or the current "
+                            "folder is never run)")
+        self.git = git
+        self.settings = list(SAFE_SETTINGS)
+
+    def __call__(self, args: list[str], cwd: str) -> str:
+        return _run_git(self.git, self.settings, args, cwd)
+
+    def disarm_drivers(self, cwd: str) -> None:
+        """Empty every filter and diff driver command the configuration defines (the names git
+        prints are lower-cased where git compares without case, so they override exactly)."""
+        try:
+            names = _run_git(self.git, self.settings, ["config", "-z", "--name-only", "--get-regexp", _DRIVER_KEYS], cwd)
+        except DiffError:  # exit status 1: no such setting
+            return
+        for name in filter(None, names.split("\0")):
+            if "=" in name or "\n" in name:  # `-c` cannot say it: refuse rather than run the driver
+                raise DiffError(f"--diff: the git configuration names a driver git cannot be told to skip ({name!r})")
+            self.settings.append(f"{name}=false" if name.endswith(".required") else f"{name}=")
+
+
 def changed_lines(rev: str, cwd: str = ".") -> ChangedLines:
     """Lines changed in the working tree since `rev`, keyed by real path."""
     if rev.startswith("-"):
         raise DiffError(f"--diff: {rev!r} is not a git revision")
-    top = _git(["rev-parse", "--show-toplevel"], cwd).strip()
-    _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd)
-    patch = _git(["diff", "--no-color", "--no-ext-diff", "--unified=0", "-M", rev, "--"], top)
+    git = _Git()
+    top = git(["rev-parse", "--show-toplevel"], cwd).strip()
+    git.disarm_drivers(top)
+    git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], cwd)
+    patch = git(["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--unified=0",
+                 "-M", rev, "--"], top)
     changed = parse_unified_diff(patch, top)
-    untracked = _git(["ls-files", "--others", "--exclude-standard", "-z"], top)
+    untracked = git(["ls-files", "--others", "--exclude-standard", "-z"], top)
     for name in filter(None, untracked.split("\0")):
         changed[os.path.realpath(os.path.join(top, name))] = EVERY_LINE
     return changed

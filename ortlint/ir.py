@@ -190,6 +190,9 @@ class Call:
     # The macro whose expansion holds this call, as its invocation's trace step names it:
     # "CHECK_ORT (utils.h:12)" (front ends: the outermost expansion; "" outside macros).
     macro: str = ""
+    # Where that macro is defined ("path:line"), when the analyzed tree defines it ("" for a policy
+    # shape or libclang): a defect wholly inside its expansions is the macro's (engine/macro_defects.py).
+    macro_at: str = ""
 
 
 @pickle_by_fields

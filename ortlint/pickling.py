@@ -1,4 +1,7 @@
-"""Faster pickling for the dataclasses that cross process boundaries and fill the cache."""
+"""Faster pickling for the dataclasses that cross process boundaries (main process <-> workers).
+
+Pickle is for that pipe only, between processes of one run: the cache on disk is data-only JSON
+(`datacodec`), because loading a pickle runs whatever the file says."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +12,7 @@ def pickle_by_fields(cls):
     """Class decorator for a slots dataclass: pickle it as a call of its constructor.
 
     The default for slots dataclasses (`__getstate__`/`__setstate__` walking `fields()` for
-    every object) made loading findings and summaries from worker processes and from the
-    cache 3x slower, and moving IR between processes 2.5x slower. Every field must be a
+    every object) made loading findings and summaries from worker processes 3x slower, and moving IR between processes 2.5x slower. Every field must be a
     positional constructor argument (checked here, so a new keyword-only field fails loudly
     instead of being dropped). Fields marked `metadata={"cache": True}` are left out: a
     cache (like the IR's kept hashes) is recomputed on the other side, never carried."""

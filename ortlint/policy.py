@@ -86,6 +86,7 @@ class StatusCheck:
     on_failure: str = "continue"
     releases: bool = True
     release_with: str = "ReleaseStatus"  # the release the helper makes (OgaDestroyResult for GenAI helpers)
+    passes: int | None = None  # the argument the helper returns when the check passes (Go `must.M1(v, err)`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +294,7 @@ _CALL_KEYS = {"type", "stores", "view", "element",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements"}
-_CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with"}
+_CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
 
 
 class _Loader:
@@ -710,6 +711,11 @@ class _Loader:
             self.fail(f"{key}.arg", "must be an argument index", "call", i)
         succ = raw.get("success_returns")
         fail = raw.get("failure_returns")
+        passes = raw.get("passes")
+        if passes is not None and (not isinstance(passes, int) or isinstance(passes, bool) or passes < 0):
+            self.fail(f"{key}.passes", "must be an argument index", "call", i)
+        if passes is not None and succ is not None:
+            self.fail(f"{key}.passes", "cannot be combined with success_returns", "call", i)
         return StatusCheck(
             arg=raw.get("arg", 0),
             success_returns=None if succ is None else self._value(succ, f"{key}.success_returns", i),
@@ -717,6 +723,7 @@ class _Loader:
             on_failure=on_failure,
             releases=bool(raw.get("releases", True)),
             release_with=self._str(raw, "release_with", key, "call", i) or "ReleaseStatus",
+            passes=passes,
         )
 
     # -- small typed readers -------------------------------------------------------------

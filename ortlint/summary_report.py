@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .engine.summaries import Case, Summary
 from .policy import Policy
+from .textsafe import terminal_safe
 
 
 def explain(summaries: dict[tuple[str, str, int], Summary]) -> str:
@@ -17,9 +18,9 @@ def explain(summaries: dict[tuple[str, str, int], Summary]) -> str:
         interesting = any(c.effects or c.outs or (c.ret and c.ret[0] == "fresh") for c in summary.cases)
         if not interesting and not summary.noreturn:
             continue
-        lines.append(f"{path}:{line}: {name}()")
+        lines.append(terminal_safe(f"{path}:{line}: {name}()"))  # names and paths come from the tree
         for text in summary.describe():
-            lines.append(f"    {text}")
+            lines.append(f"    {terminal_safe(text)}")
     if not lines:
         return "No function in these files releases, acquires or takes ownership of anything.\n"
     return "\n".join(lines) + "\n"
@@ -37,9 +38,9 @@ def as_policy(summaries: dict[tuple[str, str, int], Summary], policy: Policy) ->
         entry = _entry(summary, policy)
         if entry is None:
             continue
-        out.append(f"# inferred from {path}:{line}")
+        out.append(f"# inferred from {terminal_safe(path)}:{line}")  # (a newline in a file name ends a comment)
         if isinstance(entry, str):
-            out.append(f"# {name}: {entry}")
+            out.append(f"# {terminal_safe(name)}: {entry}")
             out.append("")
             continue
         out.append("[[call]]")

@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .fileio import read_prefix
 from .findings import RULES, Finding, Notice, Report
+from .frontends.common.source import MAX_BYTES
 
 # The marker must sit in a comment (`//`, `/*` or a `*` continuation line), not in a string.
 # It is matched where `ortlint:` occurs, anchored, so that a long line costs linear time.
@@ -101,8 +103,7 @@ def scan(path: str, data: bytes) -> FileSuppressions:
 
 def _read(path: str) -> bytes:
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_prefix(path, MAX_BYTES + 1)  # a regular file, bounded: as the front ends read it
     except OSError:
         return b""  # the runner already reported the file as unreadable
 

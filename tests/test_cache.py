@@ -2,13 +2,17 @@
 on a few files (pre-commit) still knows the helpers of the rest of the tree."""
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import pickle
 import shutil
 from pathlib import Path
 
 from ortlint.api import default_policy
-from ortlint.orchestration.settings import RunConfig
+from ortlint.orchestration.cache import FORMAT, decode_entry, default_cache_dir, encode_entry
 from ortlint.orchestration.runner import run
+from ortlint.orchestration.settings import RunConfig
 
 TREE = Path(__file__).resolve().parent.parent / "fixtures" / "multi" / "jni_binding"
 
@@ -66,15 +70,117 @@ def test_pre_commit_run_on_one_file_uses_cached_helpers(tmp_path: Path) -> None:
     assert len(without_cache.findings) < len(expected)  # helpers unknown: calls take ownership
 
 
-def test_corrupt_cache_entries_are_misses(tmp_path: Path) -> None:
+def rejected(report) -> list[str]:
+    return [n.message for n in report.notices if n.message.startswith("cache entry rejected")]
+
+
+def test_corrupt_cache_entries_are_misses_with_a_warning(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     shutil.copytree(TREE, tree)
     cache = tmp_path / "cache"
     cold = go([tree], cache)
-    for p in cache.rglob("*.pickle"):
-        p.write_bytes(b"not a pickle")
+    entries = [p for p in cache.rglob("*.json") if p.parent.parent.name.startswith("v")]
+    assert len(entries) == 3
+    for p in entries:
+        p.write_bytes(b"not a cache entry")
+    (cache / next(d for d in os.listdir(cache) if d.startswith("v")) / "last-run.json").unlink()
     again = go([tree], cache)
     assert findings(again) == findings(cold) and again.stats["parsed_files"] == 3
+    assert rejected(again) == ["cache entry rejected: not an ortlint cache file of format 1 (and 2 more); not used, "
+                               "the files were analyzed again"]
+    assert [n.level for n in again.notices if n.message.startswith("cache entry")] == ["warning"]
+    third = go([tree], cache)  # rewritten: valid again
+    assert third.stats["parsed_files"] == 0 and not rejected(third)
+
+
+class _Payload:
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):  # noqa: ANN204
+        return (os.system, (f"touch '{self.marker}'",))
+
+
+def test_a_planted_pickle_is_never_loaded(tmp_path: Path) -> None:
+    """Every cache file replaced by a pickle that would run a command: nothing runs, every
+    entry is rejected, the results are those of a run without a cache."""
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    cache = tmp_path / "cache"
+    cold = go([tree], cache)
+    marker = tmp_path / "ran"
+    for p in cache.rglob("*.json"):
+        p.write_bytes(pickle.dumps(_Payload(marker)))
+    again = go([tree], cache)
+    assert not marker.exists()
+    assert findings(again) == findings(cold) and again.stats["parsed_files"] == 3
+    assert rejected(again)
+
+
+def test_an_entry_whose_content_does_not_match_its_hash_is_rejected(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    cache = tmp_path / "cache"
+    cold = go([tree], cache)
+    forged = 0
+    for p in cache.rglob("*.json"):
+        if p.name not in ("index.json", "last-run.json") and b"ORT001" in p.read_bytes():
+            p.write_bytes(p.read_bytes().replace(b"ORT001", b"ORT002"))  # a forged result
+            forged += 1
+    for p in cache.rglob("last-run.json"):
+        p.write_bytes(p.read_bytes().replace(b"ORT001", b"ORT002"))
+    again = go([tree], cache)
+    assert forged and findings(again) == findings(cold) and again.stats["parsed_files"] == forged
+    assert rejected(again) and "does not match its hash" in rejected(again)[0]
+
+
+def test_valid_json_of_an_unknown_shape_is_rejected(tmp_path: Path) -> None:
+    """A correct header and hash over data the codec does not know (a class it was not given,
+    a field of the wrong type): rejected, never constructed."""
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    cache = tmp_path / "cache"
+    cold = go([tree], cache)
+    bodies = [b'{"Popen":[["sh","-c","touch x"]]}', b'{"FileRecord":[1,2,3,4]}',
+              b'{"FileRecord":[1,"h",3,[],[],{"d":[]},[],null]}', b'[' * 100000 + b']' * 100000]
+    entries = sorted(p for p in cache.rglob("*.json") if p.name not in ("index.json", "last-run.json"))
+    for p, body in zip(entries, bodies):
+        p.write_bytes(json.dumps({"ortlint-cache": FORMAT, "blake2b": hashlib.blake2b(body, digest_size=16)
+                                  .hexdigest()}).encode() + b"\n" + body)
+    for p in cache.rglob("last-run.json"):
+        p.unlink()
+    again = go([tree], cache)
+    assert findings(again) == findings(cold) and again.stats["parsed_files"] == 3
+    assert rejected(again)
+
+
+def test_a_fifo_in_the_cache_is_refused_not_waited_on(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    cache = tmp_path / "cache"
+    cold = go([tree], cache)
+    for p in list(cache.rglob("*.json")):
+        p.unlink()
+        os.mkfifo(p)
+    again = go([tree], cache)
+    assert findings(again) == findings(cold)
+    assert "not a regular file (a FIFO)" in rejected(again)[0]
+
+
+def test_the_default_cache_is_outside_the_tree_one_folder_per_project(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    one, two = default_cache_dir(tmp_path / "a" / "proj"), default_cache_dir(tmp_path / "b" / "proj")
+    assert one != two and one.startswith(str(tmp_path / "user-cache" / "ortlint" / "proj-"))
+    assert default_cache_dir(tmp_path / "a" / "proj") == one
+
+
+def test_the_codec_round_trips_what_the_cache_holds(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    shutil.copytree(TREE, tree)
+    go([tree], tmp_path / "cache")
+    for p in (tmp_path / "cache").rglob("*.json"):
+        value = decode_entry(p.read_bytes())
+        assert decode_entry(encode_entry(value)) == value
 
 
 def test_cache_folder_is_tagged_and_ignored_by_git(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import ortlint.cli as cli
+from ortlint.orchestration.cache import default_cache_dir
 from ortlint.findings import RULES, Finding, Report, Step
 from ortlint.report.github import format_github
 from tests.clihelpers import CLEAN_C, FIXTURES, LEAK_C, ROOT, ortlint, write
@@ -536,10 +537,13 @@ def test_help_mentions_subcommands_and_exit_codes() -> None:
 
 
 def test_cache_is_on_by_default_and_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On by default, in the user cache folder: nothing is written into the analyzed tree."""
     monkeypatch.delenv("ORTLINT_NO_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
     shutil.copytree(FIXTURES, tmp_path / "src")
     cold = ortlint("--isolated", "--format", "sarif", "src")
-    assert (tmp_path / ".ortlint_cache").is_dir()
+    assert not (tmp_path / ".ortlint_cache").exists() and not (tmp_path / "src" / ".ortlint_cache").exists()
+    assert [p.name.startswith(tmp_path.name) for p in (tmp_path / "user-cache" / "ortlint").iterdir()] == [True]
     warm = ortlint("--isolated", "--format", "sarif", "src")
     uncached = ortlint("--isolated", "--no-cache", "--format", "sarif", "src")
     assert cold.stdout == warm.stdout == uncached.stdout
@@ -559,7 +563,7 @@ def test_cache_location_and_switches(tmp_path: Path, monkeypatch: pytest.MonkeyP
     ortlint("--cache-dir", "elsewhere", "ok.c")
     monkeypatch.setenv("ORTLINT_NO_CACHE", "1")
     ortlint("ok.c")
-    assert seen == [str(tmp_path / "proj" / ".ortlint_cache"), None, "elsewhere", None]
+    assert seen == [default_cache_dir(tmp_path / "proj"), None, "elsewhere", None]
 
 
 def test_no_source_files_is_a_warning_not_an_error(tmp_path: Path) -> None:

@@ -197,3 +197,96 @@ def test_a_huge_mutated_package_file_does_not_stall_its_neighbours(tmp_path: Pat
     assert _top_level_parts(b"a int, m map[string]int, f func(x, y int), ") == [b"a int", b" m map[string]int",
                                                                                  b" f func(x, y int)"]
     assert MAX_PARAMETER_LIST < 1 << 20
+
+
+def test_a_call_as_the_only_argument_passes_every_result(tmp_path: Path) -> None:
+    """`must.M1(ort.NewTensor(...))`: the tensor and the error are the helper's two arguments
+    (each in a temporary), not a tensor lost inside the argument list (issue 32)."""
+    u = unit(tmp_path, 'import "github.com/janpfeifer/must"\n\nfunc f(d []float32) {\n'
+                       '\tt := must.M1(ort.NewTensor(ort.NewShape(1, 2), d))\n\tt.Destroy()\n}\n')
+    made, helper = [c for c in calls(function(u, "f")) if c.callee in ("ort.NewTensor", "must.M1")]
+    assert [ir.expr_text(a) for a in made.args][:1] == [f"&{helper.args[0].name}"]
+    assert helper.args[1] == made.dest and len(helper.args) == 2
+
+
+def test_must_helper_keeps_the_trace_of_the_object(tmp_path: Path) -> None:
+    path = FIXTURES / "go" / "must_helper_leak.go"
+    found = {f.line: f for f in lint([str(path)]).findings}
+    for line, exit_line in ((20, 22), (25, 27)):
+        steps = [t.message for t in found[line].trace]
+        assert steps[-1].startswith("returning from earlyReturn()") and f"line {exit_line}" in found[line].message
+        assert not any("$" in s for s in steps)  # no temporary named to the user
+
+
+def test_environment_handed_back_by_a_returned_flag(tmp_path: Path) -> None:
+    body = ('func initialise() (bool, error) {\n'
+            '\tif err := ort.InitializeEnvironment(); err != nil {\n\t\treturn false, err\n\t}\n'
+            '\tif err := ort.DisableTelemetry(); err != nil {\n\t\treturn %s, err\n\t}\n\treturn true, nil\n}\n')
+    assert rules(tmp_path, body % "true") == []
+    assert rules(tmp_path, body % "false") == [(2, "ORT020")]
+
+
+def test_address_of_a_struct_value_is_the_struct(tmp_path: Path) -> None:
+    """Fields of a struct variable are `(*s).f`, so `&s` is `s`: what `fill(&s)` stores is what
+    `s.Cleanup()` destroys."""
+    u = unit(tmp_path, 'type h struct{ t *ort.Tensor[float32] }\n\nfunc fill(x *h) {}\n\n'
+                       'func f() {\n\tvar s h\n\tfill(&s)\n\tp := &h{}\n\tfill(p)\n\tvar n int\n\tg(&n)\n}\n\nfunc g(n *int) {}\n')
+    got = [(c.callee, ir.expr_text(c.args[0])) for c in calls(function(u, "f"))]
+    assert got == [("fill", "s"), ("fill", "p"), ("g", "&n")]
+
+
+# ----------------------------------------------------------------------------- files parsed in pieces
+
+
+def test_a_file_parsed_in_pieces_gives_the_ir_of_a_whole_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35: a generated 5 MB file of small functions needed 365 MB of syntax tree, over the
+    parse memory cap, and was not analyzed. Pieces of top-level declarations (with the package
+    clause and imports) give the same IR, closures, notes and dependencies included."""
+    import pickle
+
+    from ortlint.api import default_policy
+    from ortlint.frontends.common.source import read_source
+    from ortlint.frontends.go import frontend
+
+    monkeypatch.setattr(frontend, "PIECES_MIN_BYTES", 0)
+    monkeypatch.setattr(frontend, "PIECE_BYTES", 300)
+    policy = default_policy()
+    split = 0
+    for path in sorted((FIXTURES / "go").glob("*.go")):
+        source = read_source(str(path), policy, blank=False)
+        whole = frontend.GoFrontEnd(str(path), source.original, policy, source.lines).run()
+        front = frontend.GoFrontEnd(str(path), source.original, policy, source.lines)
+        pieces = front.pieces()
+        if pieces is None or len(pieces) < 2:
+            continue
+        split += 1
+        part = front.run_in_pieces(pieces)
+        assert pickle.dumps((whole.functions, whole.notes, whole.dependencies)) == \
+            pickle.dumps((part.functions, part.notes, part.dependencies)), path.name
+    assert split >= 20
+
+
+def test_a_parse_over_the_memory_cap_is_done_again_in_pieces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ortlint.frontends.common import source as common_source
+    from ortlint.frontends.go import frontend
+
+    real = frontend.parse_limited
+
+    def parse_limited(parser, data, seconds=None):  # noqa: ANN001, ANN202 - the whole file is "too big"
+        if not parser.included_ranges or parser.included_ranges[-1].end_byte - parser.included_ranges[0].start_byte \
+                == len(data):
+            raise common_source.memory_cap_reached()
+        return real(parser, data, seconds)
+
+    monkeypatch.setattr(frontend, "parse_limited", parse_limited)
+    monkeypatch.setattr(frontend, "PIECES_MIN_BYTES", 0)
+    monkeypatch.setattr(frontend, "PIECE_BYTES", 100)
+    helper = "".join(f"func helper{i}(a []int) int {{\n\tn := 0\n\tdefer func() {{ n += a[0] }}()\n\treturn n\n}}\n\n"
+                     for i in range(6))
+    path = tmp_path / "gen.go"
+    path.write_text("package app\n\nimport ort \"github.com/yalue/onnxruntime_go\"\n\n" + helper
+                    + "func leak() error {\n\topts, err := ort.NewSessionOptions()\n\tif err != nil {\n\t\treturn err\n"
+                      "\t}\n\t_ = opts.SetIntraOpNumThreads(1)\n\treturn nil\n}\n", encoding="utf-8")
+    report = lint([str(path)])
+    assert [(f.rule, f.line) for f in report.findings] == [("ORT020", 42)]  # (a whole parse only: nothing)
+    assert not report.notices

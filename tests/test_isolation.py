@@ -296,3 +296,34 @@ def test_callers_waiting_for_a_result_that_never_came_are_analyzed_all_the_same(
     together = go(tmp_path, 2, monkeypatch=monkeypatch)
     assert leaks(together) == leaks(alone) and any(name == "rec0.c" for name, _l, _r in leaks(alone))
     assert {(Path(k[0]).name, k[1]) for k in together.summaries} == {(Path(k[0]).name, k[1]) for k in alone.summaries}
+
+
+def test_a_worker_left_over_its_memory_limit_is_replaced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 35: the limit used to cap one request's growth only, so a worker that kept what a
+    request left behind grew again with the next one (2-2.7 GB against 1 GB). Two files here
+    each keep 150 MB (each under the 200 MB limit, together over it): the worker says so after
+    the request and is replaced; its replacement parses its files again (keeping as much: that
+    is what it holds, not a reason to replace it again), and every finding is reported."""
+    from ortlint.engine.analyze import Options
+    from ortlint.orchestration.parallel import WorkerPool
+
+    hoard = []
+    real = parsing.parse_file
+
+    def parse_file(source, *args, **kwargs):  # noqa: ANN001, ANN202
+        if Path(source.path).name.startswith("keeps"):
+            hoard.append(bytearray(150 << 20))  # address space, never touched
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(parsing, "parse_file", parse_file)
+    for name in ("keeps1.c", "keeps2.c", "leak1.c", "leak2.c"):
+        (tmp_path / name).write_text(LEAK_C.replace("leaky", name[:-2]))
+    items = [(str(p), "c", None) for p in sorted(tmp_path.glob("*.c"))]
+    with WorkerPool(1, default_policy(), Options(), None, Limits(memory_mb=200)) as pool:
+        metas = pool.parse(items)
+        assert pool.retired == 1 and pool.replaced == 1
+        jobs = [((m.path, name, line), {}) for m in metas for name, line, *_rest in m.functions]
+        results = pool.analyze(jobs, {})
+        assert pool.retired == 1  # analyzing keeps nothing: no second replacement
+    found = sorted((Path(k[0]).name, f.line, f.rule) for k, r in results.items() for f in r.findings)
+    assert found == [(name, 3, "ORT001") for name in ("keeps1.c", "keeps2.c", "leak1.c", "leak2.c")]

@@ -38,6 +38,8 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ("this is = = not toml\n", "invalid TOML"),
     ('[preprocess]\nrename = { TRY = "try_block" }\n', "TRY: 'try_block' is longer than the macro name"),
     ('[preprocess]\nrename = { "not a name" = "x" }\n', "is not a macro name"),
+    ('[[call]]\nname = "f"\nstatus_check = { arg = 1, passes = "v" }\n', "passes: must be an argument index"),
+    ('[[call]]\nname = "f"\nstatus_check = { arg = 1, passes = 0, success_returns = 0 }\n', "cannot be combined"),
     ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
     ('[table_arity]\nRun = "eight"\n', "table_arity.Run: must be an argument count"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, declare-or-return"),
@@ -101,3 +103,15 @@ def test_renamed_macros_keep_every_offset(tmp_path: Path) -> None:
     code = b"MY_TRY { f(); } MY_CATCH(...) { g(); } MY_TRYING();\n"
     out = blank_decorations(code, load_policy([p]))
     assert out == b"try    { f(); } catch   (...) { g(); } MY_TRYING();\n" and len(out) == len(code)
+
+
+def test_status_check_passes_returns_the_argument(tmp_path: Path) -> None:
+    """`status_check = { arg = 1, passes = 0 }` (Go's must.M1(v, err)): the summary returns
+    argument 0 when argument 1 is nil, and the failure case ends as the policy says."""
+    from ortlint.engine.summaries import summary_from_status_check
+    p = write(tmp_path, '[[call]]\nname = "must1"\nstatus_check = { arg = 1, on_failure = "abort", '
+                        'releases = false, passes = 0 }\n')
+    summary = summary_from_status_check(load_policy([p]).lookup("plain", "must1"))
+    ok, bad = summary.cases
+    assert ok.pre == (((1,), "null"),) and ok.ret == ("param", (0,)) and ok.exit == "return"
+    assert bad.exit == "abort" and not bad.effects

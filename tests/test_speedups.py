@@ -193,6 +193,7 @@ def test_parallel_runs_match_serial_ones_whatever_the_scheduling(monkeypatch: py
     the results may not."""
     monkeypatch.setattr(runner, "PARALLEL_MIN_FILES", 2)
     monkeypatch.setattr(runner, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(runner.os, "cpu_count", lambda: 4)  # workers are capped at the cores
     targets = [str(FIXTURES)]
     serial = run(RunConfig(targets, default_policy(), jobs=1))
     for jobs in (2, 3):

@@ -283,7 +283,7 @@ class CallTransfer:
                 self._store(bad, ev.dest, ("r", rid), ev.loc)
             else:
                 self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), bad, None,
-                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro)
+                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at)
         elif spec.returns == "code":
             if ev.dest is not None:
                 self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)
@@ -379,7 +379,8 @@ class CallTransfer:
                            coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
-            state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
+            into = "" if is_temp(target) else f" into `{ir.expr_text(target)}`"  # `$3` is no name of the user's
+            state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
 
 
@@ -445,7 +446,7 @@ class CallTransfer:
         if rid not in self.sites:
             self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
                                    ir.expr_text(target) if target is not None and not is_temp(target) else "",
-                                   kind, bool(via_helper), ev.macro)
+                                   kind, bool(via_helper), ev.macro, ev.macro_at)
 
 
     def _release(self, state: State, ev: Call, rel: Release, callee: str, helper: str | None = None) -> None:

@@ -359,7 +359,7 @@ class Exploration:
                 spec = self.policy.lookup(ev.style, ev.callee)
                 if spec is not None and spec.returns == "status" and spec.status_check is None and not spec.noreturn:
                     self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), State(), None,
-                                 anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro)
+                                 anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at)
 
 
     def _reachable(self) -> set[int]:

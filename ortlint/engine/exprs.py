@@ -20,8 +20,16 @@ def too_deep(loc: LocKey) -> bool:
     return depth > MAX_ACCESS_DEPTH
 
 
+MAX_EXCLUDED = 32  # values an integer is remembered to differ from; later ones are not added
+
+
 def narrow(fact: Val | None, eq: bool, c: int):
-    """Combine a value fact with `== c` / `!= c`; False when contradictory, None when unknown."""
+    """Combine a value fact with `== c` / `!= c`; False when contradictory, None when unknown.
+
+    At most MAX_EXCLUDED values are remembered as excluded: each `case` of a switch excludes one
+    more along the chain of tests, and a set per block grown by one each time made memory
+    quadratic in the cases (6 000 empty C cases while a buffer was held passed 1 GB). A test
+    against a 33rd constant keeps the fact as it is (still true, only less precise)."""
     if fact is None:
         return ("k", c) if eq else ("x", frozenset({c}))
     if fact[0] == "k":
@@ -29,7 +37,9 @@ def narrow(fact: Val | None, eq: bool, c: int):
     if fact[0] == "x":
         if eq:
             return False if c in fact[1] else ("k", c)
-        return ("x", fact[1] | {c})
+        if c in fact[1]:
+            return fact
+        return ("x", fact[1] | {c}) if len(fact[1]) < MAX_EXCLUDED else fact
     return fact
 
 

@@ -31,6 +31,7 @@ class Site:
     kind: str | None
     via_helper: bool = False
     macro: str = ""  # the macro whose expansion made the call (ir.Call.macro)
+    macro_at: str = ""  # where that macro is defined (ir.Call.macro_at)
 
 
 MAX_EXITS_LISTED = 64  # leaking exits a finding lists as related locations (its message counts them all)
@@ -164,7 +165,8 @@ class LeakCollection:
                             for line, col, text, how in exits)
             level = "warning" if record.exceptional_only and rule in ("ORT010", "ORT030") else ""
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
-                              trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}")
+                              trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}",
+                              macro=site.macro, macro_at=site.macro_at)
             # Go and C#: one finding per creating call, even for the several values one `Run` allocates
             # or one helper returns in a collection
             key = (rule, site.line, site.col, site.callee) if rule in ("ORT020", "ORT030") \
@@ -174,17 +176,21 @@ class LeakCollection:
 
 
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
-                macro: str = "") -> None:
+                macro: str = "", macro_at: str = "") -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
         if self.fn.language in ("go", "csharp"):
             return  # Go and C# code: only ORT020/ORT030 (disposing twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
+        if not macro and rid is not None:  # made in the same expansion as the event: that macro's too
+            site = self.sites.get(rid)
+            if site is not None and site.macro_at and (site.line, site.col, site.end_line, site.end_col) == tuple(loc):
+                macro, macro_at = site.macro, site.macro_at
         if macro:
             trace = (Step(self.fn.path, loc.line, loc.col, f"in the expansion of {macro}"),) + tuple(trace)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
-                                     self.fn.name, trace, anchor=anchor)
+                                     self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at)
 
 
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:

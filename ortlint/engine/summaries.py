@@ -180,6 +180,8 @@ def summary_from_status_check(spec: CallSpec) -> Summary:
     assert check is not None
     arg = (check.arg,)
     ok_ret = ("k", check.success_returns) if check.success_returns is not None else None
+    if check.passes is not None:  # `must.M1(v, err)` returns v when err is nil
+        ok_ret = ("param", (check.passes,))
     if check.failure_returns is not None:
         bad_ret = ("k", check.failure_returns)
     elif check.success_returns is not None:

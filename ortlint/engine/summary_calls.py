@@ -11,7 +11,7 @@ import dataclasses
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Opaque, Var
 from ..policy import CallSpec, Release
-from .exprs import dedupe
+from .exprs import dedupe, is_temp
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
 from .summaries import Case, Effect, Summary
@@ -42,8 +42,8 @@ class SummaryTransfer:
                     s.note(ev.loc.line, ev.loc.col, note)
                 out.append(s)
             elif case.exit == "throw":
-                if self.fn.language == "java" and not ev.may_throw:
-                    continue  # Java: only declared (checked) exceptions leave a call; see docs/java.md
+                # an analyzed callee's own throw (an unchecked `throw new IllegalStateException()`
+                # too) leaves the call: the caller's exceptional path, see docs/java.md
                 s.note(ev.loc.line, ev.loc.col, f"{ev.callee}() throws")
                 self._throw_edge(block, s, ev)
             elif case.exit == "caller_return":
@@ -194,7 +194,8 @@ class SummaryTransfer:
         kinfo = self.policy.kinds[kind]
         state.r[rid] = Res(kind, HELD if kinfo.owned else BORROWED)
         self._site(rid, ev, target, kind, helper)
-        state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} acquired by {ev.callee}() into `{ir.expr_text(target)}`", rid)
+        into = "" if is_temp(target) else f" into `{ir.expr_text(target)}`"  # `$3` is no name of the user's
+        state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
 
 

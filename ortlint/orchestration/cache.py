@@ -1,4 +1,4 @@
-"""A per-file cache of analysis results, like ruff's: `.ortlint_cache/` in the project root.
+"""A per-file cache of analysis results, like ruff's, kept in the user's cache folder.
 
 Each analyzed file gets one entry, keyed by its path and content hash, holding per function:
 its name, callees, summary, findings and notes, plus the digests of the callee summaries it was
@@ -7,23 +7,43 @@ callee summary it used is unchanged; otherwise the file is parsed (once) and re-
 cache is namespaced by ortlint's version and a hash of the policy and options, so changing
 either starts afresh. An index (path -> size, mtime, hash) lets a run on a few changed files
 (pre-commit) use the summaries of the rest of the tree without parsing it.
+
+What the cache holds cannot run code. Everything in a checked-out tree is the author's in CI,
+and the cache used to be pickles read from `.ortlint_cache/` in the tree: a committed pickle ran
+its author's code. Now:
+
+* entries are data: JSON written by `datacodec.Codec`, decoded only into the classes listed in
+  `CACHED_CLASSES`; every file starts with a header line holding the format version and a
+  BLAKE2b hash of the rest, and an entry whose header, hash or contents do not validate is
+  rejected (a warning in the report; the file is analyzed as if it were not cached);
+* by default the cache lives outside the analyzed tree, in the user cache folder
+  (`$XDG_CACHE_HOME/ortlint`, `~/Library/Caches/ortlint`, `%LOCALAPPDATA%\\ortlint`), one folder
+  per project (`default_cache_dir`); `--cache-dir` or `cache-dir` still put it anywhere;
+* files are read as `fileio.read_bounded` reads them (a FIFO planted where an entry is looked up
+  is refused, not waited on).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import pickle
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..engine.summaries import Summary
-from ..findings import Finding
+from ..datacodec import Codec, CodecError
+from ..engine.slot_facts import FreshReturn, Install, SlotFacts, SlotStore
+from ..engine.summaries import Case, Effect, Summary
+from ..fileio import DATA_BYTES, read_bounded
+from ..findings import Finding, Notice, Report, Step
+from ..ir import Loc
 
 CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache created by ortlint.\n"
+FORMAT = 1  # of the entry files (header line, then the data); a new format starts afresh
+ENTRY_SUFFIX = ".json"
 
 
 @dataclass
@@ -89,6 +109,26 @@ def _unchanged(record: FileRecord) -> bool:
     return file_stamps([p for p, _s, _m in deps]) == list(deps)
 
 
+def default_cache_dir(project: str | os.PathLike[str]) -> str:
+    """The cache folder of a project when none is configured: in the user cache folder, named
+    after the project folder and a hash of its real path (two checkouts never share entries,
+    and nothing is written into the tree)."""
+    real = os.path.realpath(project)
+    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.path.basename(real))[:40] or "root"
+    digest = hashlib.blake2b(os.fsencode(real), digest_size=8).hexdigest()
+    return os.path.join(user_cache_root(), "ortlint", f"{name}-{digest}")
+
+
+def user_cache_root() -> str:
+    """The platform's per-user cache folder (XDG on Linux and other Unixes)."""
+    if sys.platform == "win32":
+        return os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+    if sys.platform == "darwin":
+        return os.path.expanduser("~/Library/Caches")
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    return xdg if os.path.isabs(xdg) else os.path.expanduser("~/.cache")
+
+
 def find_project_root(start: str | None = None) -> Path:
     """The nearest folder holding pyproject.toml, .ortlint.toml or .git; else the start folder."""
     here = Path(start or os.getcwd()).resolve()
@@ -98,41 +138,106 @@ def find_project_root(start: str | None = None) -> Path:
     return here
 
 
+CACHED_CLASSES = (FileRecord, FunctionRecord, Summary, Case, Effect, Finding, Step, Notice, Report,
+                  SlotFacts, SlotStore, Install, FreshReturn, Loc)
+_CODEC = Codec(CACHED_CLASSES)
+
+
+class Rejected(Exception):
+    """A cache file that exists but does not validate; the message says why."""
+
+
+def encode_entry(value: object) -> bytes:
+    """A cache file: a header line (format, hash of the rest), then the value as codec JSON."""
+    body = _CODEC.dumps(value).encode("ascii")
+    header = json.dumps({"ortlint-cache": FORMAT, "blake2b": _digest(body)}, separators=(",", ":"))
+    return header.encode("ascii") + b"\n" + body
+
+
+def decode_entry(data: bytes) -> object:
+    """The value of a cache file; Rejected when its header, hash or contents do not validate."""
+    head, sep, body = data.partition(b"\n")
+    try:
+        header = json.loads(head) if sep else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("ortlint-cache") != FORMAT:
+        raise Rejected(f"not an ortlint cache file of format {FORMAT}")
+    if header.get("blake2b") != _digest(body):
+        raise Rejected("its content does not match its hash")
+    try:
+        return _CODEC.loads(body)
+    except CodecError as exc:
+        raise Rejected(f"its content is not valid ({exc})") from None
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 class Cache:
-    """Reads and writes cache entries; every failure degrades to a cache miss, never an error."""
+    """Reads and writes cache entries; every failure degrades to a cache miss, never an error.
+    Entries that exist but do not validate are listed in `rejected` (the runner warns)."""
 
     def __init__(self, folder: str | os.PathLike, namespace: str):
         self.root = Path(folder)
         self.dir = self.root / f"v{__version__}-{namespace}"
         self.index_path = self.dir / "index.json"
-        self.index: dict[str, list] = {}
+        self.run_path = self.dir / f"last-run{ENTRY_SUFFIX}"
         self.hits = 0
         self.misses = 0
+        self.rejected: list[tuple[str, str]] = []  # (file, why)
         self._index_dirty = False
         self._made: set[Path] = set()  # entry folders known to exist
-        try:
-            self.index = json.loads(self.index_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.index = {}
+        self.index: dict[str, list] = self._load_index()
 
     @staticmethod
     def key(path: str, digest: str) -> str:
         """Keyed by the path as the run spells it: records hold that spelling in their function
         keys and findings, so `../src/a.c` and `/work/src/a.c` must not share an entry."""
-        return hashlib.blake2b(f"{path}\0{digest}".encode(), digest_size=16).hexdigest()
+        return hashlib.blake2b(f"{path}\0{digest}".encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
     def _entry_path(self, key: str) -> Path:
-        return self.dir / key[:2] / f"{key}.pickle"
+        return self.dir / key[:2] / f"{key}{ENTRY_SUFFIX}"
+
+    def _read(self, path: Path) -> object | None:
+        """The value stored in `path`; None when there is none (a miss) or it is rejected."""
+        try:
+            data = read_bounded(path, DATA_BYTES)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self._reject(path, exc.strerror or str(exc))
+            return None
+        try:
+            return decode_entry(data)
+        except Rejected as exc:
+            self._reject(path, str(exc))
+            return None
+
+    def _reject(self, path: Path, why: str) -> None:
+        self.rejected.append((str(path), why))
+
+    def _write(self, target: Path, value: object) -> None:
+        """Write atomically (a reader sees the old file or the new one); OSError on failure."""
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(encode_entry(value))
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
 
     def load(self, path: str, digest: str) -> FileRecord | None:
-        try:
-            with open(self._entry_path(self.key(path, digest)), "rb") as fh:
-                record = pickle.load(fh)
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-            self.misses += 1
-            return None
-        if (not isinstance(record, FileRecord) or record.content_hash != digest or record.path != path
-                or not _unchanged(record)):
+        record = self._read(self._entry_path(self.key(path, digest)))
+        if record is not None and not isinstance(record, FileRecord):
+            self._reject(self._entry_path(self.key(path, digest)), "it does not hold a file record")
+            record = None
+        if record is None or record.content_hash != digest or record.path != path or not _unchanged(record):
             self.misses += 1
             return None
         self.hits += 1
@@ -145,11 +250,8 @@ class Cache:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 self._write_tag()
                 self._made.add(target.parent)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(record, fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, target)
-        except OSError:
+            self._write(target, record)
+        except (OSError, CodecError):
             return
         try:
             st = os.stat(record.path)
@@ -160,12 +262,21 @@ class Cache:
         except OSError:
             pass
 
+    def _load_index(self) -> dict[str, list]:
+        index = self._read(self.index_path)
+        if index is None:
+            return {}
+        if not isinstance(index, dict) or not all(_index_entry(k, v) for k, v in index.items()):
+            self._reject(self.index_path, "it does not hold an index")
+            return {}
+        return index
+
     def unchanged_context(self, exclude: set[str], wanted: set[str]) -> list[tuple[str, str]]:
         """(path, hash) of indexed files outside this run that define a wanted function and
         whose size and mtime are unchanged since they were cached."""
         out = []
         for path, entry in sorted(self.index.items()):
-            if path in exclude or len(entry) != 5 or not wanted.intersection(entry[3]):
+            if path in exclude or not wanted.intersection(entry[3]):
                 continue
             size, mtime, digest, _names, spelled = entry
             try:
@@ -182,22 +293,20 @@ class Cache:
     # language and content hash. One entry per namespace (the latest run), so it never grows.
 
     def load_run(self, key: str) -> object | None:
-        try:
-            with open(self.dir / "last-run.pickle", "rb") as fh:
-                stored_key, payload = pickle.load(fh)
-        except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+        stored = self._read(self.run_path)
+        if stored is None:
             return None
-        return payload if stored_key == key else None
+        if not (isinstance(stored, dict) and isinstance(stored.get("key"), str) and "payload" in stored):
+            self._reject(self.run_path, "it does not hold a run")
+            return None
+        return stored["payload"] if stored["key"] == key else None
 
     def store_run(self, key: str, payload: object) -> None:
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
             self._write_tag()
-            fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump((key, payload), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.dir / "last-run.pickle")
-        except (OSError, pickle.PickleError, TypeError, AttributeError):
+            self._write(self.run_path, {"key": key, "payload": payload})
+        except (OSError, CodecError):
             pass
 
     def flush(self) -> None:
@@ -205,12 +314,18 @@ class Cache:
             return
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.dir, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self.index, fh, sort_keys=True)
-            os.replace(tmp, self.index_path)
-        except OSError:
+            self._write(self.index_path, self.index)
+        except (OSError, CodecError):
             pass
+
+    def notices(self) -> list[Notice]:
+        """One warning for the entries this run rejected (they were analyzed afresh)."""
+        if not self.rejected:
+            return []
+        path, why = self.rejected[0]
+        more = f" (and {len(self.rejected) - 1} more)" if len(self.rejected) > 1 else ""
+        return [Notice(path, 0, f"cache entry rejected: {why}{more}; not used, the files were analyzed again",
+                       "warning")]
 
     def _write_tag(self) -> None:
         tag = self.root / "CACHEDIR.TAG"
@@ -221,3 +336,10 @@ class Cache:
                 (self.root / ".gitignore").write_text("*\n", encoding="utf-8")
             except OSError:
                 pass
+
+
+def _index_entry(path: object, entry: object) -> bool:
+    """[size, mtime_ns, content hash, exported names, path as spelled]."""
+    return (isinstance(path, str) and isinstance(entry, list) and len(entry) == 5
+            and isinstance(entry[0], int) and isinstance(entry[1], int) and isinstance(entry[2], str)
+            and isinstance(entry[3], list) and all(isinstance(n, str) for n in entry[3]) and isinstance(entry[4], str))

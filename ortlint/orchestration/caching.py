@@ -21,7 +21,7 @@ def policy_namespace(policy: Policy, options: Options) -> str:
     """Cache namespace: changes whenever the policy files or the analysis options change."""
     h = hashlib.blake2b(digest_size=8)
     for path in policy.files:
-        h.update(path.encode())
+        h.update(path.encode("utf-8", "surrogateescape"))
         h.update(_read(path) or b"")
     h.update(repr(options).encode())
     h.update(_code_digest())
@@ -73,8 +73,8 @@ def _run_key(namespace: str, found: "Discovery", hashes: dict[str, str], content
         return None
     h = hashlib.blake2b(namespace.encode(), digest_size=16)
     for source in sorted(found.files, key=lambda f: f.path):
-        h.update(f"\0{source.path}\0{source.language}\0{hashes[source.path]}".encode())
-    h.update(repr(sorted(found.problems)).encode())
+        h.update(f"\0{source.path}\0{source.language}\0{hashes[source.path]}".encode("utf-8", "surrogateescape"))
+    h.update(repr((sorted(found.problems), sorted(found.notes))).encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -108,7 +108,7 @@ def _compile_database_digest(path: str | None) -> str:
     """Results in precise mode depend on the compile flags too."""
     if not path:
         return ""
-    return "-" + hashlib.blake2b(path.encode() + (_read(path) or b""), digest_size=4).hexdigest()
+    return "-" + hashlib.blake2b(os.fsencode(path) + (_read(path) or b""), digest_size=4).hexdigest()
 
 
 def _add_context(cache: Cache, program: Program, by_path: dict[str, SourceFile]) -> None:

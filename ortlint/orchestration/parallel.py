@@ -14,7 +14,13 @@ time limit, or raises outside an item is replaced; the item it was on is reporte
 notice for that file or function), every other item of its request is sent again, and the files
 it owned are parsed again by its replacement. Memory is bounded inside the worker: parsing one
 file, or one request of analyses, may grow the worker's address space by at most the limit
-(`RLIMIT_AS`), so a blow-up ends as a `MemoryError` for that item, not for the file after it.
+(`RLIMIT_AS`), so a blow-up ends as a `MemoryError` for that item, not for the file after it;
+the files of one parse request may together grow it by twice the limit at most. The limit holds
+for the worker as a whole too: a worker whose address space ends a request more than the limit
+above where it started (it kept what a blow-up left behind, or its IR grew that much) says so
+(`RETIRE`) and is replaced, so that no worker grows request after request; a replacement starts
+counting after it has parsed its files again, so a worker that legitimately holds that much IR is
+replaced once, not over and over.
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ from .settings import Limits
 FunctionKey = tuple[str, str, int]
 
 NOT_STARTED = -2  # `on_lost` index of a request the lost worker never started: all of it goes back
+RETIRE = -3  # a worker's progress slot after a request that left it over its memory limit: replace it
 LOST = "internal error: "  # notices about lost items start so: the run failed for them (exit code 2)
 
 
@@ -67,17 +74,31 @@ class _Progress:
         self.slots[self.base] = index
 
 
-def _limit_memory(megabytes: int) -> None:
-    """Let the coming request grow this process's address space by at most `megabytes`."""
+def _address_space() -> int:
+    """This process's address space in bytes (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _limit_memory(megabytes: int, ceiling: int = 0) -> int:
+    """Let the coming request (or item) grow this process's address space by at most
+    `megabytes`, and never past `ceiling` bytes when one is given. Returns the size now."""
+    size = _address_space()
     try:
         import resource
-        with open("/proc/self/statm") as fh:
-            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        if not size:
+            return 0
         hard = resource.getrlimit(resource.RLIMIT_AS)[1]
         soft = size + (megabytes << 20)
+        if ceiling:
+            soft = max(size, min(soft, ceiling))
         resource.setrlimit(resource.RLIMIT_AS, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-    except (ImportError, OSError, ValueError):  # not Linux: no limit (the time limit still holds)
+    except (ImportError, OSError, ValueError, OverflowError):  # not Linux: no limit (the time limit still holds)
         pass
+    return size
 
 
 def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compile_commands: str | None,
@@ -95,6 +116,8 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
     mark = progress.item if progress is not None else (lambda _i: None)
     functions: dict[FunctionKey, ir.Function] = {}
     constants: dict[str, int] = {}
+    limit = limits.memory_mb << 20
+    floor = _address_space()  # where the worker started: it may hold up to `limit` more
     while True:
         try:
             message = conn.recv()
@@ -103,15 +126,15 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
         kind = message[0]
         if kind == "stop":
             return
-        _limit_memory(limits.memory_mb)
+        started = _limit_memory(limits.memory_mb)
         try:
             if kind == "parse":
                 metas = []
                 with cycle_collection_paused():
                     for index, (path, language, data) in enumerate(message[1]):
                         mark(index)
-                        if index:  # each file may grow the worker by the limit, not the chunk
-                            _limit_memory(limits.memory_mb)
+                        if index:  # each file may grow the worker by the limit; the chunk by twice that
+                            _limit_memory(limits.memory_mb, started + 2 * limit if started else 0)
                         unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
                         for fn in unit.functions:
                             functions[(fn.path, fn.name, fn.loc.line)] = fn
@@ -134,7 +157,9 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 reply = ("ok", None)
             else:
                 reply = ("error", f"unknown request {kind!r}")
-            mark(-1)
+            if kind == "parse" and len(message) > 2 and message[2] == "again":
+                floor = _address_space()  # a replacement: its files' IR is what it holds legitimately
+            mark(RETIRE if floor and _address_space() > floor + limit else -1)
             conn.send(reply)
         except Exception:  # noqa: BLE001 - report, never hang the main process
             mark(-1)
@@ -323,6 +348,7 @@ class WorkerPool:
         self.lost_files: dict[str, str] = {}  # path -> why nothing is reported for it
         self.relost: dict[str, str] = {}  # the files of these lost when parsed again for a replacement
         self.replaced = 0  # workers that died or were stopped and were replaced
+        self.retired = 0  # of which: over their memory limit after a request
         self.load = [0] * workers
         self.sizes: dict[FunctionKey, int] = {}  # cost estimates (function_size), to balance the workers
         self.adopted: dict[int, list[tuple[FunctionKey, ir.Function]]] = {}  # IR moved in this `analyze`, by new holder
@@ -399,7 +425,7 @@ class WorkerPool:
             if not owned:
                 self._readopt(w)
                 return
-            self.conns[w].send(("parse", [(p, self.languages.get(p, "c"), None) for p in owned]))
+            self.conns[w].send(("parse", [(p, self.languages.get(p, "c"), None) for p in owned], "again"))
             try:
                 status, payload = self._receive(w)
             except WorkerLost as lost:
@@ -645,6 +671,9 @@ class WorkerPool:
                 except (EOFError, OSError):
                     lose(w, chunk, self._busy_index(w), self._death(w))
                     continue
+                if self._busy_index(w) == RETIRE:  # over its memory limit: a fresh worker takes its files
+                    self.retired += 1
+                    self._replace(w)
                 if refill is not None:
                     busy = {v for v, _c in in_flight.values()}
                     for v in refill(w, [v for v in range(len(self.conns)) if v != w and v not in busy]):

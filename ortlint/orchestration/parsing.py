@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .. import ir
 from ..discover import SourceFile
+from ..fileio import read_prefix
 from ..frontends.common.source import MAX_BYTES
 from ..frontends.registry import parser_for, precise_parser_for
 
@@ -55,9 +56,10 @@ def parse_file(source: SourceFile, policy: Policy, data: bytes | None = None,
 
 
 def _read(path: str) -> bytes | None:
+    """At most MAX_BYTES + 1 bytes of a regular file (the front end says "too large"); None for
+    anything else (a FIFO must not block the run)."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX_BYTES + 1)
+        return read_prefix(path, MAX_BYTES + 1)
     except OSError:
         return None
 

@@ -17,8 +17,11 @@ from .cache import Cache, FileRecord, content_hash
 if TYPE_CHECKING:
     from .parallel import WorkerPool
 from ..engine.callbacks import callback_findings
+from ..engine.macro_defects import fold_macro_defects
+from ..testcode import tag_test_findings
 from ..engine.slots import slot_findings
 from ..findings import Notice, Report
+from ..programs import distrust
 from ..suppress import apply_suppressions
 from .analysis import Analysis
 from .caching import (
@@ -53,9 +56,12 @@ def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Rep
 def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
     started = time.perf_counter()
     report = Report()
-    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions)
+    found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
+                     config.follow_symlinks)
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
+    report.notices.extend(Notice(path, 0, message, "note") for path, message in found.notes)
+    distrust(config.paths)  # no program from the analyzed tree (programs.py); workers inherit it
     config = _with_compile_database(config, found.files, report)
     if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
         from ..frontends.common.header_index import configure
@@ -73,10 +79,11 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     if cache is not None:
         contents = {s.path: _read(s.path) for s in found.files}
         hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
-        run_key = _run_key(namespace + ("|suppressions" if config.suppressions else ""), found, hashes, contents)
+        run_key = _run_key(namespace + ("|suppressions" if config.suppressions else "")  # the report as assembled
+                           + "|tests:" + ",".join(config.test_patterns), found, hashes, contents)
         replayed = _replay(cache, run_key, by_path, started) if run_key else None
         if replayed is not None:
-            return replayed  # suppressions included: they come from the same file contents
+            return _with_cache_notices(replayed, cache)  # suppressions included: they come from the same file contents
         records, to_parse = _load_records(cache, found, contents, hashes, program, parser)
         read = contents.get  # suppression comments: from the contents already read, not a second read
     else:  # nothing to look up: the front ends (or the workers) read the files
@@ -105,6 +112,15 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         wanted = {name for info in program.functions.values() for name in info.callees
                   if program.resolve(info.key[0], name) is None}
         cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
+    return _with_cache_notices(report, cache)
+
+
+def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
+    """The cache's warning about entries that did not validate (after the run is stored: a
+    replayed report must not repeat it)."""
+    if cache is not None and cache.rejected:
+        report.notices = report.notices + cache.notices()
+        report.sort()
     return report
 
 
@@ -112,7 +128,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
                        parser: _Parser, cache: Cache | None) -> tuple["Analysis", int, float]:
     """Parse what must be parsed (in worker processes when it pays) and analyze the program.
     Returns the analysis, the number of processes used and when parsing ended."""
-    workers = config.jobs if config.jobs > 0 else (os.cpu_count() or 1)
+    cores = os.cpu_count() or 1  # more workers than cores or files only cost (a committed `jobs = 64`)
+    workers = min(config.jobs if config.jobs > 0 else cores, cores, max(1, len(found.files)))
     total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
     pool = None
     big = len(found.files) >= PARALLEL_MIN_FILES and total_bytes >= PARALLEL_MIN_BYTES
@@ -169,6 +186,8 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
     report.keep_one_per_cause()
+    report.findings = tag_test_findings(fold_macro_defects(report.findings), parser.config.paths,
+                                        parser.config.test_patterns)
     called = analysis.called if analysis.graph is not None else \
         {target for targets in program.call_graph().values() for target in targets}
     report.summaries = {k: v for k, v in analysis.summaries.items()

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from ..engine.analyze import Options
 from ..policy import Policy
+from ..testcode import DEFAULT_TEST_PATTERNS
 
 
 @dataclass(frozen=True)
@@ -30,3 +31,5 @@ class RunConfig:
     isolate: bool = True  # parse and analyze in worker processes, so a crash or a hang loses one file only
     limits: Limits = field(default_factory=Limits)  # per file / per function, in those workers
     include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
+    test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS  # findings in such files are tagged "test" (testcode.py)
+    follow_symlinks: bool = False  # follow links that leave the analyzed folders (discover.py)

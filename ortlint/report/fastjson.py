@@ -5,11 +5,17 @@ With `indent` set, the standard library falls back to its pure-Python generator-
 to format, more than the rest of a warm-cache run. This writer produces byte-identical text for
 the types reports use (dict, list, tuple, str, int, float, bool, None) with a plain recursive
 walk and the C string escaper; anything else goes through `json.dumps` as before.
+
+Unlike `json.dumps`, the text always encodes as UTF-8: a lone surrogate (a file name byte that
+is not UTF-8, kept by Python's surrogateescape) is written as its `\\udcXX` escape
+(`textsafe.json_safe`), which reads back as the same string.
 """
 from __future__ import annotations
 
 import json
 from json.encoder import encode_basestring, encode_basestring_ascii
+
+from ..textsafe import json_safe
 
 
 class _Unsupported(Exception):
@@ -17,13 +23,14 @@ class _Unsupported(Exception):
 
 
 def dumps(obj: object, indent: int = 2, ensure_ascii: bool = True) -> str:
-    """Same text as `json.dumps(obj, indent=indent, ensure_ascii=ensure_ascii)`."""
+    """Same text as `json.dumps(obj, indent=indent, ensure_ascii=ensure_ascii)`, lone surrogates
+    escaped."""
     out: list[str] = []
     try:
         _write(obj, out, encode_basestring_ascii if ensure_ascii else encode_basestring, "\n", " " * indent)
     except _Unsupported:
-        return json.dumps(obj, indent=indent, ensure_ascii=ensure_ascii)
-    return "".join(out)
+        return json_safe(json.dumps(obj, indent=indent, ensure_ascii=ensure_ascii))
+    return "".join(out) if ensure_ascii else json_safe("".join(out))
 
 
 def _float(o: float) -> str:

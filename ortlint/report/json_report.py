@@ -20,6 +20,9 @@ directory when given that way); lines and columns are 1-based.
       "unknown_callees": {"my_queue_push": 3}
     }
 
+A macro's own defect, reported once at its `#define` (engine/macro_defects.py), has
+`"macro_expansions": N` and its expansions as `related`.
+
 `fingerprint` has no line numbers: it identifies a finding across edits (baselines use it).
 `notices` are messages about the run (unreadable files, code that could not be parsed); `line`
 is 0 when a notice is about a whole file. Timings are left out so output is reproducible.
@@ -40,12 +43,17 @@ def _step(s: Step) -> dict:
 
 
 def _finding(f: Finding) -> dict:
-    return {
+    out = {
         "rule": f.rule, "name": f.rule_name, "level": f.effective_level,
         "path": f.path, "line": f.line, "column": f.col, "end_line": f.end_line, "end_column": f.end_col,
         "function": f.function, "message": f.message, "fingerprint": f.fingerprint(),
         "trace": [_step(s) for s in f.trace], "related": [_step(s) for s in f.related],
     }
+    if f.expansions:  # a macro's own defect, once at its definition; `related` lists the expansions
+        out["macro_expansions"] = f.expansions
+    if f.tags:
+        out["tags"] = list(f.tags)
+    return out
 
 
 def format_json(report: Report, **_: object) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from .. import __version__
 from ..findings import RULES
 from ..sanitizer.matcher import Explained, SanitizerResult, display_path
+from ..textsafe import terminal_safe as safe
 from . import fastjson
 from .sarif import INFO_URI, SCHEMA, _location, _rule_descriptor
 from .text import _finding_lines, _Painter
@@ -34,8 +35,8 @@ def format_sanitizer_text(result: SanitizerResult, color: bool = False, quiet: b
     paint = _Painter(color)
     out: list[str] = []
     for e in result.explained:
-        where = f"{display_path(e.site.path)}:{e.site.line}:" if e.site else "(outside the tree):"
-        out.append(f"{paint('bold', where)} {paint('error', e.kind)}: {_headline(e)}"
+        where = f"{safe(display_path(e.site.path))}:{e.site.line}:" if e.site else "(outside the tree):"
+        out.append(f"{paint('bold', where)} {paint('error', e.kind)}: {safe(_headline(e))}"
                    + (f" (reported {e.count} times)" if e.count > 1 else ""))
         if e.finding is not None:
             f = e.finding
@@ -44,16 +45,16 @@ def format_sanitizer_text(result: SanitizerResult, color: bool = False, quiet: b
             out.extend("    " + line for line in lines[1:])
             how = e.explanation.split(f"{f.rule} reports", 1)[0].rstrip("; ")
             if how:  # how the value got from the allocation site to the finding (returned by a helper)
-                out.append(paint("dim", f"    {how}"))
+                out.append(paint("dim", f"    {safe(how)}"))
         else:
-            out.append(f"    not explained by a finding: {e.explanation}")
+            out.append(f"    not explained by a finding: {safe(e.explanation)}")
         for r, count in e.indirect:
-            out.append(paint("dim", f"    + {r.headline()} hanging off it" + (f" (reported {count} times)" if count > 1 else "")))
+            out.append(paint("dim", f"    + {safe(r.headline())} hanging off it" + (f" (reported {count} times)" if count > 1 else "")))
     if not quiet:
         for line, problem in result.log.problems:
-            out.append(f"{paint('bold', f'log line {line}:')} {paint('warning', 'warning')}: {problem}")
+            out.append(f"{paint('bold', f'log line {line}:')} {paint('warning', 'warning')}: {safe(problem)}")
         for line, kind in result.log.ignored:
-            out.append(f"{paint('bold', f'log line {line}:')} {paint('note', 'note')}: {kind} report ignored "
+            out.append(f"{paint('bold', f'log line {line}:')} {paint('note', 'note')}: {safe(kind)} report ignored "
                        f"(not a release error ortlint checks)")
         out.append(paint("bold", _summary(result)))
     return "\n".join(out) + "\n"

@@ -2,6 +2,8 @@
 
 Paths inside the working directory are written relative to `%SRCROOT%` (declared in
 `originalUriBaseIds`), which is what code scanning expects; paths outside it become file:// URIs.
+URIs are percent-encoded from the bytes of the file name; message text is JSON with escapes
+(fastjson), so no file name or source text can make the log invalid.
 
 `partialFingerprints` carry no line numbers (see `Finding.fingerprint`), so code scanning keeps
 an alert's identity when lines are inserted above it; findings that share a fingerprint get an
@@ -25,10 +27,12 @@ INFO_URI = "https://github.com/ortlint/ortlint"
 
 
 def _artifact(path: str, root: str) -> dict:
+    """A URI for `path`, percent-encoded from the file name's bytes (RFC 3986): every reserved
+    character, and every byte of a name that is not UTF-8, comes back as it was."""
     absolute = os.path.abspath(path)
     rel = os.path.relpath(absolute, root)
     if not rel.startswith(".."):
-        return {"uri": quote(rel.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+        return {"uri": quote(os.fsencode(rel.replace(os.sep, "/"))), "uriBaseId": "%SRCROOT%"}
     return {"uri": Path(absolute).as_uri()}
 
 
@@ -83,6 +87,10 @@ def _result(f: Finding, rule_index: dict[str, int], root: str, fingerprint: str)
         "partialFingerprints": {"ortlintFingerprint/v1": fingerprint},
         "properties": {"function": f.function},
     }
+    if f.expansions:  # a macro's own defect, reported once at its definition (engine/macro_defects.py)
+        result["properties"]["macroExpansions"] = f.expansions
+    if f.tags:  # "test": in test code (code scanning shows and filters result tags)
+        result["properties"]["tags"] = list(f.tags)
     if f.trace:
         result["codeFlows"] = [{"threadFlows": [{"locations": [
             {"location": _location(s.path, s.line, s.col, root, message=s.message), "nestingLevel": 0,

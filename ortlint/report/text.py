@@ -8,12 +8,16 @@ log viewers turn into links:
     Found 1 problem in 2 files (1 warning).
 
 Colors are added only when the caller asks (the CLI decides from `--color` and the terminal).
+Every path and message goes through `terminal_safe` first: they come from the analyzed tree (a
+file name with a newline would print a forged finding line, source text with ESC bytes would
+reach the terminal raw).
 Notes (code the front end could not parse, analysis budgets) are listed with `verbose` only and
 counted in the summary otherwise, so that they never drown the findings.
 """
 from __future__ import annotations
 
 from ..findings import Finding, Notice, Report
+from ..textsafe import terminal_safe as safe
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "note": "\033[1;36m", "bold": "\033[1m",
            "dim": "\033[2m", "reset": "\033[0m"}
@@ -32,8 +36,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def _finding_lines(f: Finding, paint: _Painter, with_trace: bool) -> list[str]:
-    head = (f"{paint('bold', f'{f.path}:{f.line}:{f.col}:')} {paint(f.effective_level, f.rule)} "
-            f"{paint('bold', f.rule_name)}: {f.message}")
+    tags = "".join(f" [{tag}]" for tag in f.tags)
+    head = (f"{paint('bold', f'{safe(f.path)}:{f.line}:{f.col}:')} {paint(f.effective_level, f.rule)} "
+            f"{paint('bold', f.rule_name)}{paint('dim', tags) if tags else ''}: {safe(f.message)}")
     lines = [head]
     if not with_trace:
         return lines
@@ -41,19 +46,19 @@ def _finding_lines(f: Finding, paint: _Painter, with_trace: bool) -> list[str]:
     if steps and steps[-1].message == f.message:
         steps.pop()  # the last step repeats the headline
     for step in steps:
-        lines.append(paint("dim", f"    {step.path}:{step.line}: {step.message}"))
+        lines.append(paint("dim", f"    {safe(step.path)}:{step.line}: {safe(step.message)}"))
     if len(f.related) > 1:
         for step in f.related:
             text = step.message
             text = "leaks " + text[0].lower() + text[1:] if text.startswith("When ") else text
-            lines.append(paint("dim", f"    {step.path}:{step.line}: {text}"))
+            lines.append(paint("dim", f"    {safe(step.path)}:{step.line}: {safe(text)}"))
     return lines
 
 
 def _notice_line(n: Notice, paint: _Painter) -> str:
-    where = f"{n.path}:{n.line}:" if n.line else f"{n.path}:"
+    where = f"{safe(n.path)}:{n.line}:" if n.line else f"{safe(n.path)}:"
     level = n.level if n.level in ("error", "warning", "note") else "warning"
-    return f"{paint('bold', where)} {paint(level, level)}: {n.message}"
+    return f"{paint('bold', where)} {paint(level, level)}: {safe(n.message)}"
 
 
 def _summary(report: Report, shown_notes: bool) -> str:
@@ -62,6 +67,11 @@ def _summary(report: Report, shown_notes: bool) -> str:
     head = f"Found {_plural(count, 'problem')} in {files}" if count else f"No problems found in {files}"
     extra = []
     stats = report.stats
+    in_tests = sum(1 for f in report.findings if "test" in f.tags)
+    if in_tests:
+        extra.append(f"{in_tests} in test code")
+    if stats.get("tests_excluded"):
+        extra.append(f"{int(stats['tests_excluded'])} in test code excluded")
     if stats.get("suppressed"):
         extra.append(f"{int(stats['suppressed'])} suppressed")
     if stats.get("baselined"):

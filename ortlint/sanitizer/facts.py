@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..discover import SourceFile, language_of
+from ..fileio import read_prefix
+from ..frontends.common.source import MAX_BYTES
 from ..orchestration.parsing import parse_file
 from ..policy import Policy
 
@@ -61,9 +63,8 @@ class TreeCode:
         for path in self.files:
             if path not in self._units:
                 try:
-                    with open(path, "rb") as fh:
-                        if needle not in fh.read():
-                            continue
+                    if needle not in read_prefix(path, MAX_BYTES + 1):
+                        continue
                 except OSError:
                     continue
             found.extend(self.functions(path))

@@ -173,7 +173,7 @@ dropped)."""
         self.call_counter += 1
         borrows = self.unit.borrowed_args(callee, len(args)) if style == "plain" and self.unit.prototypes else ()
         self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          self.short_text(node), may_throw, borrows, self.macro_origin))
+                          self.short_text(node), may_throw, borrows, self.macro_origin, self.macro_at))
         return target if target is not None else _VOID
 
     def normalize_callee(self, fn: Node | None, arg_nodes: list[Node]) -> tuple[str, str, Node | None, bool]:

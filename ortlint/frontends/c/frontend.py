@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import os
+
 import tree_sitter_c
 from tree_sitter import Language, Node, Parser
 
@@ -167,10 +169,13 @@ class CFrontEnd:
         """Function-like macros of the headers (the file's own win; names the policy describes
         precisely are never expanded), `[[macro]]` shapes of the policy for macros whose
         definition is not visible, and prototypes (the file's own and the headers')."""
+        index = header_index.current()
         for name, found in self.visible.macros.items():
             if found.params is None or name in self.macros or self._policy_describes(name):
                 continue
-            self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}")
+            in_tree = index.in_tree(os.path.abspath(found.path))  # an SDK header's macro is not the tree's to fix
+            self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}",
+                                      defined_at=f"{found.path}:{found.line}" if in_tree else "")
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
                 self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)
@@ -312,14 +317,15 @@ class CFrontEnd:
                 macro_name = self.src[name.start_byte:name.end_byte].decode()
                 if self.policy.lookup("plain", macro_name) is not None and self.policy.lookup("plain", macro_name).status_check is None:
                     continue  # the policy describes this name precisely; trust it over the text
-                self.macros[macro_name] = Macro(macro_name, plist, self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"), variadic)
+                self.macros[macro_name] = Macro(macro_name, plist, self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"),
+                                                variadic, defined_at=f"{self.path}:{node.start_point[0] + 1}")
             elif kind in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                           "linkage_specification", "declaration_list", "namespace_definition"):
                 stack.extend(reversed(node.named_children))
         if b"#" in self.src:  # `#define`s inside function bodies (the walk above stays at file level)
-            for name, params, body, variadic in scan_function_macros(self.src):
+            for name, params, body, variadic, line in scan_function_macros(self.src, lines=True):
                 if name not in self.macros and not self._policy_describes(name):
-                    self.macros[name] = Macro(name, params, body, variadic)
+                    self.macros[name] = Macro(name, params, body, variadic, defined_at=f"{self.path}:{line}")
 
     CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                   "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")

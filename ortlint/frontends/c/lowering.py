@@ -42,6 +42,7 @@ class FunctionLowering(CStatements, CPreprocessor, CExpressions, CfgBuilder):
         self.loc_override: Loc | None = None
         self.macro_depth = 0
         self.macro_origin = ""  # the outermost macro being expanded, for trace steps
+        self.macro_at = ""  # where that macro is defined (Macro.defined_at)
         self.F = unit.F
         self.name_values = unit.name_values
 

@@ -101,10 +101,11 @@ macros defined in the file expanded where they hide control flow, code tree-sitt
             body = _first_function_body(tree.root_node)
             if body is None or body.has_error:
                 return self.unexpanded(macro, node, masked)
-        saved = (self.src, self.loc_override, self.macro_origin)
+        saved = (self.src, self.loc_override, self.macro_origin, self.macro_at)
         self.loc_override = self.loc(node)
         if not self.macro_origin:
             self.macro_origin = macro_label(macro)
+            self.macro_at = macro.defined_at
         self.src = wrapper.encode()
         self.macro_depth += 1
         try:
@@ -117,7 +118,7 @@ macros defined in the file expanded where they hide control flow, code tree-sitt
             value = assign.child_by_field_id(self.F.right) if assign is not None else None
             return self.lower_expr(value, dest=dest) if value is not None else None
         finally:
-            self.src, self.loc_override, self.macro_origin = saved
+            self.src, self.loc_override, self.macro_origin, self.macro_at = saved
             self.macro_depth -= 1
 
     def unexpanded(self, macro: Macro, node: Node, masked: str | None) -> ir.Expr | None:

@@ -32,13 +32,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ... import ir
+from ...fileio import DATA_BYTES, read_bounded
 from ...policy import Policy
+from ...programs import trusted_program
 from ..c.frontend import CFrontEnd
 from ..c.lowering import FunctionLowering
 from ..common.macro_args import Macro
+from ..common import header_index
 from ..common.source import SourceText, read_source
 from ..cpp.model import TABLE_TYPES, clean_name, parse_type
 from .compile_db import DB_NAME, find_compile_commands, resolve_compile_commands  # noqa: F401 (re-exported)
+from .compile_db import unsafe_flags
 
 _CPP_SUFFIXES = (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx")
 _HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx")
@@ -74,11 +78,14 @@ class CompileDatabase:
     def __init__(self, path: str):
         self.path = path
         self.entries: dict[str, CompileEntry] = {}
-        try:
-            with open(path, encoding="utf-8") as fh:
-                raw = json.load(fh)
+        try:  # the tree's own file: a regular file, bounded (a FIFO or /dev/zero must not stall a worker)
+            raw = json.loads(read_bounded(path, DATA_BYTES))
         except (OSError, ValueError) as exc:
-            raise ClangFallback(f"cannot read compile database {path}: {exc}; analyzed with tree-sitter instead") from None
+            reason = getattr(exc, "strerror", None) or exc
+            raise ClangFallback(f"cannot read compile database {path}: {reason}; analyzed with tree-sitter instead") from None
+        except RecursionError:
+            raise ClangFallback(f"cannot read compile database {path}: nested too deeply; analyzed with tree-sitter "
+                                "instead") from None
         if not isinstance(raw, list):
             raise ClangFallback(f"compile database {path} is not a JSON list; analyzed with tree-sitter instead")
         for item in raw:
@@ -116,7 +123,13 @@ def _entry(item: Any, db_dir: str) -> CompileEntry | None:
 
 
 def clang_args(entry: CompileEntry) -> list[str]:
-    """The entry's flags without the compiler, the output and the input file itself."""
+    return clang_command(entry)[0]
+
+
+def clang_command(entry: CompileEntry) -> tuple[list[str], list[str]]:
+    """The entry's flags without the compiler, the output and the input file itself, and
+    without the flags that write or load files (`compile_db.unsafe_flags`, returned second, for
+    a note)."""
     out: list[str] = []
     args = entry.args[1:] if entry.args else []
     skip = False
@@ -133,10 +146,11 @@ def clang_args(entry: CompileEntry) -> list[str]:
         if not arg.startswith("-") and os.path.realpath(os.path.join(entry.directory, arg)) == source:
             continue
         out.append(arg)
+    out, dropped = unsafe_flags(out)
     driver = os.path.basename(entry.args[0]) if entry.args else ""
     if "++" in driver and "-x" not in out and not entry.file.endswith(_CPP_SUFFIXES):
         out[:0] = ["-x", "c++"]
-    return ["-working-directory", entry.directory, *out, *builtin_include_args()]
+    return ["-working-directory", entry.directory, *out, *builtin_include_args()], dropped
 
 
 # ----------------------------------------------------------------------------- libclang
@@ -178,15 +192,22 @@ def builtin_include_args() -> list[str]:
 
 
 def _find_builtin_include() -> str | None:
-    """A folder with the compiler's own headers, unless libclang already has them."""
+    """A folder with the compiler's own headers, unless libclang already has them. The compiler
+    asked is found by `programs.trusted_program` (an absolute path outside the analyzed tree and
+    the current folder: a `./clang` committed to the tree, on a PATH with an empty entry, ran
+    here) and runs in the root folder."""
     forced = os.environ.get("ORTLINT_CLANG_INCLUDE")
     if forced:
         return forced
     if _libclang_has_builtins():
         return None
-    for compiler in ("clang", "cc", "gcc"):
+    for name in ("clang", "cc", "gcc"):
+        compiler = trusted_program(name)
+        if compiler is None:
+            continue
         try:
-            out = subprocess.run([compiler, "-print-file-name=include"], capture_output=True, text=True, timeout=10)
+            out = subprocess.run([compiler, "-print-file-name=include"], capture_output=True, text=True, timeout=10,
+                                 cwd=os.path.abspath(os.sep), stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError):
             continue
         folder = out.stdout.strip()
@@ -362,6 +383,9 @@ def _add_macros(oracle: ClangOracle, used: list, definitions: dict[str, Any], po
         tokens = list(definition.get_tokens())
         macro = macro_from_tokens(tokens)
         if macro is not None:
+            where = os.path.abspath(definition.location.file.name)
+            if header_index.current().in_tree(where):  # the tree's own macro: its defects are its own
+                macro.defined_at = f"{definition.location.file.name}:{definition.location.line}"
             oracle.macros[name] = macro
         elif tokens:
             oracle.objects[name] = " ".join(t.spelling for t in tokens[1:])  # (definition_macros reads them)
@@ -479,7 +503,8 @@ def parse_with_clang(path: str, policy: Policy, compile_commands: str) -> ir.Sou
     source = read_source(path, policy)
     if source.problem:
         return ir.SourceUnit(path, "cpp", [], [(ir.Loc(1, 1, 1, 1), source.problem)], 0)
-    tu = parse_translation_unit(path, clang_args(entry))
+    args, dropped = clang_command(entry)
+    tu = parse_translation_unit(path, args)
     main = tu.spelling
     oracle = build_oracle(tu, main, policy)
     source = SourceText(source.path, blank_inactive(source.data, oracle.skipped), source.original)
@@ -488,6 +513,9 @@ def parse_with_clang(path: str, policy: Policy, compile_commands: str) -> ir.Sou
     if oracle.errors:
         unit.notes.append((ir.Loc(1, 1, 1, 1), f"libclang reported {len(oracle.errors)} error(s) "
                            f"(first: {oracle.errors[0]}); types and macros may be incomplete"))
+    if dropped:
+        unit.notes.append((ir.Loc(1, 1, 1, 1), "compile database flags that write or load files were not passed to "
+                           f"libclang: {' '.join(dropped)}"))
     return unit
 
 

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Tree
 
+from ...fileio import read_prefix
+
 from .source import ParseTimeout, line_start_matches, parse_limited
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -396,6 +398,10 @@ class HeaderIndex:
             return None
         return min(matches, key=lambda p: (-len(os.path.commonpath([p, from_dir])), p))
 
+    def in_tree(self, path: str) -> bool:
+        """Is `path` (absolute) inside the analyzed tree? Without a configured tree, nothing is."""
+        return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
     def _walk_roots(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         seen = 0
@@ -431,8 +437,7 @@ class HeaderIndex:
         if size > MAX_HEADER_BYTES:
             return None
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_prefix(path, MAX_HEADER_BYTES + 1)  # a regular file: a FIFO must not block
         except OSError:
             return None
         if b"\0" in data[:8192]:

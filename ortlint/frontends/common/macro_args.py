@@ -18,6 +18,7 @@ class Macro:
     variadic: bool
     origin: str = ""  # "header:line" of a definition from another file ("policy": a [[macro]] shape)
     declares: int | None = None  # a `declare-or-return` shape: the index of its declaration argument
+    defined_at: str = ""  # "path:line" of its `#define` in the analyzed tree ("" for a policy shape)
 
 
 def macro_label(macro: Macro) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from ...fileio import read_prefix
 from ...policy import Policy
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -24,7 +25,12 @@ _CHUNK = 1 << 12  # tree-sitter re-reads from arbitrary offsets while it recover
 
 
 class ParseTimeout(Exception):
-    """tree-sitter did not finish within PARSE_SECONDS."""
+    """tree-sitter did not finish within PARSE_SECONDS, or needed more memory than it may
+    (`memory`: a front end may then parse the file a piece at a time)."""
+
+    memory = False
+
+
 _SPACES = bytes(b if b == ord("\n") else ord(" ") for b in range(256))  # every byte but newline -> space
 
 
@@ -45,8 +51,7 @@ def read_source(path: str, policy: Policy, data: bytes | None = None, blank: boo
     `blank=False`: no decoration blanking (Java parses the original bytes)."""
     if data is None:
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
+            data = read_prefix(path, MAX_BYTES + 1)  # a regular file: a FIFO must not block
         except OSError as exc:
             return SourceText(path, b"", b"", problem=f"cannot read file: {exc.strerror or exc}")
     if len(data) > MAX_BYTES:
@@ -166,8 +171,10 @@ def parse_limited(parser: object, data: bytes, seconds: float | None = None) -> 
                                "could not parse this file, it is not analyzed") from exc
         raise
     except (MemoryError, SystemError) as exc:  # the worker's memory limit, hit inside the parse or its callbacks
-        raise ParseTimeout("tree-sitter ran out of memory parsing this file (the memory limit); could not parse "
-                           "this file, it is not analyzed") from exc
+        error = ParseTimeout("tree-sitter ran out of memory parsing this file (the memory limit); could not parse "
+                             "this file, it is not analyzed")
+        error.memory = True
+        raise error from exc
 
 
 def parse_memory_cap() -> int:
@@ -182,8 +189,10 @@ def over_memory_cap(cap: int) -> bool:
 
 
 def memory_cap_reached() -> ParseTimeout:
-    return ParseTimeout(f"tree-sitter needed more than {PARSE_MEMORY_MB} MB to parse this file; could not "
-                        "parse this file, it is not analyzed")
+    error = ParseTimeout(f"tree-sitter needed more than {PARSE_MEMORY_MB} MB to parse this file; could not "
+                         "parse this file, it is not analyzed")
+    error.memory = True
+    return error
 
 
 def _resident_bytes() -> int:
@@ -241,16 +250,16 @@ _STATEMENT_START = re.compile(r"^\s*(?:do\b|if\b|for\b|while\b|switch\b|return\b
 _NOT_A_STATEMENT_AFTER = b";,)]?:.=+-*/%&|^<>!{"
 
 
-def scan_function_macros(data: bytes) -> list[tuple[str, list[str], str, bool]]:
+def scan_function_macros(data: bytes, lines: bool = False) -> list[tuple]:
     """Every `#define NAME(params) body` of the text, wherever it is (a `#define` inside a
     function body too, which the syntax tree walk of file-level declarations does not see):
-    (name, params, body, variadic)."""
-    out = []
+    (name, params, body, variadic), and with `lines` the 1-based line of the `#define`."""
+    out: list[tuple] = []
     for m in line_start_matches(_DEFINE, data):
         params = [p.strip() for p in m.group(2).decode("utf-8", "replace").split(",") if p.strip()]
         variadic = bool(params) and params[-1] == "..."
-        out.append((m.group(1).decode(), params[:-1] if variadic else params,
-                    m.group(3).decode("utf-8", "replace"), variadic))
+        found = (m.group(1).decode(), params[:-1] if variadic else params, m.group(3).decode("utf-8", "replace"), variadic)
+        out.append(found + (data.count(b"\n", 0, m.start()) + 1,) if lines else found)
     return out
 
 

@@ -30,6 +30,7 @@ import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Range
 
 from ... import ir
+from ...fileio import read_prefix
 from ...ir import Loc
 from ...policy import Policy
 from ..c.frontend import CFrontEnd, lower_c
@@ -146,8 +147,7 @@ def is_cpp_header(path: str, data: bytes | None = None) -> bool:
     `.h` for their headers; parsing those as C loses try/catch, classes and destructors."""
     if data is None:
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(256 * 1024)
+            data = read_prefix(path, 256 * 1024)  # a regular file: a FIFO must not block
         except OSError:
             return False
     text = _COMMENTS.sub(b" ", data[:256 * 1024])

@@ -13,7 +13,7 @@ from ..common.cfg import MAX_CLEANUP_RUNS, TooManyCleanups
 from .guards import guard_condition
 from .model import ReleaseFn, clean_name
 from .scopes import Scope
-from .syntax import _MOVES, _WithoutInit, end_loc
+from .syntax import _MOVE_TEXT, _MOVES, _WithoutInit, end_loc
 
 
 class CppStatements:
@@ -114,7 +114,9 @@ range-for loops, `using` declarations, conditions with declarations."""
         node = self.unparen(node)
         if node.type == "call_expression":
             fn = node.child_by_field_id(self.F.function)
-            if fn is not None and clean_name(self.text(fn)) in _MOVES:
+            # (only a short callee can be std::move: the text of an immediately-invoked lambda is
+            # its whole body, and 8 000 nested ones read it over and over)
+            if fn is not None and fn.end_byte - fn.start_byte <= _MOVE_TEXT and clean_name(self.text(fn)) in _MOVES:
                 args = self.call_args(node)
                 node = self.unparen(args[0]) if args else node
         if node.type == "identifier" and self.owner_of(self.text(node)) is not None:

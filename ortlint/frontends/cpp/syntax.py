@@ -26,6 +26,7 @@ _CASTS = {"static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "std:
 
 
 _MOVES = {"std::move", "move", "std::forward", "forward", "std::exchange"}
+_MOVE_TEXT = 1024  # bytes a callee spelling one of _MOVES may take (template arguments included)
 
 
 _MAKERS = {"std::make_unique": "std::unique_ptr", "make_unique": "std::unique_ptr",

@@ -119,6 +119,9 @@ class GoCalls:
         args: list[ir.Expr] = []
         slots: list[ir.Expr] = []
         fill_coll: ir.Expr | None = None
+        spread_results = self.multi_value_argument(arg_nodes)
+        if spread_results is not None:  # `must.M1(ort.NewTensor(s, d))`: every result of the inner call
+            args, arg_nodes = spread_results, []
         for i, a in enumerate(arg_nodes):
             if a.type == "func_literal":
                 args.append(self.closure(a))
@@ -150,6 +153,39 @@ class GoCalls:
         if fill and (slots or fill_coll is not None) and dest is not None:
             self.fill_nil_slots(callee, dest, slots, fill_coll, loc, node)
         return dest if dest is not None else Opaque(self.short_text(node))
+
+    def multi_value_argument(self, arg_nodes: list[Node]) -> list[ir.Expr] | None:
+        """`f(g())` where g has several results passes all of them, in order (the Go spec's
+        special case of a call as the only argument): each result in its own temporary, the
+        objects g creates included, so f's summary (a must-style helper returning its first
+        argument) or its taking ownership applies to them. None when the only argument is not
+        a call known to have several results."""
+        if len(arg_nodes) != 1:
+            return None
+        inner = self.unparen(arg_nodes[0])
+        if inner.type != "call_expression" and not self.generic_binding_call(inner):
+            return None
+        count = self.result_count(inner)
+        if count < 2:
+            return None
+        values = [self.temp() for _ in range(count)]
+        self.lower_call(inner, outs=list(values[:-1]), dest=values[-1])
+        return values
+
+    def result_count(self, call: Node) -> int:
+        """How many results a call has, where the file or the policy tells: a function or
+        method of this file (its signature), a binding call (its out-parameters and error)."""
+        fn = call.child_by_field_id(F.function) if call.type == "call_expression" else call.child_by_field_id(F.type)
+        if fn is None:
+            return 1
+        callee, style, _recv, binding = self.callee_of(fn)
+        if not binding:
+            return self.scan.results.get(callee, 1)
+        spec = self.policy.lookup(style, callee)
+        if spec is None:
+            return 1
+        outs = max((acq.arg + 1 for acq in spec.acquires if acq.arg is not None), default=0)
+        return outs + (1 if spec.returns == "code" else 0)
 
     def is_binding_type(self, callee: str) -> bool:
         name = callee[len(ORT) + 1:]

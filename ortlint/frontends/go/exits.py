@@ -21,6 +21,7 @@ closures, and what a returned or captured value takes over."""
         for c in self.named(node):
             values.extend(self.named(c) if c.type == "expression_list" else [c])
         loc = self.loc(node)
+        self.returned_flag = self.flag_text(values)
         if self.inline_returns:  # a return inside a deferred closure inlined at an exit
             for v in values:
                 self.lower_expr(v)
@@ -87,15 +88,39 @@ closures, and what a returned or captured value takes over."""
             ret = self.named_return_value()
         if self.tracks_env:
             if self.returns_error and ret is not None:
-                keep, done = self.new_block(), self.new_block()
-                self.terminate(Branch(Op("==", (ret, NIL)), keep.id, done.id, loc, "err == nil", "if"))
-                self.start(keep)
-                self.emit_env_kept(loc)
-                self.jump(done)
-                self.start(done)
+                self.env_kept_unless_error(ret, loc)
             else:
                 self.emit_env_kept(loc)
         self.terminate(Return(ret, loc))
+
+    def env_kept_unless_error(self, ret: ir.Expr, loc: Loc) -> None:
+        """A nil error hands the environment to the caller. So does a non-nil one returned with
+        a true bool result (`return true, err` of `func initialise() (bool, error)`): the flag
+        tells the caller that it was initialized, and the caller destroys it."""
+        keep, done = self.new_block(), self.new_block()
+        flag = self.returned_flag
+        failed = keep if flag == "true" else done if flag in (None, "false") else self.new_block()
+        self.terminate(Branch(Op("==", (ret, NIL)), keep.id, failed.id, loc, "err == nil", "if"))
+        if failed is not keep and failed is not done:
+            self.start(failed)
+            value = Deref(Var(f"ret%{self.flag_result}"))
+            self.terminate(Branch(Op("!=", (value, FALSE)), keep.id, done.id, loc, flag or "", "if"))
+        self.start(keep)
+        self.emit_env_kept(loc)
+        self.jump(done)
+        self.start(done)
+
+    def flag_text(self, values: list[Node]) -> str | None:
+        """The source of the bool result this `return` gives beside its error (`true`, `false`,
+        `initialized`), or None: no such result."""
+        k = self.flag_result
+        if k is None:
+            return None
+        if len(values) == self.results:
+            return self.short_text(self.unparen(values[k]))
+        if not values and k < len(self.named_results):
+            return self.named_results[k]
+        return "" if values else None
 
     def emit_env_kept(self, loc: Loc) -> None:
         self.call_counter += 1

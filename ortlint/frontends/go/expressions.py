@@ -85,6 +85,10 @@ class GoExpressions:
         if op == "&":
             if operand is not None and operand.type == "composite_literal":
                 return self.lower_expr(operand)
+            if operand is not None and operand.type == "identifier" and self.resolve(self.text(operand)) in self.value_structs:
+                # a struct variable is lowered like a pointer to its fields (`s.f` is `(*s).f`),
+                # so `&s` is `s`: `setup(&s)` writes the fields `s.Close()` reads
+                return self.lower_expr(operand)
             return AddrOf(self.lower_expr(operand))
         if op == "<-":
             self.lower_expr(operand)

@@ -49,6 +49,7 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
         self.types: dict[str, str] = {}
         self.slots: dict[str, int] = {}  # slot slices: name -> number of slots
         self.made: set[str] = set()  # local slices made here (make / literal): Run fills their nil slots
+        self.value_structs: set[str] = set()  # variables holding a struct value (`var s T`, `s := T{}`): `&s` is s
         self.scopes: list[dict[str, str]] = [{}]  # source name -> variable (`t~2` when it shadows `t`)
         self.shadow_counter = 0
         self.ctx: list[Breakable] = []
@@ -65,6 +66,8 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
         self.results = 0
         self.named_results: list[str] = []
         self.returns_error = False
+        self.flag_result: int | None = None  # the one bool result beside the error (`func f() (bool, error)`)
+        self.returned_flag: str | None = None  # what the `return` being lowered gives it (exits.flag_text)
         self.tracks_env = b"InitializeEnvironment" in self.src[node.start_byte:node.end_byte]
 
     # ------------------------------------------------------------------ driving
@@ -98,6 +101,7 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
             self.block_statements(node.child_by_field_id(F.body))
         if self.cur is not None:
             end = self.end_loc(node)
+            self.returned_flag = self.flag_text([])
             if self.named_results and not self.drop_returns and len(self.named_results) == self.results:
                 self.exit_function(None, end, named=True)
             else:
@@ -131,6 +135,7 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
             self.returns_error = self.text(result) == "error"
             return
         last = ""
+        bools: list[int] = []
         for p in self.named(result):
             if p.type != "parameter_declaration":
                 continue
@@ -139,8 +144,12 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
             for n in names:
                 self.named_results.append(self.text(n))
                 self.types[self.text(n)] = self.scan.norm_type(p.child_by_field_id(F.type))
+            if last == "bool":
+                bools.extend(range(self.results, self.results + max(1, len(names))))
             self.results += max(1, len(names))
         self.returns_error = last == "error"
+        if self.returns_error and len(bools) == 1:
+            self.flag_result = bools[0]
 
     def named_return_value(self) -> ir.Expr | None:
         """A bare `return` (or the end of the body) with named results returns them."""

@@ -16,6 +16,8 @@ from typing import Iterator
 import tree_sitter_go
 from tree_sitter import Language, Node
 
+from ...fileio import read_prefix
+
 GO_LANGUAGE = Language(tree_sitter_go.language())
 BINDING_PATH = "github.com/yalue/onnxruntime_go"
 BINDING_PACKAGE = "onnxruntime_go"
@@ -394,8 +396,7 @@ def _folder_variadics(folder: str, names: tuple[str, ...], stamp: tuple[int, ...
     out: dict[str, int] = {}
     for name in names:
         try:
-            with open(os.path.join(folder, name), "rb") as fh:
-                data = fh.read(4 * 1024 * 1024)
+            data = read_prefix(os.path.join(folder, name), 4 * 1024 * 1024)  # a regular file: a FIFO must not block
         except OSError:
             continue
         for m in _FUNC_HEAD.finditer(data):

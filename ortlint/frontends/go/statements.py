@@ -71,6 +71,8 @@ class GoStatements:
             vtype = self.scan.norm_type(spec.child_by_field_id(F.type))
             name_nodes = spec.children_by_field_id(F.name)
             fresh = [self.fresh(n) for n in names]
+            if self.is_struct_value_type(spec.child_by_field_id(F.type)):
+                self.value_structs.update(fresh)
             values = self.named(spec.child_by_field_id(F.value))
             targets = [self.declared_target(n, v) for n, v in zip(name_nodes, fresh)]
             if values:
@@ -95,6 +97,10 @@ class GoStatements:
         self.bind(name, var)
         return var
 
+    def is_struct_value_type(self, node: Node | None) -> bool:
+        """A struct type of this package written as a value (`T`, not `*T`)."""
+        return node is not None and node.type == "type_identifier" and self.text(node) in self.scan.structs
+
     def declared_target(self, node: Node, var: str) -> ir.Expr:
         return self.target(node) if self.text(node) == "_" else Var(var)
 
@@ -109,6 +115,9 @@ class GoStatements:
                 continue
             if var not in self.params:
                 self.locals.setdefault(var, False)
+            if len(rights) == len(lefts) and rights[i].type == "composite_literal" \
+                    and self.is_struct_value_type(rights[i].child_by_field_id(F.type)):
+                self.value_structs.add(var)
             if len(rights) == len(lefts) and rights[i].type in ("composite_literal", "call_expression") \
                     and self.is_collection_value(rights[i]):
                 self.locals[var] = True

@@ -10,8 +10,12 @@ from ..common.cfg import TooDeep
 from .names import _DOTTED_NAME, _no_space, _split_package, base_type, element_type
 from .scopes import Inlined
 from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONSEQUENCE, F_FIELD, F_NAME, F_OBJECT, F_TYPE, lambda_param_names
-from .tables import _VOID, MAX_NESTING, nested_name
+from .tables import _THIS, _VOID, MAX_NESTING, nested_name
 from .type_index import ClassInfo
+
+# (callee, style, receiver, the checked exceptions it declares (None: a library call whose
+# declarations are unknown), index of its varargs parameter)
+Resolved = tuple[str, str, "ir.Expr | None", "tuple[str, ...] | None", "int | None"]
 
 
 class JavaCalls:
@@ -35,8 +39,12 @@ and the static types of expressions that qualify them."""
             # the constructor's own function (`Wrapper.Wrapper`): its summary says whether it
             # keeps an argument (stores it in a field) or only uses it
             callee, style = f"{local_cls.path}.{local_cls.path.rsplit('.', 1)[-1]}", "plain"
+            spread = local_cls.spread("<init>", len(args))
+            if spread is not None:
+                args = self.pack_varargs(node, self.named(node.child_by_field_id(F_ARGUMENTS)), args, spread)
+        throws: tuple[str, ...] | None
         if body is not None:
-            throws: tuple[str, ...] = ()
+            throws = ()
         elif local_cls is not None:
             throws = local_cls.throwing.get("<init>", ())
         else:
@@ -50,23 +58,31 @@ and the static types of expressions that qualify them."""
         if name == "forEach" and obj is not None and len(arg_nodes) == 1 \
                 and arg_nodes[0].type in ("lambda_expression", "method_reference"):
             return self.lower_for_each(node, obj, arg_nodes[0])
-        callee, style, receiver, throws = self.resolve_call(obj, name, len(arg_nodes))
+        callee, style, receiver, throws, spread = self.resolve_call(obj, name, len(arg_nodes))
         args = tuple([self.lower_expr(a) for a in arg_nodes]) if arg_nodes else ()
+        if spread is not None:
+            args = self.pack_varargs(node, arg_nodes, args, spread)
         return self.emit_call(node, callee, style, receiver, args, discard, dest, throws)
 
-    def resolve_call(self, obj: Node | None, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
-        """(callee, style, receiver, declared checked exceptions) for `obj.name(...)`."""
+    def resolve_call(self, obj: Node | None, name: str, arity: int) -> Resolved:
+        """(callee, style, receiver, declared checked exceptions, index of its varargs parameter)
+        for `obj.name(...)`."""
         kind = obj.type if obj is not None else ""
         if obj is None or kind == "this":
             owner = self.cls.method_owner(name) if obj is None else self.cls.own_method(name)
+            if owner is None and obj is None:
+                imported = self.unit.static_import(name)  # `import static a.b.Helpers.load;`
+                owner = imported.own_method(name) if imported is not None else None
             if owner is None:
-                return name, "plain", None, ()
-            return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
+                return name, "plain", None, None, None
+            if owner.is_placeholder(name, arity):  # an override runs: a call we cannot see
+                return self.unit.method_callee(owner.path, name), "method", _THIS, owner.throwing.get(name, ()), None
+            return self.own_call(owner, name, arity)
         if kind == "super":
             owner = self.cls.superclass.own_method(name) if self.cls.superclass is not None else None
             if owner is not None:
-                return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
-            return f"super.{name}", "method", None, ()
+                return self.own_call(owner, name, arity)
+            return f"super.{name}", "method", None, None, None
         if kind == "identifier":  # the most common receiver: a local (never a class name)
             var = self.text(obj)
             declared = self.visible.get(var)
@@ -79,29 +95,63 @@ and the static types of expressions that qualify them."""
             owner = self.unit.class_info(static)
             owner = owner.own_method(name) if owner is not None else None
             if owner is not None:
-                return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
-            return f"{static}.{name}", "plain", None, self.unit.ort_throws(static, name, arity)
+                return self.own_call(owner, name, arity)
+            return f"{static}.{name}", "plain", None, self.unit.ort_throws(static, name, arity), None
         type_ = self.expr_type(obj)
         return self.resolve_method(type_, self.lower_expr(obj), name, arity)
 
-    def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> tuple[str, str, ir.Expr | None, tuple[str, ...]]:
+    def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> Resolved:
         """`resolve_call` for a receiver that is a value of type `type_` ("" when unknown)."""
         cls = self.unit.class_info(base_type(type_)) if type_ else None
         owner = cls.own_method(name) if cls is not None else None
+        if owner is not None and owner.is_placeholder(name, arity):  # an override runs: a call we cannot see
+            return self.unit.method_callee(type_, name), "method", receiver, owner.throwing.get(name, ()), None
         if owner is not None:
-            return owner.function_name(name, arity), "plain", None, owner.throwing.get(name, ())
-        return self.unit.method_callee(type_, name), "method", receiver, self.unit.ort_throws(type_, name, arity)
+            return self.own_call(owner, name, arity)
+        return self.unit.method_callee(type_, name), "method", receiver, self.unit.ort_throws(type_, name, arity), None
+
+    @staticmethod
+    def own_call(owner: ClassInfo, name: str, arity: int) -> Resolved:
+        """A method of the analyzed code: its function, called like a C helper (`this` is
+        not an argument); a varargs method is named by its declared arity."""
+        spread = owner.spread(name, arity)
+        declared = arity if spread is None else spread + 1
+        return owner.function_name(name, declared), "plain", None, owner.throwing.get(name, ()), spread
+
+    def pack_varargs(self, node: Node, arg_nodes: list[Node], args: tuple[ir.Expr, ...], spread: int) -> tuple[ir.Expr, ...]:
+        """`closeAll(a, b, c)` of `closeAll(AutoCloseable... all)`: the trailing arguments are
+        one array the callee sees as its last parameter (`$varargs`, a local collection that
+        keeps them: a helper closing each element closes a, b and c). An array passed as is
+        (`closeAll(array)`, `closeAll(new T[] {...})`, `null`) is that parameter already."""
+        if len(args) == spread + 1 and self.is_array_argument(arg_nodes[spread]):
+            return args
+        packed = self.temp()
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(node), "$varargs", "plain", None, args[spread:], packed,
+                          "..."))
+        return args[:spread] + (packed,)
+
+    def is_array_argument(self, node: Node) -> bool:
+        node = self.unparen(node)
+        if node.type in ("array_creation_expression", "null_literal"):
+            return True
+        return self.expr_type(node).endswith("[]")
 
     def emit_call(self, node: Node, callee: str, style: str, receiver: ir.Expr | None, args: tuple[ir.Expr, ...],
-                  discard: bool, dest: ir.Expr | None, throws: tuple[str, ...]) -> ir.Expr:
+                  discard: bool, dest: ir.Expr | None, throws: tuple[str, ...] | None) -> ir.Expr:
         """One call; `throws` are the checked exceptions it declares (none: it does not fork
-        an exceptional edge), noted for the `catch` clauses of the enclosing `try`."""
+        an exceptional edge), noted for the `catch` clauses of the enclosing `try`. A library
+        call whose declarations are unknown (None) is remembered inside a `try`: a catch of a
+        checked exception that no known call declares says it throws (`lower_try`)."""
         target = dest if dest is not None else (None if discard else self.temp())
         self.call_counter += 1
         if throws and self.thrown:
             self.thrown[-1].update(throws)
-        self.emit(ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
-                          self.short_text(node), bool(throws)))
+        call = ir.Call(self.call_counter, self.loc(node), callee, style, receiver, args, target,
+                       self.short_text(node), bool(throws))
+        if throws is None and self.thrown and self.handler is not None:
+            self.library_calls.append((call, self.handler))
+        self.emit(call)
         return target if target is not None else _VOID
 
     def lower_for_each(self, node: Node, obj: Node, fn: Node) -> ir.Expr:
@@ -133,14 +183,14 @@ and the static types of expressions that qualify them."""
         static = self.static_type_of(target) if target.type != "this" else None
         static_cls = self.unit.class_info(static) if static is not None else None
         if target.type == "this" or (static_cls is not None and static_cls.own_method(method) is not None):
-            callee, style, receiver, throws = self.resolve_call(target, method, 1)
+            callee, style, receiver, throws, _spread = self.resolve_call(target, method, 1)
             self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
         elif static is not None:  # `OnnxValue::close`: an instance method of each element
             type_ = static if static else elem_t
             self.emit_call(ref, self.unit.method_callee(type_, method), "method", elem, (), True, None,
                            self.unit.ort_throws(type_, method, 0))
         else:  # `out::add`: a method of another object, given the element
-            callee, style, receiver, throws = self.resolve_call(target, method, 1)
+            callee, style, receiver, throws, _spread = self.resolve_call(target, method, 1)
             self.emit_call(ref, callee, style, receiver, (elem,), True, None, throws)
 
     def inline_lambda_body(self, fn: Node) -> None:

@@ -12,7 +12,7 @@ from ..common.cfg import TooDeep, TooManyCleanups
 from .names import base_type
 from .scopes import Finalizer
 from .syntax import F_BODY, F_NAME, F_RESOURCES, F_TYPE, F_VALUE
-from .tables import CATCH_ALL, MAX_FINALLY_BYTES, MAX_NESTING
+from .tables import CATCH_ALL, CATCH_ANYTHING, MAX_FINALLY_BYTES, MAX_NESTING, UNCHECKED_EXCEPTIONS
 
 
 class JavaExceptions:
@@ -73,6 +73,7 @@ try-with-resources (resources closed last first)."""
         if fin_body is not None:
             self.ctx.append(Finalizer(lambda: self.run_finally(fin_body), outer))
         self.thrown.append(set())
+        mark = len(self.library_calls)
         try:
             self.handler = dispatch.id if dispatch else (fin_exc.id if fin_exc else outer)
             self.fresh_region()
@@ -83,6 +84,8 @@ try-with-resources (resources closed last first)."""
             self.handler = fin_exc.id if fin_exc else outer
         finally:
             thrown = self.thrown.pop()
+        if dispatch is not None:
+            thrown |= self.library_throws(catches, thrown, dispatch.id, mark)
         try:
             escaping = {e for e in thrown if not any(self.catches_exception(c, e) for c in catches)}
             if self.thrown:
@@ -103,6 +106,30 @@ try-with-resources (resources closed last first)."""
             if self.cur is not None:
                 self.raise_here(self.loc(fin_clause))
         self.start(join)
+
+    def library_throws(self, catches: list[Node], thrown: set[str], dispatch: int, mark: int) -> set[str]:
+        """A `catch` of a checked exception that no call of the try body is known to declare
+        (`catch (IOException e)` around `reader.readLine()`): javac accepts it only because a
+        call of the body declares it, so the library calls whose declarations we do not know
+        (the JDK's, other projects') may throw it. They fork an exceptional edge into the
+        catch; the ones in `finally` copies run by a jump out of the body (another handler)
+        are not in the body. Returns the exceptions so explained."""
+        unexplained = {t for c in catches for t in self.catch_types(c)
+                       if t not in thrown and t not in CATCH_ANYTHING and not self.is_unchecked(t)}
+        if not unexplained:
+            return set()
+        for call, handler in self.library_calls[mark:]:
+            if handler >= dispatch:  # the handler of this body, or of a try nested in it
+                call.may_throw = True
+        return unexplained
+
+    def is_unchecked(self, exc: str) -> bool:
+        """A RuntimeException or an Error (by name for the JDK's, by superclass for classes
+        of the analyzed code): catching one says nothing about what the body throws."""
+        if exc in UNCHECKED_EXCEPTIONS or exc.endswith("Error"):
+            return True
+        info = self.unit.class_info(exc)
+        return info is not None and any(c.super_name.split(".")[-1] in UNCHECKED_EXCEPTIONS for c in info.lineage())
 
     def run_finally(self, body: Node) -> None:
         """One copy of a `finally` block (each exit through it runs its own copy, as javac

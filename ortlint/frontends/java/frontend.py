@@ -14,10 +14,14 @@ here, so that the engine only ever sees calls, assignments and jumps:
   break/continue, exception), the way javac itself duplicates `finally` blocks;
 * which calls may throw (`Call.may_throw`): those that declare a checked exception, in the
   binding (the `[[java_api]]` tables generated from its sources: `session.run` does,
-  `result.get` does not) or in the analyzed code (`throws` clauses, also of other files); the
-  exceptions are followed to the `catch` clauses that cover them (union types too); other
-  library calls are assumed not to throw (unchecked exceptions from the JDK are not
-  modelled, like `std::bad_alloc` on the C++ side);
+  `result.get` does not) or in the analyzed code (`throws` clauses, also of other files and
+  of `import static` helpers); the exceptions are followed to the `catch` clauses that cover
+  them (union types too); other library calls are assumed not to throw, unless a catch of a
+  checked exception that no known call declares says they do (unchecked exceptions from the
+  JDK are not modelled, like `std::bad_alloc` on the C++ side);
+* a call of a method that may be overridden and whose body only throws is left unresolved
+  (the override runs), and the trailing arguments of a varargs method of the analyzed code
+  are packed into one array (`$varargs`);
 * receivers are typed from the file and from the project index of `java_types.py` (fields
   inherited across files, other objects' fields, getters' return types).
 
@@ -40,8 +44,8 @@ from ..common.source import ParseTimeout, read_source
 from .lowering import JavaLowering
 from .names import _JDK_INHERITED, _PRIMITIVES, ORT_PACKAGE, TypeNames, base_type
 from .scopes import PendingFunction
-from .syntax import F_BODY, F_DECLARATOR, F_NAME, F_PARAMETERS, F_TYPE, F_VALUE, INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, _walk, lambda_param_names, parse_budget, parse_tree
-from .tables import _CLASS_DECLS, _THIS, MAX_FINALLY_BYTES, api_roots, frames_for_nesting
+from .syntax import F_BODY, F_DECLARATOR, F_NAME, F_PARAMETERS, F_TYPE, F_VALUE, INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, _walk, is_placeholder, lambda_param_names, modifier_words, parse_budget, parse_tree
+from .tables import _CLASS_DECLS, _SEALED_DECLS, _THIS, MAX_FINALLY_BYTES, api_roots, frames_for_nesting
 from .type_index import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
 # ----------------------------------------------------------------------------- classes and types
@@ -215,6 +219,20 @@ class JavaFrontEnd:
         self.project_cache[canonical] = found
         return found
 
+    def static_import(self, member: str) -> ClassInfo | None:
+        """The class of the analyzed code that `import static a.b.C.member;` (or `a.b.C.*`)
+        brings `member` from, when the project index has it."""
+        if self.project is None:
+            return None
+        named = self.types.static_members.get(member)
+        for pkg, path in [named] if named is not None else self.types.static_wildcards:
+            found = self.project.find(path, [pkg])
+            if found is not None and found.own_method(member) is not None:
+                if found.file != self.path:
+                    self.used_files.add(found.file)
+                return found
+        return None
+
     def declarations(self, path: str, data: bytes) -> list[ClassInfo]:
         """The classes one file of the project declares (for the project index): its header
         and class signatures, no bodies; nothing when it cannot be read within budget."""
@@ -263,6 +281,7 @@ class JavaFrontEnd:
                 name = p.child_by_field_id(F_NAME)
                 if name is not None:
                     info.fields[self.text(name)] = self.types.canon(p.child_by_field_id(F_TYPE))
+        sealed = header is None or header.type in _SEALED_DECLS or "final" in modifier_words(header)
         for member in self.members(body):
             if member.type in ("field_declaration", "constant_declaration"):
                 ftype = self.types.canon(member.child_by_field_id(F_TYPE))
@@ -275,8 +294,12 @@ class JavaFrontEnd:
                 info.methods.setdefault(name, []).append(len(self.param_list(member)))  # canon() notes packages
                 info.returns.setdefault(name, self.types.canon(member.child_by_field_id(F_TYPE)))
                 self.note_throws(info, name, member)
+                self.note_varargs(info, name, member)
+                if not sealed and is_placeholder(member, self.named):
+                    info.placeholders.add(f"{name}/{self.arity(member)}")
             elif member.type == "constructor_declaration":
                 self.note_throws(info, "<init>", member)
+                self.note_varargs(info, "<init>", member)
                 info.constructors.append(self.arity(member))
             elif member.type == "enum_constant":
                 info.fields[self.text(member.child_by_field_id(F_NAME))] = info.path
@@ -288,13 +311,23 @@ class JavaFrontEnd:
             types = {base_type(self.types.canon(t)).split(".")[-1] for t in self.named(clause)}
             info.throwing[name] = tuple(sorted(set(info.throwing.get(name, ())) | types))
 
-    def ort_throws(self, type_: str, member: str, arity: int) -> tuple[str, ...]:
+    def note_varargs(self, info: ClassInfo, name: str, member: Node) -> None:
+        """`m(String tag, AutoCloseable... all)`: the index of the `...` parameter."""
+        params = [p for p in self.named(member.child_by_field_id(F_PARAMETERS))
+                  if p.type in ("formal_parameter", "spread_parameter")]
+        if params and params[-1].type == "spread_parameter":
+            info.varargs[name] = len(params) - 1
+
+    def ort_throws(self, type_: str, member: str, arity: int) -> tuple[str, ...] | None:
         """What a call into the ONNX Runtime API may throw, as the binding declares it (the
         [[java_api]] tables generated from its sources): `()` for the getters that declare
         nothing. A member the tables do not list (a newer API) is assumed to throw OrtException,
-        as most of them do; `close()` is taken as not throwing (see docs/java.md)."""
-        if not type_ or member == "close" or not self.types.is_ort(type_):
+        as most of them do; `close()` is taken as not throwing (see docs/java.md). None for a
+        call of another library (or an unknown receiver): what it declares is not known."""
+        if member == "close":
             return ()
+        if not type_ or not self.types.is_ort(type_):
+            return None
         declared = self.policy.java_throws(base_type(type_), member, arity)
         if declared is None and member in _JDK_INHERITED and base_type(type_) in self.policy.java_api:
             return ()  # `e.getMessage()`, `v.toString()`: from java.lang, which declares nothing

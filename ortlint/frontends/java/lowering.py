@@ -47,6 +47,7 @@ class JavaLowering(JavaStatements, JavaExceptions, JavaExpressions, JavaCalls, C
         self.ctx: list[Finalizer | Breakable | Inlined] = []
         self.finally_bytes = 0  # source lowered again as copies of `finally` blocks (run_finally)
         self.thrown: list[set[str]] = []  # per enclosing try body: the checked exceptions it may throw ("*": unknown)
+        self.library_calls: list[tuple[ir.Call, int]] = []  # calls inside a try declaring unknown exceptions, and their handler
         self.scopes: list[dict[str, str]] = [{}]
         self.visible: dict[str, str] = {}  # the innermost declaration of every local in scope
         self.shadowed: list[dict[str, str | None]] = [{}]  # per scope: what its names hid (None: nothing)

@@ -80,6 +80,9 @@ class TypeNames:
         self.imports: dict[str, str] = {}  # simple name -> canonical name
         self.origin: dict[str, str] = {}  # canonical root class -> package
         self.wildcards: list[str] = []
+        # `import static a.b.C.m;` -> m: (a.b, C); `import static a.b.C.*;` -> (a.b, C) in static_wildcards
+        self.static_members: dict[str, tuple[str, str]] = {}
+        self.static_wildcards: list[tuple[str, str]] = []
         self.local_classes: dict[str, str] = {}  # simple name of a class declared here -> path
         self.type_params: set[str] = set()  # names of type variables declared anywhere in the file
         self.resolved: dict[str, str] = {}  # resolve() results, for the local classes known so far
@@ -114,8 +117,13 @@ class TypeNames:
         if star:
             if not static:
                 self.wildcards.append(name)
+            else:
+                self.static_wildcards.append(_split_package(name))
             return
         if static:
+            owner, _, member = name.rpartition(".")
+            if owner:
+                self.static_members[member] = _split_package(owner)
             return
         pkg, path = _split_package(name)
         if path:

@@ -220,6 +220,35 @@ MAX_INDEXED_BYTES = 2 * 1024 * 1024  # larger files of the project (generated co
 INDEX_PARSE_SHARE = 0.25  # of a file's parse budget, when it is only read for its declarations
 
 
+def modifier_words(decl: Node) -> set[str]:
+    """The keyword modifiers of a declaration (`public`, `static`, `final`, `default`, ...)."""
+    mods = next((c for c in decl.children if c.type == "modifiers"), None)
+    return {c.type for c in mods.children if not c.is_named} if mods is not None else set()
+
+
+_NOT_OVERRIDDEN = frozenset({"static", "private", "final"})
+_OWN_BODIES = frozenset({"lambda_expression", "class_body"})  # a `return` there is not the method's
+
+
+def is_placeholder(method: Node, named: Callable[[Node | None], list[Node]]) -> bool:
+    """A method that may be overridden and whose body can only end by throwing
+    (`default Class<T> witness() { throw new UnsupportedOperationException(); }`): it stands
+    for the overriding code that actually runs. Its last statement is a `throw` and it has no
+    `return` of its own."""
+    body = method.child_by_field_id(F_BODY)
+    stmts = named(body)
+    if not stmts or stmts[-1].type != "throw_statement" or modifier_words(method) & _NOT_OVERRIDDEN:
+        return False
+    stack = list(stmts[:-1])
+    while stack:
+        node = stack.pop()
+        if node.type == "return_statement":
+            return False
+        if node.type not in _OWN_BODIES:
+            stack.extend(node.named_children)
+    return True
+
+
 def parse_budget(size: int) -> float:
     return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
 

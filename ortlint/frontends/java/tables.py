@@ -16,6 +16,26 @@ from ..common.cfg import short
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 
 
+CATCH_ANYTHING = frozenset({"Exception", "Throwable"})  # javac accepts these around any code
+
+
+# java.lang.RuntimeException and its JDK subclasses that code catches (Errors end in "Error")
+UNCHECKED_EXCEPTIONS = frozenset({
+    "RuntimeException", "IllegalArgumentException", "IllegalStateException", "NullPointerException",
+    "UnsupportedOperationException", "IndexOutOfBoundsException", "ArrayIndexOutOfBoundsException",
+    "StringIndexOutOfBoundsException", "ArithmeticException", "ClassCastException", "NumberFormatException",
+    "UncheckedIOException", "ConcurrentModificationException", "NoSuchElementException",
+    "NegativeArraySizeException", "ArrayStoreException", "SecurityException", "DateTimeException",
+    "DateTimeParseException", "IllegalMonitorStateException", "EmptyStackException", "MissingResourceException",
+    "InputMismatchException", "PatternSyntaxException", "BufferOverflowException", "BufferUnderflowException",
+    "ReadOnlyBufferException", "RejectedExecutionException", "CompletionException", "CancellationException",
+    "UndeclaredThrowableException", "WrongMethodTypeException", "IllformedLocaleException",
+    "InvalidPathException", "FileSystemNotFoundException", "ProviderNotFoundException",
+    "ClosedWatchServiceException", "DuplicateFormatFlagsException", "IllegalFormatException",
+    "UnknownFormatConversionException", "MissingFormatArgumentException",
+})
+
+
 MAX_NESTING = 300
 
 
@@ -29,6 +49,9 @@ _INT_LITERALS = ("decimal_integer_literal", "hex_integer_literal", "octal_intege
 
 
 _CLASS_DECLS = ("class_declaration", "enum_declaration", "record_declaration", "interface_declaration")
+
+
+_SEALED_DECLS = ("record_declaration",)  # records are final; an enum's constants may override its methods
 
 
 _HEAD_BYTES = 256  # source bytes that `short` texts are read from first (far more than it keeps)

@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ...fileio import read_prefix
+
 MAX_CLASS_NESTING = 100  # classes inside classes; deeper ones are skipped with a note
 MAX_SUPERCLASSES = 32  # steps up a superclass chain (a cycle in broken code ends too)
 MAX_INDEX_FILES = 4000  # a source root with more .java files is not indexed (each worker reads them all)
@@ -39,6 +41,10 @@ class ClassInfo:
     super_package: str = ""  # its package when the declaring file says (import, or its own package)
     superclass: "ClassInfo | None" = None  # resolved once every class is known
     constructors: list[int] = field(default_factory=list)  # arities
+    # "name/arity" of methods whose body only throws and that a subclass or an implementation
+    # may override (`default T witness() { throw new UnsupportedOperationException(); }`)
+    placeholders: set[str] = field(default_factory=set)
+    varargs: dict[str, int] = field(default_factory=dict)  # method (or "<init>") -> index of its `T...` parameter
 
     def __post_init__(self) -> None:
         if self.outer is not None:
@@ -83,6 +89,23 @@ class ClassInfo:
                 return found
             cls = cls.outer
         return None
+
+    def is_placeholder(self, method: str, arity: int) -> bool:
+        """Does a call of `method` dispatch to code we cannot see? The declared body only
+        throws and may be overridden: its summary (no normal return) is not what runs."""
+        return bool(self.placeholders) and f"{method}/{arity}" in self.placeholders
+
+    def spread(self, method: str, arity: int) -> int | None:
+        """The index of the varargs parameter that a call of `method` with `arity` arguments
+        fills (its trailing arguments are one array), or None: no varargs declaration, or a
+        fixed-arity overload that Java prefers."""
+        k = self.varargs.get(method)
+        if k is None or arity < k:
+            return None
+        arities = self.constructors if method == "<init>" else self.methods.get(method, [])
+        if arities.count(arity) > (1 if arity == k + 1 else 0):
+            return None
+        return k
 
     def function_name(self, method: str, arity: int) -> str:
         """Overloads get their arity appended so calls find the right summary."""
@@ -166,8 +189,7 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
     index = ProjectTypes(root)
     for full in files:
         try:
-            with open(full, "rb") as fh:
-                data = fh.read()
+            data = read_prefix(full, MAX_INDEX_BYTES + 1)  # a regular file: a FIFO must not block
         except OSError:
             continue
         for info in collect(full, data):
