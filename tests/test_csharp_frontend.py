@@ -392,6 +392,39 @@ class Owner : IDisposable {
     assert "into `this._t`" in lint([str(tmp_path / "Case.cs")]).findings[0].message
 
 
+def test_reading_a_property_of_a_member_into_a_local_is_no_disposal_evidence(tmp_path: Path) -> None:
+    got = findings(tmp_path, """
+class Holder {
+  InferenceSession _s;
+  public void Load(string p) { _s = new InferenceSession(p); }
+  public int Count() { var names = _s.OutputNames; var same = _s; return names.Count; }
+}""")
+    assert got == []  # `var same = _s;` may be disposed later: doubt means ownership
+    got = findings(tmp_path, """
+class Holder {
+  InferenceSession _s;
+  public void Load(string p) { _s = new InferenceSession(p); }
+  public int Count() { var names = _s.OutputNames; return names.Count; }
+}""")
+    assert got == [(4, "ORT030", "error")]
+
+
+def test_the_bindings_own_internal_constructor_is_read_from_its_body(tmp_path: Path) -> None:
+    got = findings(tmp_path, """
+namespace Microsoft.ML.OnnxRuntime {
+public class FixedBufferOnnxValue : IDisposable {
+  internal OrtValue Value { get; private set; }
+  private FixedBufferOnnxValue(ref OrtValue v) { Value = v; v = null; }
+  public static FixedBufferOnnxValue Make(float[] x) {
+    var v = OrtValue.CreateTensorValueFromMemory(x, new long[] { x.Length });
+    return new FixedBufferOnnxValue(ref v);
+  }
+  public void Dispose() => Value.Dispose();
+}
+}""")
+    assert got == []  # the constructor cannot throw: no exceptional path leaks `v`
+
+
 def test_create_sequence_takes_its_values_even_when_it_throws(tmp_path: Path) -> None:
     got = findings(tmp_path, """
 class A {

@@ -105,7 +105,14 @@ class CSharpCalls:
         args, types = self.lower_args(arg_list)
         head = base_name(type_)
         api = self.unit.api
-        decl = self.unit.find_class(head) if head and not api.is_api(head) else None
+        # an API class: the policy's, unless the binding's own sources are analyzed and no public
+        # constructor fits (the internal constructor is read from its body)
+        is_api = api.is_api(head)
+        if is_api and (not api.lookup(head, ".ctor") or not api.public_overload_fits(head, ".ctor", types)):
+            decl = self.unit.find_class(head)
+            if decl is not None and self.pick_method(decl.ctors, types) is not None:
+                is_api = False
+        decl = self.unit.find_class(head) if head and not is_api else None
         if init is not None and dest is None:
             dest = self.temp()
         if decl is not None and decl.kind != "interface":
@@ -118,7 +125,7 @@ class CSharpCalls:
             else:
                 result = self.emit_call(node, f"new {head}", "plain", None, tuple(args), discard and init is None, dest,
                                         None, borrows=True)
-        elif api.is_api(head):
+        elif is_api:
             internal = "" if api.public_overload_fits(head, ".ctor", types) else "/internal"
             result = self.emit_call(node, f"new {head}{internal}", "plain", None, tuple(args), discard and init is None,
                                     dest, ORT)

@@ -65,7 +65,9 @@ class Evidence:
                 if value is not None and value.type in ("identifier", "member_access_expression") \
                         and n.parent is not None and n.parent.parent is not None \
                         and n.parent.parent.type != "field_declaration":
-                    self.note(value, decl)
+                    root, via = _root_member(self.src, value)
+                    if root and not via:  # `var n = _session.OutputNames;` copies no member
+                        decl.add(root)
             stack.extend(n.named_children)
 
     def invocation_evidence(self, n: Node, decl: set[str]) -> None:
