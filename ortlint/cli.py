@@ -178,7 +178,7 @@ Documentation: docs/cli.md"""
 @click.option("--show-settings", metavar="PATH",
               help="Print the settings that apply to PATH and where each comes from, then exit.")
 @click.option("--extension", "extensions", multiple=True, metavar="SUFFIX=LANG",
-              help="Analyze SUFFIX as c, cpp, java or go, e.g. .cu=cpp (repeatable).")
+              help="Analyze SUFFIX as c, cpp, java, go or csharp, e.g. .cu=cpp (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS),
               help="Worker processes; 0 = one per core (never more than the cores or the files).  [default: 0]")
 @click.option("--time-limit", type=float, callback=_check_time_limit, metavar="SECONDS",

@@ -37,6 +37,8 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("ORT010", "java-unclosed", "error", "An ONNX Runtime Java AutoCloseable is not closed on every path."),
     Rule("ORT020", "go-undestroyed", "error",
          "An onnxruntime_go object (or the environment) is not destroyed on every path."),
+    Rule("ORT030", "csharp-undisposed", "error",
+         "An ONNX Runtime .NET object the caller owns is not disposed on every path."),
 )}
 
 RULE_BY_NAME = {r.name: r for r in RULES.values()}

@@ -16,13 +16,14 @@ from typing import Any, Iterable
 
 from .paths import PACKAGE_DIR
 from .policy_callbacks import CallbackSpec, load_callbacks
+from .policy_csharp import CsharpApiClass, load_csharp_api
 from .policy_guards import GuardSpec, load_guards
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
 RETURNS = ("none", "status", "code")
 ON_FAILURE = ("continue", "abort", "throw", "return")
-RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007", "ORT010", "ORT020")
+RULE_IDS = ("ORT001", "ORT002", "ORT003", "ORT004", "ORT005", "ORT006", "ORT007", "ORT010", "ORT020", "ORT030")
 RECEIVER = -1  # Acquire.owner: the receiver of a method call rather than an argument
 _INTO = re.compile(r"^(return|token|\*(\d+)|(\d+)\[\]|(receiver))$")
 
@@ -44,7 +45,7 @@ class Kind:
     frame: bool = False  # a token whose release frees the loop_leak resources created while it was held
     capacity: bool = False  # a token reserving room for loop_leak resources; its owner argument says how many
     wrong_release_rule: str = "ORT003"
-    language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020
+    language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020, "csharp" kinds ORT030
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
 
@@ -174,6 +175,7 @@ class Policy:
     java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     guards: dict[str, GuardSpec] = field(default_factory=dict)  # [[guard]]: status-holding classes (policy_guards.py)
     callbacks: dict[str, list[CallbackSpec]] = field(default_factory=dict)  # [[callback]]: field -> contracts (policy_callbacks.py)
+    csharp_api: dict[str, CsharpApiClass] = field(default_factory=dict)  # [[csharp_api]]: .NET classes (policy_csharp.py)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -287,7 +289,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return doc
 
 
-_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__", "table_arity"}
+_TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__", "table_arity",
+             "csharp_api"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements"}
@@ -396,6 +399,7 @@ class _Loader:
         self._load_java_api()
         load_guards(self.policy.guards, self.doc.get("guard"), self.fail)
         load_callbacks(self.policy.callbacks, self.doc.get("callback"), self.fail)
+        load_csharp_api(self.policy.csharp_api, self.doc.get("csharp_api"), self.fail)
         calls = self._tables("call")
         for i, raw in enumerate(calls):
             for spec in self._call(raw, i):

@@ -27,7 +27,7 @@ def expected_by_file() -> dict[str, set[str]]:
     """Case file -> the rules it expects (empty for a clean file)."""
     files: dict[str, set[str]] = {}
     for path in sorted((CONFORMANCE / "cases").rglob("*")):
-        if path.is_file() and path.suffix in {".c", ".cpp", ".cc", ".java", ".go", ".h"}:
+        if path.is_file() and path.suffix in {".c", ".cpp", ".cc", ".java", ".go", ".h", ".cs"}:
             files[path.relative_to(CONFORMANCE / "cases").as_posix()] = set()
     for item in json.loads((CONFORMANCE / "expected.json").read_text()):
         files.setdefault(item["file"], set()).add(item["rule"])

@@ -16,8 +16,9 @@ from tests.clihelpers import ROOT, ortlint, write
 RULE_DOCS = ROOT / "docs" / "rules"
 CLI_DOC = ROOT / "docs" / "cli.md"
 SECTIONS = ["What it does", "Why is this bad?", "Example", "Use instead", "Options"]
-SUFFIX = {"c": ".c", "cpp": ".cpp", "c++": ".cpp", "java": ".java", "go": ".go"}
-FRONT_END = {".c": "c.frontend", ".cpp": "cpp.frontend", ".java": "java.frontend", ".go": "go.frontend"}
+SUFFIX = {"c": ".c", "cpp": ".cpp", "c++": ".cpp", "java": ".java", "go": ".go", "csharp": ".cs"}
+FRONT_END = {".c": "c.frontend", ".cpp": "cpp.frontend", ".java": "java.frontend", ".go": "go.frontend",
+             ".cs": "csharp.frontend"}
 
 
 def code_blocks(markdown: str) -> list[tuple[str, str]]:

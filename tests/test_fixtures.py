@@ -14,7 +14,7 @@ from ortlint.api import lint
 from tests.expectations import expected_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SUFFIXES = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".java", ".go"}
+SUFFIXES = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".java", ".go", ".cs"}
 
 
 def single_fixtures() -> list[Path]:

@@ -140,6 +140,11 @@ class LeakCollection:
                 msg = f"{res_kind.label} created by {site.callee}(){target} is not closed {where}{more}"
                 if record.exceptional_only:
                     msg += "; close it in a finally block or use try-with-resources"
+            elif res_kind.language == "csharp":
+                rule = "ORT030"
+                msg = f"{res_kind.label} created by {site.callee}(){target} is not disposed {where}{more}"
+                if record.exceptional_only:
+                    msg += "; dispose it in a finally block or with a using statement"
             elif site.kind in self.policy.status_kinds and not record.bound:
                 rule = "ORT004"
                 msg = (f"the {self._status_noun(site.kind)} returned by {site.callee}() is never stored, so a failure "
@@ -159,12 +164,14 @@ class LeakCollection:
                 msg = f"{res_kind.label} acquired by {site.callee}(){target} is not released {where}{more}{hint}"
             related = tuple(Step(self.fn.path, line, col, exit_phrase((line, col, text, how)).capitalize())
                             for line, col, text, how in exits)
-            level = "warning" if record.exceptional_only and rule == "ORT010" else ""
+            level = "warning" if record.exceptional_only and rule in ("ORT010", "ORT030") else ""
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
                               trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}",
                               macro=site.macro, macro_at=site.macro_at)
-            # Go: one finding per creating call, even for the several values one `Run` allocates
-            key = (rule, site.line, site.col, site.callee) if rule == "ORT020" else (rule, site.line, site.col, site_key)
+            # Go and C#: one finding per creating call, even for the several values one `Run` allocates
+            # or one helper returns in a collection
+            key = (rule, site.line, site.col, site.callee) if rule in ("ORT020", "ORT030") \
+                else (rule, site.line, site.col, site_key)
             if key not in self.findings:
                 self.findings[key] = finding
 
@@ -174,8 +181,8 @@ class LeakCollection:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
-        if self.fn.language == "go":
-            return  # Go code: only ORT020 (Destroy() twice or a use after it is the binding's own business)
+        if self.fn.language in ("go", "csharp"):
+            return  # Go and C# code: only ORT020/ORT030 (disposing twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
         if not macro and rid is not None:  # made in the same expansion as the event: that macro's too
             site = self.sites.get(rid)

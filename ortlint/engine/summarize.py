@@ -97,8 +97,8 @@ class Summarizing:
 
     def _held_elements(self, state: State, rid: str) -> tuple[str, ...]:
         """Kinds of the resources a returned collection keeps (`m.put("x", createTensor(..));
-        return m;`): they are the caller's to close, as the collection is (Java)."""
-        if self.fn.language != "java":
+        return m;`): they are the caller's to close, as the collection is (Java, C#)."""
+        if self.fn.language not in ("java", "csharp"):
             return ()
         prefix = ("@" + rid, "[]")
         kinds = []

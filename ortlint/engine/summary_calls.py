@@ -33,8 +33,9 @@ class SummaryTransfer:
                 continue
             for effect, e in effects:
                 self._apply_effect(s, ev, effect, e, helper)
-            for target, kind in outs:
-                self._acquire_into(s, ev, target, kind, helper)
+            if case.exit != "throw" or self.fn.language != "csharp":  # C#: a call that throws created nothing
+                for target, kind in outs:
+                    self._acquire_into(s, ev, target, kind, helper)
             self._summary_return(s, ev, case, summary)
             if case.exit == "return":
                 if note is not None:
@@ -80,7 +81,7 @@ class SummaryTransfer:
                          if target is not None and kind in kinds)
             note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre) else None
             cases.append((case, pre, effects, outs, note))
-        return (ev, summary, helper, bool(helper) and self.fn.language == "java", tuple(cases))
+        return (ev, summary, helper, bool(helper) and self.fn.language in ("java", "csharp"), tuple(cases))
 
 
     def _case_note(self, callee: str, case: Case) -> str:
@@ -145,6 +146,8 @@ class SummaryTransfer:
             self._escape_val(state, self._eval(state, e), None)
             self._escape_contents(state, e)
         elif effect.what == "clear":
+            if self.fn.language == "csharp":  # `ref x` set to null by the callee: it took the object (or disposed it)
+                self._escape_val(state, self._eval(state, e), None)
             self._store(state, e, ("k", 0), ev.loc)
         else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
             rid, res = self._value_res(state, e, create=True)

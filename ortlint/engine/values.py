@@ -492,7 +492,7 @@ class ValueTransfer:
 
     def _is_java(self, kind_id: str | None) -> bool:
         kind = self.policy.kinds.get(kind_id or "")
-        return kind is not None and kind.language == "java"
+        return kind is not None and kind.language in ("java", "csharp")  # the managed bindings
 
 
     def _escape_contents(self, state: State, e: Expr, where: LocKey | None = None) -> None:

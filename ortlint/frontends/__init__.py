@@ -8,6 +8,7 @@
     clang/        precise mode: C and C++ through libclang with a compile database
     java/         Java (tree-sitter-java)
     go/           Go (tree-sitter-go), cgo preambles through the C front end
+    csharp/       C# (tree-sitter-c-sharp)
 
 A front end decides no finding: it lowers syntax, blanks decorations and expands macros. A new
 language is a new package here and one `Language` entry in registry.py.

@@ -26,6 +26,7 @@ LANGUAGES: tuple[Language, ...] = (
              precise="clang.frontend:parse_with_clang"),
     Language("java", (".java",), "java.frontend:parse_java"),
     Language("go", (".go",), "go.frontend:parse_go"),
+    Language("csharp", (".cs",), "csharp.frontend:parse_csharp"),
 )
 
 BY_NAME = {language.name: language for language in LANGUAGES}

@@ -1,0 +1,437 @@
+"""C# statements and control flow -> blocks: declarations (`using var` too), returns, `if`,
+loops, `foreach` over elements, `switch` with patterns, `goto`, `yield`, `lock`/`fixed`/`checked`,
+and local functions."""
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ... import ir
+from ...ir import Branch, Index, Jump, Op, Opaque, Return, Var
+from .scopes import Breakable, Inlined, TryFrame
+from .syntax import (F_BODY, F_CONDITION, F_LEFT, F_NAME, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE, declarator_value,
+                     has_token)
+from .types import canon, element_type
+
+_HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")
+_LOOP_TYPES = ("while_statement", "do_statement", "for_statement", "foreach_statement")
+
+
+class CSharpStatements:
+    """C# statements and control flow -> blocks."""
+
+    def lower_expr_stmt(self, node: Node) -> None:
+        self.stmt_temps = []
+        self.lower_expr(node, discard=True)
+        self.finish_statement(node)
+
+    def stmt_block(self, node: Node) -> None:
+        self.push_scope()
+        self.lower_statements(self.named(node), node)
+        self.pop_scope(node)
+
+    def lower_statements(self, stmts: list[Node], block: Node) -> None:
+        """Statements of one block; a `using` declaration covers the rest of the block, as a
+        `try` whose `finally` disposes it (C# 8: disposed when the enclosing block ends)."""
+        for i, stmt in enumerate(stmts):
+            if stmt.type == "local_declaration_statement" and has_token(stmt, "using"):
+                self.lower_using_declaration(stmt, stmts[i + 1:], block)
+                return
+            if stmt.type == "local_function_statement":
+                continue  # declared first (below): a local function may be called before its text
+            self.lower_stmt(stmt)
+
+    def stmt_expression_statement(self, node: Node) -> None:
+        for child in self.named(node):
+            self.lower_expr_stmt(child)
+
+    def stmt_local_declaration_statement(self, node: Node) -> None:
+        decl = next((c for c in self.named(node) if c.type == "variable_declaration"), None)
+        if decl is not None:
+            self.lower_variable_declaration(decl)
+
+    def lower_variable_declaration(self, decl: Node) -> list[str]:
+        """`T a = x, b = y;`: each declared (typed), then initialized; the names declared."""
+        declared = canon(self.text(decl.child_by_field_id(F_TYPE)))
+        names = []
+        for d in self.named(decl):
+            if d.type != "variable_declarator":
+                continue
+            self.stmt_temps = []
+            names.extend(self.lower_declarator(d, declared))
+            self.finish_statement(d)
+        return names
+
+    def lower_declarator(self, d: Node, declared: str) -> list[str]:
+        name_node = d.child_by_field_id(F_NAME)
+        value = declarator_value(d)
+        tuple_pat = next((c for c in d.named_children if c.type in ("tuple_pattern", "parenthesized_variable_designation")),
+                         None)
+        if tuple_pat is not None:  # `var (a, b) = f();`
+            names = [self.text(n) for n in tuple_pat.named_children if n.type == "identifier"]
+            source = self.lower_expr(value) if value is not None else Opaque("?")
+            parts = self.take_from_tuple(d, source)
+            for n in names:
+                self.declare(n, "")
+                self.emit(ir.Assign(self.loc(d), self.var(n), Opaque(f"{n} of {ir.expr_text(parts)}")))
+            return names
+        if name_node is None:
+            return []
+        name = self.text(name_node)
+        type_ = declared
+        if declared in ("var", "") and value is not None:
+            type_ = self.expr_type(value)
+        self.declare(name, "" if type_ == "var" else type_)
+        self.note_null_test(name, value)
+        if value is not None:
+            self.assign_from(self.var(name), value, self.loc(d))
+        return [name]
+
+    def stmt_return_statement(self, node: Node) -> None:
+        kids = self.named(node)
+        self.lower_return_value(kids[0] if kids else None, node)
+
+    def lower_return_value(self, value: Node | None, node: Node) -> None:
+        """`return v`: v is computed first, then every finally and `using` it leaves runs."""
+        self.stmt_temps = []
+        expr = self.lower_expr(value) if value is not None else None
+        ctx = self.ctx
+        inlined = next((i for i in range(len(ctx) - 1, -1, -1) if isinstance(ctx[i], Inlined)), None)
+        if inlined is not None:
+            self.run_finalizers(inlined + 1)
+            self.jump(ctx[inlined].cont)  # type: ignore[union-attr]
+            return
+        if expr is not None and any(isinstance(c, TryFrame) and c.final is not None for c in ctx) \
+                and not isinstance(expr, ir.Const):
+            held = Var(f"$ret{self.loc(node).line}_{self.temp_counter}")
+            self.locals[held.name] = False
+            self.emit(ir.Assign(self.loc(node), held, expr))
+            expr = held
+        self.run_finalizers(0)
+        if self.cur is not None:
+            self.terminate(Return(expr, self.loc(node)))
+        self.stmt_temps = []
+
+    def stmt_if_statement(self, node: Node) -> None:
+        cond = node.child_by_field_id(F_CONDITION)
+        then = node.child_by_field_id(self.F.consequence)
+        alt = node.child_by_field_id(self.F.alternative)
+        then_b, join = self.new_block(), self.new_block()
+        else_b = self.new_block() if alt is not None else join
+        self.stmt_temps = []
+        self.push_scope()  # pattern variables (`if (x is OrtValue v)`) live in the statement
+        self.lower_cond(cond, then_b, else_b)
+        temps = self.take_temps()
+        self.start(then_b)
+        self.kill_at(temps, cond if cond is not None else node)
+        if then is not None:
+            self.lower_scoped(then)
+        self.jump(join)
+        if alt is not None:
+            self.start(else_b)
+            self.kill_at(temps, cond if cond is not None else node)
+            self.lower_scoped(alt)
+            self.jump(join)
+        self.start(join)
+        if alt is None:
+            self.kill_at(temps, node)
+        self.pop_scope(None)
+
+    def lower_scoped(self, node: Node) -> None:
+        self.push_scope()
+        self.lower_stmt(node)
+        self.pop_scope(node)
+
+    # -- loops
+
+    def loop_body(self, body: Node | None, brk: ir.Block, cont: ir.Block) -> None:
+        self.ctx.append(Breakable(brk.id, cont.id))
+        try:
+            if body is not None:
+                self.lower_scoped(body)
+        finally:
+            self.ctx.pop()
+
+    def close_loop(self, exit_b: ir.Block, first: int, extra: set[int], node: Node) -> None:
+        self.start(exit_b)
+        self.emit(ir.ScopeExit(self.end_loc(node), frozenset(extra | set(range(first, len(self.blocks))))))
+
+    def stmt_while_statement(self, node: Node) -> None:
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        first = len(self.blocks)
+        self.stmt_temps = []
+        self.push_scope()
+        self.lower_cond(node.child_by_field_id(F_CONDITION), body_b, exit_b, kind="loop")
+        temps = self.take_temps()
+        self.start(body_b)
+        self.kill_at(temps, node)
+        self.loop_body(node.child_by_field_id(F_BODY), exit_b, header)
+        self.jump(header)
+        self.pop_scope(None)
+        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
+        self.kill_at(temps, node)
+
+    def stmt_do_statement(self, node: Node) -> None:
+        body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(body_b)
+        first = len(self.blocks)
+        self.start(body_b)
+        self.loop_body(node.child_by_field_id(F_BODY), exit_b, cond_b)
+        self.jump(cond_b)
+        self.start(cond_b)
+        self.stmt_temps = []
+        again = self.new_block()
+        self.lower_cond(node.child_by_field_id(F_CONDITION), again, exit_b, kind="loop")
+        temps = self.take_temps()
+        self.start(again)
+        self.kill_at(temps, node)
+        self.jump(body_b)
+        self.close_loop(exit_b, first, {body_b.id, cond_b.id}, node)
+        self.kill_at(temps, node)
+
+    def stmt_for_statement(self, node: Node) -> None:
+        self.push_scope()
+        cond = node.child_by_field_id(F_CONDITION)
+        body = node.child_by_field_id(F_BODY)
+        updates = node.children_by_field_id(F_UPDATE)
+        for init in node.named_children:
+            if init in (cond, body) or init.type == "comment" or any(init.id == u.id for u in updates):
+                continue
+            if init.type == "variable_declaration":
+                self.lower_variable_declaration(init)
+            else:
+                self.lower_expr_stmt(init)
+        header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        first = len(self.blocks)
+        self.stmt_temps = []
+        if cond is not None:
+            self.lower_cond(cond, body_b, exit_b, kind="loop")
+        else:
+            self.jump(body_b)
+        temps = self.take_temps()
+        self.start(body_b)
+        self.kill_at(temps, node)
+        self.loop_body(body, exit_b, update_b)
+        self.jump(update_b)
+        self.start(update_b)
+        for update in updates:
+            self.lower_expr_stmt(update)
+        self.jump(header)
+        self.close_loop(exit_b, first, {header.id, body_b.id, update_b.id}, node)
+        self.kill_at(temps, node)
+        self.pop_scope(node)
+
+    def stmt_foreach_statement(self, node: Node) -> None:
+        """`foreach (T v in c)`: each iteration reads one element of c (`v = c[i]`), so a loop
+        that disposes v disposes every element of c (and a results collection with them)."""
+        self.stmt_temps = []
+        value = node.child_by_field_id(F_RIGHT)
+        coll = self.lower_expr(value) if value is not None else Opaque("?")
+        coll_type = self.expr_type(value) if value is not None else ""
+        temps = self.take_temps()
+        left = node.child_by_field_id(F_LEFT)
+        var_type = canon(self.text(node.child_by_field_id(F_TYPE)))
+        if var_type in ("var", ""):
+            var_type = element_type(coll_type)
+        self.push_scope()
+        names = [self.text(n) for n in left.named_children if n.type == "identifier"] \
+            if left is not None and left.type != "identifier" else []
+        if names:  # `foreach (var (k, v) in pairs)`
+            elem = Var(f"$elem{node.start_point[0] + 1}")
+            self.locals[elem.name] = False
+            for n in names:
+                self.declare(n, "")
+        else:
+            name = self.text(left) if left is not None else f"$elem{node.start_point[0] + 1}"
+            self.declare(name, var_type)
+            elem = self.var(name)
+
+        def body() -> None:
+            for n in names:
+                self.emit(ir.Assign(self.loc(node), self.var(n), Opaque(f"{n} of {elem.name}", (elem,))))
+            b = node.child_by_field_id(F_BODY)
+            if b is not None:
+                self.lower_scoped(b)
+        self.element_loop(node, coll, elem, body)
+        self.pop_scope(None)
+        self.kill(temps, self.end_loc(node))
+
+    def element_loop(self, node: Node, coll: ir.Expr, elem: Var, body) -> None:  # noqa: ANN001
+        loc = self.loc(node)
+        more = Var(f"$more{loc.line}_{len(self.blocks)}")
+        self.locals[more.name] = False
+        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
+        self.jump(header)
+        self.start(header)
+        first = len(self.blocks)
+        self.terminate(Branch(more, body_b.id, exit_b.id, loc, f"{elem.name} in {ir.expr_text(coll)}"[:90], "loop"))
+        self.start(body_b)
+        self.emit(ir.Assign(loc, more, _HAS_NEXT))
+        self.emit(ir.Assign(loc, elem, Index(coll, _SOME_INDEX)))
+        self.ctx.append(Breakable(exit_b.id, header.id))
+        try:
+            body()
+        finally:
+            self.ctx.pop()
+        self.jump(header)
+        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
+
+    def stmt_break_statement(self, node: Node) -> None:
+        for i in range(len(self.ctx) - 1, -1, -1):
+            c = self.ctx[i]
+            if isinstance(c, Breakable):
+                self.run_finalizers(i + 1)
+                self.jump(c.brk)
+                return
+        self.terminate(Jump(self.new_block().id))
+
+    def stmt_continue_statement(self, node: Node) -> None:
+        for i in range(len(self.ctx) - 1, -1, -1):
+            c = self.ctx[i]
+            if isinstance(c, Inlined):
+                self.run_finalizers(i + 1)
+                self.jump(c.cont)
+                return
+            if isinstance(c, Breakable) and c.cont is not None:
+                self.run_finalizers(i + 1)
+                self.jump(c.cont)
+                return
+
+    def stmt_yield_statement(self, node: Node) -> None:
+        """`yield return v` hands v to the consumer (not an exit); `yield break` is a return."""
+        self.is_iterator = True
+        kids = self.named(node)
+        if not kids:
+            self.lower_return_value(None, node)
+            return
+        self.stmt_temps = []
+        value = self.lower_expr(kids[0])
+        self.emit(ir.Assign(self.loc(node), Index(Var("<yield>"), _SOME_INDEX), value))
+        self.finish_statement(node)
+
+    # -- switch
+
+    def stmt_switch_statement(self, node: Node) -> None:
+        """Sections do not fall through (an empty one shares the next one's body); a pattern
+        or a `when` clause is an opaque test, the same one each time it is met."""
+        self.stmt_temps = []
+        value_node = node.child_by_field_id(F_VALUE)
+        value = self.lower_expr(value_node) if value_node is not None else Opaque("?")
+        temps = self.take_temps()
+        exit_b = self.new_block()
+        body = node.child_by_field_id(F_BODY)
+        sections = [s for s in self.named(body) if s.type == "switch_section"]
+        blocks = [self.new_block() for _ in sections]
+        default = exit_b.id
+        self.push_scope()
+        for section, block in zip(sections, blocks):
+            labels = [c for c in self.named(section) if not _is_statement(c)]
+            if has_token(section, "default"):
+                default = block.id
+            for label in labels:
+                if label.type == "when_clause":
+                    continue
+                nxt = self.new_block()
+                test = self.case_test(value, label)
+                self.terminate(Branch(test, block.id, nxt.id, self.loc(label), self.short_text(label), "case"))
+                self.start(nxt)
+        self.jump(default)
+        self.ctx.append(Breakable(exit_b.id, None, is_switch=True))
+        try:
+            for i, (section, block) in enumerate(zip(sections, blocks)):
+                stmts = [c for c in self.named(section) if _is_statement(c)]
+                self.start(block)
+                self.kill_at(temps, section)
+                if not stmts and i + 1 < len(blocks):
+                    self.jump(blocks[i + 1])
+                    continue
+                self.push_scope()
+                self.lower_statements(stmts, section)
+                self.pop_scope(section)
+                self.jump(exit_b)
+        finally:
+            self.ctx.pop()
+        self.pop_scope(None)
+        self.start(exit_b)
+        self.kill(temps, self.end_loc(node))
+
+    def case_test(self, value: ir.Expr, label: Node) -> ir.Expr:
+        """`case 3:` compares; `case OrtValue v:` binds v to the value; others are opaque."""
+        if label.type == "constant_pattern":
+            kids = self.named(label)
+            if kids and kids[0].type in ("integer_literal", "null_literal", "boolean_literal"):
+                return Op("==", (value, self.lower_expr(kids[0])))
+        if label.type == "declaration_pattern":
+            name = label.child_by_field_id(F_NAME)
+            if name is not None:
+                self.declare(self.text(name), canon(self.text(label.child_by_field_id(F_TYPE))))
+                self.emit(ir.Assign(self.loc(label), self.var(self.text(name)), value))
+        return Opaque(f"case@{label.start_point[0] + 1}:{label.start_point[1]}")
+
+    # -- the rest
+
+    def stmt_goto_statement(self, node: Node) -> None:
+        """`goto label` (forward or back); `goto case`/`goto default` leave the switch's section."""
+        kids = self.named(node)
+        if kids and kids[0].type == "identifier" and not has_token(node, "case") and not has_token(node, "default"):
+            label = self.text(kids[0])
+            target = self.labels.get(label)
+            if target is None:
+                target = self.labels[label] = self.new_block()
+            self.jump(target)
+            return
+        for i in range(len(self.ctx) - 1, -1, -1):
+            c = self.ctx[i]
+            if isinstance(c, Breakable) and c.is_switch:
+                self.run_finalizers(i + 1)
+                self.jump(c.brk)
+                return
+
+    def stmt_labeled_statement(self, node: Node) -> None:
+        kids = self.named(node)
+        if not kids:
+            return
+        label = self.text(kids[0])
+        target = self.labels.get(label)
+        if target is None:
+            target = self.labels[label] = self.new_block()
+        self.jump(target)
+        self.start(target)
+        for stmt in kids[1:]:
+            self.lower_stmt(stmt)
+
+    def stmt_lock_statement(self, node: Node) -> None:
+        kids = self.named(node)
+        self.stmt_temps = []
+        if kids and not _is_statement(kids[0]):
+            self.lower_expr(kids[0])
+        self.finish_statement(node)
+        for k in kids:
+            if _is_statement(k):
+                self.lower_scoped(k)
+
+    def stmt_checked_statement(self, node: Node) -> None:
+        for k in self.named(node):
+            if _is_statement(k):
+                self.lower_scoped(k)
+    stmt_unsafe_statement = stmt_checked_statement
+
+    def stmt_fixed_statement(self, node: Node) -> None:
+        self.push_scope()
+        for k in self.named(node):
+            if k.type == "variable_declaration":
+                self.lower_variable_declaration(k)
+            elif _is_statement(k):
+                self.lower_scoped(k)
+        self.pop_scope(node)
+
+    def stmt_local_function_statement(self, node: Node) -> None:
+        """Declared before the block runs (see `lower_statements`): nothing happens here."""
+
+
+def _is_statement(node: Node) -> bool:
+    t = node.type
+    return t.endswith("_statement") or t == "block"
