@@ -37,6 +37,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
     Rule("ORT010", "java-unclosed", "error", "An ONNX Runtime Java AutoCloseable is not closed on every path."),
     Rule("ORT020", "go-undestroyed", "error",
          "An onnxruntime_go object (or the environment) is not destroyed on every path."),
+    Rule("ORT100", "unused-suppression", "warning",
+         "A suppression comment silences no finding (reported with --unused-suppressions).",
+         tags=("maintainability",)),
 )}
 
 RULE_BY_NAME = {r.name: r for r in RULES.values()}
@@ -168,6 +171,7 @@ class Report:
     unknown_callees: dict[str, int] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
     summaries: dict[tuple[str, str, int], object] = field(default_factory=dict)  # (path, name, line) -> Summary
+    unused_suppressions: list[Finding] = field(default_factory=list)  # ORT100, reported on request (suppress.py)
 
     def keep_one_per_cause(self) -> None:
         """A finding once per cause. Code lowered in place into its caller (a lambda called where

@@ -33,3 +33,7 @@ class RunConfig:
     include_dirs: tuple[str, ...] = ()  # where `#include "..."` headers are looked for (header_index)
     test_patterns: tuple[str, ...] = DEFAULT_TEST_PATTERNS  # findings in such files are tagged "test" (testcode.py)
     follow_symlinks: bool = False  # follow links that leave the analyzed folders (discover.py)
+    # Text to analyze instead of what is on disk, by path (normalized as discovery writes it): an
+    # editor's unsaved buffer, or standard input analyzed as if it were that file (--stdin-filename).
+    # A path listed here is analyzed even when no such file exists yet.
+    overlays: dict[str, bytes] = field(default_factory=dict)
