@@ -8,6 +8,7 @@ format agree on what a run found.
     ortlint rules                    the table of rules
     ortlint explain ORT001           what a rule finds, why it matters, an example and the fix
     ortlint sanitizer LOG [PATH]...  which finding explains each ASan/LSan report in LOG, or why none does
+    ortlint server                   a language server (LSP) over stdio, for editors (docs/editors.md)
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error, a path that does not
 exist, or an internal failure. An internal failure never exits 1 (which means "findings"): any
@@ -636,6 +637,24 @@ def sanitizer(log: str, paths: tuple[str, ...], fmt: str, output: str | None, ru
         _internal_error(exc)
         code = EXIT_ERROR
     sys.exit(code)
+
+
+# ----------------------------------------------------------------------------- server
+
+
+@main.command(context_settings=CONTEXT)
+@click.option("--stdio", is_flag=True, help="Talk over standard input and output (the default; editors pass it).")
+def server(stdio: bool) -> None:
+    """Language server (LSP) over standard input and output: diagnostics as you type, fixes and
+    suppressions as code actions. Editor settings: docs/editors.md."""
+    del stdio  # the only transport
+    try:
+        from .server.lsp import serve
+    except ImportError as exc:  # pygls is a dependency; a broken install still says why
+        click.echo(f"ortlint: error: the language server needs pygls and lsprotocol ({exc})", err=True)
+        sys.exit(EXIT_ERROR)
+    serve()
+    sys.exit(EXIT_CLEAN)
 
 
 # ----------------------------------------------------------------------------- rules / explain
