@@ -8,6 +8,7 @@ format agree on what a run found.
     ortlint rules                    the table of rules
     ortlint explain ORT001           what a rule finds, why it matters, an example and the fix
     ortlint sanitizer LOG [PATH]...  which finding explains each ASan/LSan report in LOG, or why none does
+    ortlint server                   a language server (LSP) over stdio, for editors (docs/editors.md)
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error, a path that does not
 exist, or an internal failure. An internal failure never exits 1 (which means "findings"): any
@@ -155,6 +156,130 @@ Exit codes: 0 no findings, 1 findings, 2 usage/configuration error, missing path
 Documentation: docs/cli.md"""
 
 
+# ----------------------------------------------------------------------------- fixes, stdin, unused suppressions
+
+
+@dataclass
+class Editing:
+    """Options of `check` for fixes, standard input and unused suppressions (issue 33): kept
+    apart from `check`'s own parameters, in the click context."""
+
+    fix: bool = False
+    unsafe_fixes: bool = False
+    stdin_filename: str | None = None
+    unused_suppressions: bool = False
+    stdin_data: bytes | None = None
+
+
+_EDITING = "ortlint.editing"
+
+
+def _editing() -> Editing:
+    ctx = click.get_current_context(silent=True)
+    found = ctx.meta.get(_EDITING) if ctx is not None else None
+    return found if isinstance(found, Editing) else Editing()
+
+
+def _editing_options(command):
+    """Add --fix, --unsafe-fixes, --stdin-filename and --unused-suppressions to `command`;
+    their values go to the click context (`_editing()`), not to its parameters."""
+    import functools
+
+    @functools.wraps(command)
+    def wrapper(*args, fix: bool, unsafe_fixes: bool, stdin_filename: str | None, unused_suppressions: bool,
+                **kwargs):
+        click.get_current_context().meta[_EDITING] = Editing(fix or unsafe_fixes, unsafe_fixes, stdin_filename,
+                                                             unused_suppressions)
+        return command(*args, **kwargs)
+
+    options = [
+        click.option("--fix", is_flag=True, help="Apply the safe fixes to the files (with --stdin-filename: print "
+                                                 "the fixed source); report what is left."),
+        click.option("--unsafe-fixes", is_flag=True, help="With --fix, also apply fixes that change behaviour "
+                                                          "(implies --fix)."),
+        click.option("--stdin-filename", metavar="PATH",
+                     help="Read the source from standard input and analyze it as if it were PATH."),
+        click.option("--unused-suppressions", is_flag=True,
+                     help="Also report suppression comments that silence nothing (ORT100)."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _read_stdin(editing: Editing, settings: Settings) -> None:
+    """--stdin-filename PATH: the source comes from standard input, bounded as a file is."""
+    from .frontends.common.source import MAX_BYTES
+    path = editing.stdin_filename or ""
+    if not path:
+        raise UsageFailure("--stdin-filename: the path is empty")
+    if settings.paths and [os.path.normpath(p) for p in settings.paths] != [os.path.normpath(path)]:
+        raise UsageFailure("--stdin-filename: give no other PATH (the source comes from standard input)")
+    editing.stdin_data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    settings.paths = [path]
+
+
+def _with_overlay(config: RunConfig, editing: Editing) -> RunConfig:
+    if editing.stdin_data is None or editing.stdin_filename is None:
+        return config
+    import dataclasses
+    return dataclasses.replace(config, overlays={os.path.normpath(editing.stdin_filename): editing.stdin_data})
+
+
+def _content_reader(editing: Editing):
+    """The bytes the findings were computed on: standard input for --stdin-filename, else the file."""
+    from .fileio import read_prefix
+    from .frontends.common.source import MAX_BYTES
+    stdin = os.path.normpath(editing.stdin_filename) if editing.stdin_filename else None
+
+    def read(path: str) -> bytes | None:
+        if stdin is not None and os.path.normpath(path) == stdin:
+            return editing.stdin_data
+        try:
+            return read_prefix(path, MAX_BYTES + 1)
+        except OSError:
+            return None
+    return read
+
+
+def _fix_step(report: Report, config: RunConfig, editing: Editing) -> None:
+    """Give findings their fixes; with --fix, apply them (to the files, or to standard input's
+    text, printed) and keep only the findings left."""
+    from .fixes import attach_fixes
+    read = _content_reader(editing)
+    attach_fixes(report, config.policy, read)
+    if not editing.fix:
+        return
+    from .fixes.apply import FixResult, apply_fixes, fixed_text, plan
+    if editing.stdin_data is not None:
+        chosen = plan(report.findings, editing.unsafe_fixes)
+        text = editing.stdin_data.decode("utf-8", "surrogateescape")
+        items = next(iter(chosen.values()), [])
+        new, applied = fixed_text(text, [fix for _f, fix in items])
+        sys.stdout.buffer.write(new.encode("utf-8", "surrogateescape"))
+        sys.stdout.flush()
+        result = FixResult({editing.stdin_filename or "-": len(applied)} if applied else {})
+        result.fixed = {f.sort_key() for f, fix in items if any(fix is a for a in applied)}
+    else:
+        result = apply_fixes(report.findings, editing.unsafe_fixes, read)
+    report.findings = [f for f in report.findings if f.sort_key() not in result.fixed]
+    report.stats["fixed"] = sum(result.applied.values())
+    total = sum(result.applied.values())
+    if total:
+        click.echo(f"ortlint: fixed {total} problem{'s' if total != 1 else ''} in {len(result.applied)} "
+                   f"file{'s' if len(result.applied) != 1 else ''}", err=True)
+    unsafe = 0 if editing.unsafe_fixes else sum(1 for f in report.findings if f.fixes and not any(x.safe for x in f.fixes))
+    if unsafe:
+        click.echo(f"ortlint: {unsafe} more fix{'es' if unsafe != 1 else ''} available with --unsafe-fixes", err=True)
+
+
+def _add_unused_suppressions(report: Report) -> None:
+    """--unused-suppressions: ORT100 findings join the report (then rule selection applies)."""
+    if _editing().unused_suppressions and report.unused_suppressions:
+        report.findings = report.findings + list(report.unused_suppressions)
+        report.sort()
+
+
 @main.command(context_settings=CONTEXT, epilog=_EPILOG)
 @click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH]...")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.  [default: text]")
@@ -218,6 +343,7 @@ Documentation: docs/cli.md"""
 @click.option("--no-cache", is_flag=True, default=None, help="Do not read or write the cache (also: ORTLINT_NO_CACHE=1).")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version and exit.")
+@_editing_options
 def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: tuple[str, ...], ignore: tuple[str, ...],
           rule_files: tuple[str, ...], config_file: str | None, isolated: bool, exclude: tuple[str, ...],
           force_exclude: bool | None, no_default_excludes: bool | None, extensions: tuple[str, ...],
@@ -276,6 +402,7 @@ def analyze(settings: Settings, config: RunConfig, tree: ConfigTree | None = Non
     """Run the analysis (which applies suppression comments), then rule selection (per file:
     the nearest configuration file's `select`, `ignore` and `exclude-tests`)."""
     report = run(config)
+    _add_unused_suppressions(report)
     report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
     report.stats.setdefault("suppressed", 0)
     of_file = _settings_per_file(settings, tree)
@@ -311,9 +438,13 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None,
         read_baseline(settings.baseline)  # fail fast, before a long run, on a bad baseline
     distrust(settings.paths or ["."])  # no program is run from the analyzed tree (git, compilers)
     changed = _changed_lines(diff_rev) if diff_rev else None  # fail fast on a bad revision too
-    config = build_run_config(settings, tree)
+    editing = _editing()
+    if editing.stdin_filename is not None:
+        _read_stdin(editing, settings)
+    config = _with_overlay(build_run_config(settings, tree), editing)
     try:
         report = analyze(settings, config, tree)
+        _fix_step(report, config, editing)
     except Exception as exc:  # noqa: BLE001 - an analyzer bug must end with a clear message and exit 2
         _internal_error(exc)
         return EXIT_ERROR
@@ -330,9 +461,12 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None,
     if view.write_summaries:
         _write_summaries(report, config, view.write_summaries)
     if view.list_unknown_calls:
-        _emit(_unknown_calls_table(report), view.output, color=False)
+        _emit(_unknown_calls_json(report) if settings.format == "json" else _unknown_calls_table(report),
+              view.output, color=False)
     elif view.explain_summaries:
         _emit(explain_summaries(report.summaries), view.output, color=False)
+    elif editing.fix and editing.stdin_data is not None and not view.output:  # stdout holds the fixed source
+        click.echo(_format(report, settings.format, view), nl=False, err=True)
     else:
         _emit(_format(report, settings.format, view), view.output, color=_use_color(view))
         _echo_errors(report, settings.format, view)
@@ -449,6 +583,20 @@ def _unknown_calls_table(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _unknown_calls_json(report: Report) -> str:
+    """--list-unknown-calls --format json: `{"schema": 1, "unknown_calls": [{"call", "style", "name",
+    "resources"}]}`, most resources first. `style` and `name` are how a policy file spells the call:
+    `method:OrtSession.run` is `name = "OrtSession.run"` with `style = "method"`."""
+    rows = sorted(report.unknown_callees.items(), key=lambda kv: (-kv[1], kv[0]))
+    calls = []
+    for callee, count in rows:
+        style, sep, name = callee.partition(":")
+        if not sep or not style.isalpha():
+            style, name = "plain", callee
+        calls.append({"call": callee, "style": style, "name": name, "resources": count})
+    return json.dumps({"schema": 1, "unknown_calls": calls}, indent=2, ensure_ascii=True) + "\n"
+
+
 def _is_failure(n: Notice) -> bool:
     return n.level == "error" or n.message.startswith("internal error")
 
@@ -521,6 +669,24 @@ def sanitizer(log: str, paths: tuple[str, ...], fmt: str, output: str | None, ru
         _internal_error(exc)
         code = EXIT_ERROR
     sys.exit(code)
+
+
+# ----------------------------------------------------------------------------- server
+
+
+@main.command(context_settings=CONTEXT)
+@click.option("--stdio", is_flag=True, help="Talk over standard input and output (the default; editors pass it).")
+def server(stdio: bool) -> None:
+    """Language server (LSP) over standard input and output: diagnostics as you type, fixes and
+    suppressions as code actions. Editor settings: docs/editors.md."""
+    del stdio  # the only transport
+    try:
+        from .server.lsp import serve
+    except ImportError as exc:  # pygls is a dependency; a broken install still says why
+        click.echo(f"ortlint: error: the language server needs pygls and lsprotocol ({exc})", err=True)
+        sys.exit(EXIT_ERROR)
+    serve()
+    sys.exit(EXIT_CLEAN)
 
 
 # ----------------------------------------------------------------------------- rules / explain

@@ -39,6 +39,9 @@ RULES: dict[str, Rule] = {r.id: r for r in (
          "An onnxruntime_go object (or the environment) is not destroyed on every path."),
     Rule("ORT030", "csharp-undisposed", "error",
          "An ONNX Runtime .NET object the caller owns is not disposed on every path."),
+    Rule("ORT100", "unused-suppression", "warning",
+         "A suppression comment silences no finding (reported with --unused-suppressions).",
+         tags=("maintainability",)),
 )}
 
 RULE_BY_NAME = {r.name: r for r in RULES.values()}
@@ -61,6 +64,46 @@ class Step:
     line: int
     col: int
     message: str
+
+
+@pickle_by_fields
+@dataclass(frozen=True, slots=True)
+class FixFacts:
+    """What the engine knows about a finding that a fix needs, as plain data: `ortlint.fixes`
+    turns these facts and the file's text into edits. The engine decides nothing about fixes."""
+
+    kind: str  # "dropped-status" (ORT004 at the call) | "leak" (ORT001: a missing release)
+    release: str = ""  # the call that releases the resource, as the policy names it (ReleaseStatus)
+    var: str = ""  # the variable the resource was acquired into (leak)
+    release_arg: int = 0  # where the resource goes among the release call's arguments (self argument dropped)
+    owner_arg: int = -1  # where the owner goes among them (JNI: the array), -1 for none
+    owner: str = ""  # the owner's text in the acquiring call (JNI: `arr`)
+    arity: int = 1  # how many arguments the release call takes (self argument dropped)
+    exits: tuple[str, ...] = ()  # how each related exit leaves the function ("return", "throw", ...)
+
+
+@pickle_by_fields
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text from (line, col) up to (end_line, end_col) with `text`; lines and
+    columns from 1, columns in characters (Unicode code points) of the line."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    text: str
+
+
+@pickle_by_fields
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A change that removes a finding. `safe` fixes keep what the program does apart from the
+    defect (`ortlint --fix` applies them); the others need a look (`--unsafe-fixes`)."""
+
+    title: str
+    edits: tuple[Edit, ...]
+    safe: bool = True
 
 
 _RENAMED = re.compile(r"(?<=[A-Za-z0-9_\]])@\d+(?!\d)")  # a local renamed where a body was lowered in place
@@ -88,6 +131,8 @@ class Finding:
     macro_at: str = ""
     expansions: int = 0  # folded: how many expansions share this defect
     tags: tuple[str, ...] = ()  # "test": in test code (testcode.py)
+    facts: FixFacts | None = None  # what a fix needs (engine); None: no mechanical fix for this kind
+    fixes: tuple[Fix, ...] = ()  # computed after the run by ortlint.fixes; reporters only format them
 
     @property
     def effective_level(self) -> str:
@@ -128,6 +173,7 @@ class Report:
     unknown_callees: dict[str, int] = field(default_factory=dict)
     stats: dict[str, float] = field(default_factory=dict)
     summaries: dict[tuple[str, str, int], object] = field(default_factory=dict)  # (path, name, line) -> Summary
+    unused_suppressions: list[Finding] = field(default_factory=list)  # ORT100, reported on request (suppress.py)
 
     def keep_one_per_cause(self) -> None:
         """A finding once per cause. Code lowered in place into its caller (a lambda called where

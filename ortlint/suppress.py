@@ -11,6 +11,11 @@ both styles work:
 Rule ids and names are accepted, several separated by commas. A selector that names no rule
 is reported as a warning: a typo would otherwise silently suppress nothing (or everything).
 Suppression is a post-processing step over a finished `Report`; it never changes the analysis.
+
+A suppression that silences nothing (the bug was fixed, the rule id is wrong for that line) is
+recorded as an ORT100 `unused-suppression` finding in `Report.unused_suppressions`; the CLI
+reports them with `--unused-suppressions` (opt-in, like ruff's RUF100), so that stale comments do
+not hide the next real defect on that line.
 """
 from __future__ import annotations
 
@@ -43,6 +48,7 @@ def _find_marker(line: bytes) -> "re.Match[bytes] | None":
         start = line.find(b"ortlint:", start + 1)
     return None
 ALL = "*"
+UNUSED_RULE = "ORT100"
 
 
 @dataclass
@@ -51,13 +57,31 @@ class FileSuppressions:
 
     by_line: dict[int, set[str]] = field(default_factory=dict)
     problems: list[Notice] = field(default_factory=list)
+    columns: dict[int, int] = field(default_factory=dict)  # line -> column of its `ortlint:` marker (from 1)
+    used: set[tuple[int, str]] = field(default_factory=set)  # (line, rule or ALL) that silenced a finding
 
     def covers(self, finding: Finding) -> bool:
         for line in (finding.line, finding.line - 1):
             rules = self.by_line.get(line)
             if rules and (ALL in rules or finding.rule in rules):
+                self.used.add((line, finding.rule if finding.rule in rules else ALL))
                 return True
         return False
+
+    def unused(self, path: str) -> list[Finding]:
+        """ORT100 findings: each rule of a suppression comment that silenced nothing."""
+        out = []
+        for line, rules in sorted(self.by_line.items()):
+            col = self.columns.get(line, 1)
+            for rule in sorted(rules):
+                if (line, rule) in self.used:
+                    continue
+                what = "every rule" if rule == ALL else rule
+                message = (f"this suppression comment silences no finding of {what} on its line or the next; "
+                           f"remove {'the comment' if rule == ALL or len(rules) == 1 else rule + ' from it'}")
+                out.append(Finding(UNUSED_RULE, path, line, col, line, col, message, "",
+                                   anchor=f"unused-suppression:{rule}"))
+        return out
 
 
 def _rule_id(token: str) -> str | None:
@@ -81,6 +105,7 @@ def scan(path: str, data: bytes) -> FileSuppressions:
         match = _find_marker(line)
         if match is None:
             continue
+        out.columns[number] = len(line[:match.start()].decode("utf-8", "replace")) + 1
         if match.group("bracket") is None:
             out.by_line.setdefault(number, set()).add(ALL)
             continue
@@ -129,5 +154,6 @@ def apply_suppressions(report: Report, reader=_read) -> int:
         else:
             kept.append(finding)
     report.findings = kept
+    report.unused_suppressions = [u for path in sorted(per_file) for u in per_file[path].unused(path)]
     report.sort()
     return suppressed

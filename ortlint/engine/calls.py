@@ -285,7 +285,8 @@ class CallTransfer:
                 self._store(bad, ev.dest, ("r", rid), ev.loc)
             else:
                 self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), bad, None,
-                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at)
+                             anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at,
+                             facts=self._status_facts(spec.status_kind))
         elif spec.returns == "code":
             if ev.dest is not None:
                 self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)
@@ -452,7 +453,15 @@ class CallTransfer:
         if rid not in self.sites:
             self.sites[rid] = Site(ev.loc.line, ev.loc.col, ev.loc.end_line, ev.loc.end_col, ev.callee,
                                    shown(target) if target is not None and not in_temp(target) else "",
-                                   kind, bool(via_helper), ev.macro, ev.macro_at)
+                                   kind, bool(via_helper), ev.macro, ev.macro_at, self._owner_text(ev, kind))
+
+    def _owner_text(self, ev: Call, kind: str | None) -> str:
+        """The acquiring call's owner argument as written (JNI: the array), for fixes."""
+        spec = self.policy.lookup(ev.style, ev.callee)
+        for acq in spec.acquires if spec is not None else ():
+            if acq.kind == kind and acq.owner is not None and acq.owner < len(ev.args):
+                return ir.expr_text(ev.args[acq.owner])
+        return ""
 
 
     def _release(self, state: State, ev: Call, rel: Release, callee: str, helper: str | None = None) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .. import ir
-from ..findings import Finding, Step
+from ..findings import Finding, FixFacts, Step
 from ..ir import Call
 from .messages import exit_phrase
 from .slots import CONSTRUCTOR_THROW_NOTE, leaks_on_throw
@@ -32,6 +32,7 @@ class Site:
     via_helper: bool = False
     macro: str = ""  # the macro whose expansion made the call (ir.Call.macro)
     macro_at: str = ""  # where that macro is defined (ir.Call.macro_at)
+    owner: str = ""  # the acquiring call's owner argument as written (JNI: the array), for fixes
 
 
 MAX_EXITS_LISTED = 64  # leaking exits a finding lists as related locations (its message counts them all)
@@ -165,9 +166,10 @@ class LeakCollection:
             related = tuple(Step(self.fn.path, line, col, exit_phrase((line, col, text, how)).capitalize())
                             for line, col, text, how in exits)
             level = "warning" if record.exceptional_only and rule in ("ORT010", "ORT030") else ""
+            facts = self._leak_facts(site, tuple(how for _line, _col, _text, how in exits)) if rule == "ORT001" else None
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
                               trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}",
-                              macro=site.macro, macro_at=site.macro_at)
+                              macro=site.macro, macro_at=site.macro_at, facts=facts)
             # Go and C#: one finding per creating call, even for the several values one `Run` allocates
             # or one helper returns in a collection
             key = (rule, site.line, site.col, site.callee) if rule in ("ORT020", "ORT030") \
@@ -176,8 +178,32 @@ class LeakCollection:
                 self.findings[key] = finding
 
 
+    def _leak_facts(self, site: Site, exits: tuple[str, ...]) -> FixFacts | None:
+        """What a fix for a missing release needs: the variable, the releasing call and where its
+        arguments go (from the policy), how each leaking exit leaves. None when there is no
+        variable to release or no single releasing call."""
+        right = self.policy.releasers_of(site.kind or "")
+        if not site.target or len(right) != 1 or site.via_helper or site.macro:
+            return None
+        spec = next((s for s in (self.policy.lookup(style, right[0]) for style in ("table", "plain", "any"))
+                     if s is not None and s.release is not None), None)
+        if spec is None or spec.release is None or spec.release.arg is None:
+            return None
+        rel = spec.release
+        arity = 1 + max(rel.arg, rel.owner if rel.owner is not None else -1,
+                        rel.keep_if_arg if rel.keep_if_arg is not None else -1)
+        return FixFacts("leak", right[0], site.target, rel.arg, rel.owner if rel.owner is not None else -1,
+                        site.owner, arity, exits)
+
+
+    def _status_facts(self, kind: str) -> FixFacts | None:
+        """A dropped status: the call that releases it."""
+        right = self.policy.releasers_of(kind)
+        return FixFacts("dropped-status", right[0]) if len(right) == 1 else None
+
+
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
-                macro: str = "", macro_at: str = "") -> None:
+                macro: str = "", macro_at: str = "", facts: FixFacts | None = None) -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings:
             return
@@ -191,7 +217,8 @@ class LeakCollection:
         if macro:
             trace = (Step(self.fn.path, loc.line, loc.col, f"in the expansion of {macro}"),) + tuple(trace)
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
-                                     self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at)
+                                     self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at,
+                                     facts=None if macro else facts)
 
 
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:

@@ -38,7 +38,7 @@ from ..datacodec import Codec, CodecError
 from ..engine.slot_facts import FreshReturn, Install, SlotFacts, SlotStore
 from ..engine.summaries import Case, Effect, Summary
 from ..fileio import DATA_BYTES, read_bounded
-from ..findings import Finding, Notice, Report, Step
+from ..findings import Edit, Finding, Fix, FixFacts, Notice, Report, Step
 from ..ir import Loc
 
 CACHEDIR_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This folder is a cache created by ortlint.\n"
@@ -139,7 +139,7 @@ def find_project_root(start: str | None = None) -> Path:
 
 
 CACHED_CLASSES = (FileRecord, FunctionRecord, Summary, Case, Effect, Finding, Step, Notice, Report,
-                  SlotFacts, SlotStore, Install, FreshReturn, Loc)
+                  SlotFacts, SlotStore, Install, FreshReturn, Loc, FixFacts, Fix, Edit)
 _CODEC = Codec(CACHED_CLASSES)
 
 

@@ -57,6 +57,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     started = time.perf_counter()
     report = Report()
     found = _discover(config, report)
+    _add_overlays(found, config)
     distrust(config.paths)  # no program from the analyzed tree (programs.py); workers inherit it
     config = _with_compile_database(config, found.files, report)
     if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
@@ -73,8 +74,9 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     parser = _Parser(config, program, by_path)
     hashes: dict[str, str] = {}
     run_key = None
+    read_file = _reader(config)
     if cache is not None:
-        contents = {s.path: _read(s.path) for s in found.files}
+        contents = {s.path: read_file(s.path) for s in found.files}
         hashes.update((path, content_hash(data or b"")) for path, data in contents.items())
         run_key = _run_key(namespace + ("|suppressions" if config.suppressions else "")  # the report as assembled
                            + "|tests:" + ",".join(config.test_patterns) + _scoped_key(found), found, hashes, contents)
@@ -86,7 +88,8 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     else:  # nothing to look up: the front ends (or the workers) read the files
         records, to_parse = {}, [s.path for s in found.files]
         hashes.update((s.path, "") for s in found.files)
-        read = _read
+        parser.data.update((path, data) for path, data in config.overlays.items() if path in by_path)
+        read = read_file
     discovered = time.perf_counter()
     analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache)
     analyzed = time.perf_counter()
@@ -105,7 +108,8 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     if config.suppressions:
         report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
     complete = not any(n.level == "error" for n in report.notices)
-    if cache is not None and run_key and complete and not any(i.context for i in program.functions.values()):
+    if cache is not None and run_key and complete and not config.overlays \
+            and not any(i.context for i in program.functions.values()):  # an unsaved buffer's run is not kept
         wanted = program.wanted_names()
         cache.store_run(run_key, {"report": report, "wanted": wanted, "dependencies": sorted(dependencies)})
     return _with_cache_notices(report, cache)
@@ -141,6 +145,34 @@ def scoped_include_dirs(found: Discovery) -> tuple[tuple[str, tuple[str, ...]], 
     """(folder, include folders) of each configuration file below the run's that sets them."""
     return tuple(sorted({(rules.anchor, rules.include_dirs) for rules in found.rules.values()
                          if rules.source and rules.include_dirs}))
+
+
+def _add_overlays(found: "Discovery", config: RunConfig) -> None:
+    """Paths with text in `config.overlays` are analyzed even when discovery did not list them
+    (an editor's new file, not saved yet): by their suffix's language, without the "no such
+    file" problem."""
+    if not config.overlays:
+        return
+    from ..discover import language_of
+    listed = {s.path for s in found.files}
+    added = False
+    for path in config.overlays:
+        language = language_of(path, config.extensions)
+        if path in listed or language is None:
+            continue
+        found.files.append(SourceFile(path, language))
+        found.problems = [(p, m) for p, m in found.problems if os.path.normpath(p) != path]
+        added = True
+    if added:
+        found.files.sort(key=lambda f: f.path)
+
+
+def _reader(config: RunConfig) -> Callable[[str], bytes | None]:
+    """How the run reads a file: its overlay when it has one, else the file on disk."""
+    overlays = config.overlays
+    if not overlays:
+        return _read
+    return lambda path: overlays[path] if path in overlays else _read(path)
 
 
 def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
@@ -205,7 +237,8 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
         facts = getattr(record, "slots", None)
         slot_facts = slot_facts + [facts] if slot_facts is not None and facts is not None else None
         report.files.append(source.path)
-        if cache is not None and not lost(record) and (source.path in parser.units or source.path in parser.metas
+        if cache is not None and not lost(record) and source.path not in parser.config.overlays \
+                and (source.path in parser.units or source.path in parser.metas
                                                        or record is not records.get(source.path)):
             cache.store(record)
     if cache is not None:

@@ -39,3 +39,7 @@ class RunConfig:
     force_exclude: bool = False  # files named in `paths` are excluded and ignored like walked ones
     walk_rules: Callable[[str], WalkRules] | None = None  # per folder, from the nearest configuration file
     project_root: str | None = None  # where ignore files start and headers are indexed outside a git checkout
+    # Text to analyze instead of what is on disk, by path (normalized as discovery writes it): an
+    # editor's unsaved buffer, or standard input analyzed as if it were that file (--stdin-filename).
+    # A path listed here is analyzed even when no such file exists yet.
+    overlays: dict[str, bytes] = field(default_factory=dict)

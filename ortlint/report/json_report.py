@@ -6,7 +6,7 @@ directory when given that way); lines and columns are 1-based.
 
     {
       "schema": 1,
-      "tool": {"name": "ortlint", "version": "0.1.0"},
+      "tool": {"name": "ortlint", "version": "0.2.0"},
       "summary": {"files": 12, "findings": 2, "suppressed": 0, "baselined": 0,
                   "by_rule": {"ORT001": 1, "ORT004": 1}},
       "findings": [{

@@ -8,7 +8,8 @@ URIs are percent-encoded from the bytes of the file name; message text is JSON w
 `partialFingerprints` carry no line numbers (see `Finding.fingerprint`), so code scanning keeps
 an alert's identity when lines are inserted above it; findings that share a fingerprint get an
 occurrence number in file order. The output holds no timestamps or timings, so the same tree
-gives byte-identical SARIF on every run.
+gives byte-identical SARIF on every run. A finding with fixes (ortlint.fixes) carries them as
+`fixes`, the preferred first, each with `properties.safe` (what `ortlint --fix` applies).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..docs import rule_description, rule_help
-from ..findings import RULES, Finding, Notice, Report
+from ..findings import RULES, Finding, Fix, Notice, Report
 from . import fastjson
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -95,10 +96,23 @@ def _result(f: Finding, rule_index: dict[str, int], root: str, fingerprint: str)
         result["codeFlows"] = [{"threadFlows": [{"locations": [
             {"location": _location(s.path, s.line, s.col, root, message=s.message), "nestingLevel": 0,
              "executionOrder": i} for i, s in enumerate(f.trace)]}]}]
+    if f.fixes:  # ortlint.fixes: the preferred first; `safe` ones are what `ortlint --fix` applies
+        result["fixes"] = [_fix(fix, f.path, root) for fix in f.fixes]
     if f.related:
         result["relatedLocations"] = [
             dict(_location(s.path, s.line, s.col, root, message=s.message), id=i) for i, s in enumerate(f.related)]
     return result
+
+
+def _fix(fix: Fix, path: str, root: str) -> dict:
+    """A SARIF fix: its edits as replacements in the finding's file (columns in code points, as
+    `columnKind` says; an insertion deletes an empty region)."""
+    replacements = [{"deletedRegion": {"startLine": e.line, "startColumn": e.col, "endLine": e.end_line,
+                                       "endColumn": e.end_col},
+                     "insertedContent": {"text": e.text}} for e in fix.edits]
+    return {"description": {"text": fix.title},
+            "artifactChanges": [{"artifactLocation": _artifact(path, root), "replacements": replacements}],
+            "properties": {"safe": fix.safe}}
 
 
 def _notification(n: Notice, root: str) -> dict:
