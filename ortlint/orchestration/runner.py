@@ -57,7 +57,6 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     started = time.perf_counter()
     report = Report()
     found = _discover(config, report)
-    _add_overlays(found, config)
     distrust(config.paths)  # no program from the analyzed tree (programs.py); workers inherit it
     config = _with_compile_database(config, found.files, report)
     if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
@@ -120,6 +119,7 @@ def _discover(config: RunConfig, report: Report) -> Discovery:
     found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
                      config.follow_symlinks, config.respect_ignore, config.walk_rules,
                      lambda path: repository_root(path, config.project_root), config.force_exclude)
+    _add_overlays(found, config)  # before the problems are reported: an unsaved file is no missing file
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
     report.notices.extend(Notice(path, 0, message, "error") for path, message in dict.fromkeys(found.errors))
