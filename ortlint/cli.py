@@ -173,7 +173,8 @@ Documentation: docs/cli.md"""
 @click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS),
               help="Worker processes; 0 = one per core (never more than the cores or the files).  [default: 0]")
 @click.option("--time-limit", type=float, callback=_check_time_limit, metavar="SECONDS",
-              help="Stop parsing a file or analyzing a function after this long and report it as lost.  [default: 20]")
+              help="Stop parsing a file or analyzing a function after this much CPU time (a warning; "
+                   "the results of everything else are kept).  [default: 60]")
 @click.option("--memory-limit", type=click.IntRange(min=MIN_MEMORY_LIMIT, max=MAX_MEMORY_LIMIT), metavar="MB",
               help="Stop a file or function whose analysis grows its worker by more than this and report it "
                    "as lost (a worker that grew that much is replaced).  [default: 1024]")

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
 from ..policy import Policy
-from .parallel import LOST
 from .program import FunctionInfo, FunctionKey, Program, strongly_connected
 from .schedule import ChainRanks, Readiness
 from .tasks import MAX_SCC_ROUNDS, analyze_safely
@@ -94,8 +93,7 @@ class Analysis:
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
         info = self.program.functions[key]
         if self.pool is not None and key[0] in self.pool.lost_files:  # never parsed here, in the main process
-            result = self.results[key] = FunctionResult([], None, {}, [(key[2], f"{LOST}{key[1]}() was not analyzed: "
-                                                                        "its file was lost")])
+            result = self.results[key] = FunctionResult([], None, {}, [(key[2], self.pool.orphan_note(key))])
             return result
         if info.fn is None and self.load_ir is not None:
             self.load_ir(key[0])

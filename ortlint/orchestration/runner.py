@@ -20,7 +20,7 @@ from ..engine.callbacks import callback_findings
 from ..engine.macro_defects import fold_macro_defects
 from ..testcode import tag_test_findings
 from ..engine.slots import slot_findings
-from ..findings import Notice, Report
+from ..findings import STOPPED, Notice, Report, note_level
 from ..programs import distrust
 from ..suppress import apply_suppressions
 from .analysis import Analysis
@@ -91,7 +91,8 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         hashes.update((s.path, "") for s in found.files)
         read = _read
     discovered = time.perf_counter()
-    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache)
+    limits: dict[str, object] = {}
+    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache, limits)
     analyzed = time.perf_counter()
     dependencies = _assemble(report, found, program, analysis, parser, records, hashes, cache)
     report.stats = {
@@ -104,10 +105,13 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         "parsed_files": len(parser.units) + len(parser.metas), "workers": workers,
         "analyzed_functions": analysis.analyzed, "reused_functions": analysis.reused,
         "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
+        **limits,
     }
     if config.suppressions:
         report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
-    complete = not any(n.level == "error" for n in report.notices)
+    # a run that lost something, or had something stopped at the CPU time limit, is not stored:
+    # the next run tries again (limits counted in work give the same result every time: stored)
+    complete = not any(n.level == "error" or n.message.startswith(STOPPED) for n in report.notices)
     if cache is not None and run_key and complete and not any(i.context for i in program.functions.values()):
         wanted = {name for info in program.functions.values() for name in info.callees
                   if program.resolve(info.key[0], name) is None}
@@ -125,9 +129,11 @@ def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
 
 
 def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str], program: Program,
-                       parser: _Parser, cache: Cache | None) -> tuple["Analysis", int, float]:
+                       parser: _Parser, cache: Cache | None,
+                       limits: dict[str, object] | None = None) -> tuple["Analysis", int, float]:
     """Parse what must be parsed (in worker processes when it pays) and analyze the program.
-    Returns the analysis, the number of processes used and when parsing ended."""
+    Returns the analysis, the number of processes used and when parsing ended; `limits`
+    receives how close the workers came to their limits (for --stats and bench/)."""
     cores = os.cpu_count() or 1  # more workers than cores or files only cost (a committed `jobs = 64`)
     workers = min(config.jobs if config.jobs > 0 else cores, cores, max(1, len(found.files)))
     total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
@@ -161,6 +167,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
     finally:
         if pool is not None:
             pool.close()
+            if limits is not None:
+                limits.update(pool.limit_stats())
     return analysis, len(pool.conns) if pool else 1, parsed
 
 
@@ -272,7 +280,6 @@ def _collect(report: Report, record: FileRecord) -> None:
     for fr in record.functions:
         report.findings.extend(fr.findings)
         for line, message in fr.notes:
-            level = "error" if message.startswith("internal error") else "note"
-            report.notices.append(Notice(record.path, line, message, level))
+            report.notices.append(Notice(record.path, line, message, note_level(message, "note")))
         for name, count in fr.unknown_callees.items():
             report.unknown_callees[name] = report.unknown_callees.get(name, 0) + count

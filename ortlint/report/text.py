@@ -16,7 +16,7 @@ counted in the summary otherwise, so that they never drown the findings.
 """
 from __future__ import annotations
 
-from ..findings import Finding, Notice, Report
+from ..findings import LIMIT, Finding, Notice, Report
 from ..textsafe import terminal_safe as safe
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "note": "\033[1;36m", "bold": "\033[1m",
@@ -77,10 +77,13 @@ def _summary(report: Report, shown_notes: bool) -> str:
     if stats.get("baselined"):
         extra.append(f"{int(stats['baselined'])} in baseline")
     errors = sum(1 for n in report.notices if n.level == "error")
-    warnings = sum(1 for n in report.notices if n.level == "warning")
+    limits = sum(1 for n in report.notices if n.level == "warning" and n.message.startswith(LIMIT))
+    warnings = sum(1 for n in report.notices if n.level == "warning") - limits
     notes = sum(1 for n in report.notices if n.level == "note")
     if errors:
         extra.append(_plural(errors, "error"))
+    if limits:  # files or functions a limit stopped (warnings of their own, listed above)
+        extra.append(f"{_plural(limits, 'limit')} reached")
     if warnings:
         extra.append(_plural(warnings, "warning"))
     if notes:

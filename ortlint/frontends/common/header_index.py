@@ -38,7 +38,6 @@ MAX_HEADERS = 400  # headers merged for one file (a closure past this is cut, de
 MAX_INCLUDE_DEPTH = 24
 MAX_HEADER_BYTES = 2 * 1024 * 1024
 MAX_ANCESTORS = 8  # folders above the including file searched for `name` and `include/name`
-HEADER_PARSE_SECONDS = 5.0
 # Header text whose syntax trees stay kept for `take_tree`, the oldest dropped first (a tree
 # takes about 15x the bytes of its text): a header is usually analyzed itself soon after the
 # first file that includes it (`dir/a.cc` sorts before `dir/a.h`).
@@ -445,7 +444,7 @@ class HeaderIndex:
         if self._parser is None:
             self._parser = Parser(CPP_LANGUAGE)
         try:
-            tree = parse_limited(self._parser, data, HEADER_PARSE_SECONDS)
+            tree = parse_limited(self._parser, data)  # the step limit of any parse (source.parse_steps)
         except (ParseTimeout, ValueError):
             return None
         self.parsed += 1
