@@ -56,6 +56,8 @@ from .textsafe import terminal_safe
 
 if TYPE_CHECKING:
     from .gitdiff import ChangedLines
+    from .orchestration.progress import Progress
+    from .report.progress import ProgressLine
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -130,6 +132,7 @@ class Presentation:
     list_unknown_calls: bool = False
     explain_summaries: bool = False
     write_summaries: str | None = None
+    progress: bool | None = None  # the progress line on stderr; None: on a terminal, not in CI (`_shows_progress`)
 
 
 def _check_time_limit(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
@@ -190,6 +193,9 @@ Documentation: docs/cli.md"""
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Text format: also list notes about code that could not be fully analyzed.")
+@click.option("--progress/--no-progress", default=None,
+              help="Show files parsed and functions analyzed on stderr while the run goes on.  "
+                   "[default: on a terminal, not in CI]")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Color text output.")
 @click.option("--unknown-calls", type=click.Choice(UNKNOWN_CALLS),
@@ -217,7 +223,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
-          diff_rev: str | None, exclude_tests: bool | None) -> None:
+          diff_rev: str | None, exclude_tests: bool | None, progress: bool | None = None) -> None:
     """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
@@ -227,7 +233,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                           time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests,
                           follow_symlinks=follow_symlinks)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
-                        explain_summaries, write_summaries)
+                        explain_summaries, write_summaries, progress=progress)
     try:
         settings = load_settings(overrides, config_file, isolated)
         code = execute(settings, view, diff_rev)
@@ -263,9 +269,9 @@ def build_run_config(settings: Settings) -> RunConfig:
                      follow_symlinks=settings.follow_symlinks)
 
 
-def analyze(settings: Settings, config: RunConfig) -> Report:
+def analyze(settings: Settings, config: RunConfig, progress: "Progress | None" = None) -> Report:
     """Run the analysis (which applies suppression comments), then rule selection."""
-    report = run(config)
+    report = run(config, progress=progress)
     report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
     report.stats.setdefault("suppressed", 0)
     enabled = settings.enabled_rules()
@@ -284,11 +290,15 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
     distrust(settings.paths or ["."])  # no program is run from the analyzed tree (git, compilers)
     changed = _changed_lines(diff_rev) if diff_rev else None  # fail fast on a bad revision too
     config = build_run_config(settings)
+    progress = _progress_line(view)
     try:
-        report = analyze(settings, config)
+        report = analyze(settings, config, progress)
     except Exception as exc:  # noqa: BLE001 - an analyzer bug must end with a clear message and exit 2
         _internal_error(exc)
         return EXIT_ERROR
+    finally:
+        if progress is not None:
+            progress.finish()
     analyzed = time.perf_counter()
     if changed is not None:
         _keep_changed(report, changed, diff_rev or "")
@@ -308,6 +318,31 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
     report.stats["output_seconds"] = time.perf_counter() - analyzed
     _write_stats(report)
     return _exit_code(report, view)
+
+
+def _shows_progress(view: Presentation) -> bool:
+    """The progress line: as asked (`--progress` / `--no-progress`); else only where someone
+    watches: stderr is a terminal, not a CI job (CI=true: some CI runners give jobs a
+    terminal), not a dumb terminal, and not `--quiet`."""
+    if view.progress is not None:
+        return view.progress
+    if view.quiet or os.environ.get("CI", "").lower() not in ("", "0", "false") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _progress_line(view: Presentation) -> "ProgressLine | None":
+    if not _shows_progress(view):
+        return None
+    from .report.progress import ProgressLine
+    try:
+        terminal = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    return ProgressLine(sys.stderr, terminal)
 
 
 def _changed_lines(rev: str) -> "ChangedLines":

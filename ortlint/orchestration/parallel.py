@@ -44,6 +44,7 @@ from ..engine.summaries import Summary
 from ..findings import LIMIT, LOST, STOPPED
 from ..policy import Policy, load_policy
 from .program import UnitMeta, unit_meta
+from .progress import Progress
 from .settings import Limits
 
 FunctionKey = tuple[str, str, int]
@@ -385,6 +386,7 @@ class WorkerPool:
         self.checked = 0.0  # when the workers' clocks were last read
         self.max_stall = 0.0  # the longest a busy worker went without CPU time (stats: how far from a hang)
         self.max_cpu = {"parse": (0.0, ""), "analysis": (0.0, "")}  # the costliest item of each kind (stats)
+        self.progress = Progress()  # told of each file parsed, and regularly while the workers work (a display)
         self.conns: list[Any] = [None] * workers
         self.procs: list[Any] = [None] * workers
         for w in range(workers):
@@ -688,6 +690,7 @@ class WorkerPool:
         """The reply of worker `w`, or WorkerLost when it dies or overruns its time first."""
         conn = self.conns[w]
         while True:
+            self.progress.changed()
             if wait([conn], timeout=self.POLL_SECONDS):
                 try:
                     status, payload = pickle.loads(conn.recv_bytes())
@@ -742,6 +745,7 @@ class WorkerPool:
             feed(w)
         idle_more = idle is not None  # the main process has work of its own now
         while in_flight:
+            self.progress.changed()  # (a display redraws when it is time: the elapsed time goes on)
             ready = wait(list(in_flight), timeout=0 if idle_more else self.POLL_SECONDS)
             if not ready and idle_more:
                 idle_more = idle()
@@ -827,6 +831,7 @@ class WorkerPool:
             metas, cpu = payload
             for m, seconds in zip(metas, cpu):
                 self._record_cpu("parse", seconds, m.path)
+            self.progress.file_parsed(len(metas))
             for m in metas:
                 by_path[m.path] = m
                 for (name, line, *_rest), size in zip(m.functions, m.sizes):
@@ -838,6 +843,7 @@ class WorkerPool:
                 path, language = culprit[0], culprit[1]
                 note = loss.parse_note()
                 self.lost_files[path] = note
+                self.progress.file_parsed()
                 by_path[path] = UnitMeta(path, language, [], [(1, note)], 0, {}, [])
             for item in again:  # parsed again by whichever worker takes them, not by the replacement
                 self.owner.pop(item[0], None)

@@ -9,7 +9,7 @@ import gc
 import os
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..discover import Discovery, SourceFile, discover
 from .cache import Cache, FileRecord, content_hash
@@ -36,24 +36,26 @@ from .caching import (
 )
 from .parsing import _Parser, _read, parse_many
 from .program import Program
+from .progress import Progress
 from .settings import RunConfig
 from .tasks import GC_THRESHOLDS, cycle_collection_paused
 
 
-def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
-    """Analyze the paths of `config` and return every finding and notice, sorted."""
+def run(config: RunConfig, progress: Progress | None = None) -> Report:
+    """Analyze the paths of `config` and return every finding and notice, sorted. `progress`
+    is told what is done as it is done (a display; it changes no result)."""
     # The IR and the engine's states are millions of small objects with almost no reference
     # cycles: the collector's default thresholds make it rescan the whole heap over and over
     # (10-15% of a run). Collect rarely during the run; the caller's settings come back after.
     previous = gc.get_threshold()
     gc.set_threshold(*(max(a, b) for a, b in zip(GC_THRESHOLDS, previous)))
     try:
-        return _run(config, progress)
+        return _run(config, progress if progress is not None else Progress())
     finally:
         gc.set_threshold(*previous)
 
 
-def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
+def _run(config: RunConfig, progress: Progress) -> Report:
     started = time.perf_counter()
     report = Report()
     found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
@@ -74,6 +76,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     program = Program()
     by_path = {s.path: s for s in found.files}
     parser = _Parser(config, program, by_path)
+    parser.progress = progress
     hashes: dict[str, str] = {}
     run_key = None
     if cache is not None:
@@ -91,8 +94,9 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         hashes.update((s.path, "") for s in found.files)
         read = _read
     discovered = time.perf_counter()
+    progress.start_files(len(found.files), len(found.files) - len(to_parse))
     limits: dict[str, object] = {}
-    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache, limits)
+    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache, limits, progress)
     analyzed = time.perf_counter()
     dependencies = _assemble(report, found, program, analysis, parser, records, hashes, cache)
     report.stats = {
@@ -130,7 +134,8 @@ def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
 
 def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str], program: Program,
                        parser: _Parser, cache: Cache | None,
-                       limits: dict[str, object] | None = None) -> tuple["Analysis", int, float]:
+                       limits: dict[str, object] | None = None,
+                       progress: Progress | None = None) -> tuple["Analysis", int, float]:
     """Parse what must be parsed (in worker processes when it pays) and analyze the program.
     Returns the analysis, the number of processes used and when parsing ended; `limits`
     receives how close the workers came to their limits (for --stats and bench/)."""
@@ -144,6 +149,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
     elif config.isolate and found.files:
         pool = _start_pool(1, config)
     by_path = parser.by_path
+    if pool is not None and progress is not None:
+        pool.progress = progress
     try:
         if pool is not None:
             for meta in pool.parse([(p, by_path[p].language, parser.data.pop(p, None)) for p in to_parse]):
@@ -157,6 +164,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
         parsed = time.perf_counter()
         analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse, pool=pool,
                             remote_parse=(lambda paths: _remote_parse(pool, parser, program, by_path, paths)) if pool else None)
+        if progress is not None:
+            analysis.progress = progress
         analysis.track_deps = cache is not None
         analysis.summarize_all = cache is not None
         with cycle_collection_paused(keep=False):

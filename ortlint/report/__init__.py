@@ -5,6 +5,7 @@
     json_report.py       JSON (+ fastjson.py, its encoder)
     github.py            GitHub workflow annotations
     sanitizer_report.py  `ortlint sanitizer`'s report
+    progress.py          the progress line on stderr while a run goes on (a display of counts)
 """
 from __future__ import annotations
 
