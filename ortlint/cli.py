@@ -133,6 +133,7 @@ class Presentation:
     explain_summaries: bool = False
     write_summaries: str | None = None
     progress: bool | None = None  # the progress line on stderr; None: on a terminal, not in CI (`_shows_progress`)
+    show_source: bool = True  # text: the source line and a caret under each finding
 
 
 def _check_time_limit(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
@@ -193,6 +194,9 @@ Documentation: docs/cli.md"""
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Text format: also list notes about code that could not be fully analyzed.")
+@click.option("--show-source/--no-show-source", default=True,
+              help="Text format: show the source line and a caret under each finding (not with --quiet).  "
+                   "[default: show]")
 @click.option("--progress/--no-progress", default=None,
               help="Show files parsed and functions analyzed on stderr while the run goes on.  "
                    "[default: on a terminal, not in CI]")
@@ -223,7 +227,8 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
-          diff_rev: str | None, exclude_tests: bool | None, progress: bool | None = None) -> None:
+          diff_rev: str | None, exclude_tests: bool | None, show_source: bool = True,
+          progress: bool | None = None) -> None:
     """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
@@ -233,7 +238,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                           time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests,
                           follow_symlinks=follow_symlinks)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
-                        explain_summaries, write_summaries, progress=progress)
+                        explain_summaries, write_summaries, progress=progress, show_source=show_source)
     try:
         settings = load_settings(overrides, config_file, isolated)
         code = execute(settings, view, diff_rev)
@@ -406,7 +411,8 @@ def _internal_error(exc: BaseException) -> None:
 
 def _format(report: Report, fmt: str, view: Presentation) -> str:
     formatter = get_formatter(fmt)
-    return formatter(report, color=_use_color(view), quiet=view.quiet, verbose=view.verbose)
+    return formatter(report, color=_use_color(view), quiet=view.quiet, verbose=view.verbose,
+                     show_source=view.show_source)
 
 
 def _use_color(view: Presentation) -> bool:

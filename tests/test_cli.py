@@ -42,7 +42,8 @@ def test_finding_exits_1_with_location_trace_and_summary(tmp_path: Path) -> None
     assert r.code == 1
     lines = r.stdout.splitlines()
     assert re.match(r"^leak\.c:3:13: ORT001 leak: heap block acquired by malloc\(\) into `p` is not released", lines[0])
-    assert all(line.startswith("    leak.c:") for line in lines[1:-1])
+    assert lines[1:3] == ["    3 |   char *p = malloc(n);", "      |             ^~~~~~~~~"]  # the source and a caret
+    assert all(line.startswith("    leak.c:") for line in lines[3:-1])
     assert lines[-1] == "Found 1 problem in 1 file."
 
 

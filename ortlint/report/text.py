@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ..findings import LIMIT, Finding, Notice, Report
 from ..textsafe import terminal_safe as safe
+from .snippet import snippet_lines, source_lines
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "note": "\033[1;36m", "bold": "\033[1m",
            "dim": "\033[2m", "reset": "\033[0m"}
@@ -92,15 +93,20 @@ def _summary(report: Report, shown_notes: bool) -> str:
 
 
 def format_text(report: Report, color: bool = False, quiet: bool = False, verbose: bool = False,
-                show_trace: bool = True, **_: object) -> str:
+                show_trace: bool = True, show_source: bool = False, **_: object) -> str:
     """Findings with their traces, then tool messages, then one summary line.
 
-    `quiet` keeps only the one-line findings (for scripts and pre-commit logs).
+    `quiet` keeps only the one-line findings (for scripts and pre-commit logs); `show_source`
+    puts the source line and a caret under each headline (snippet.py; not with `quiet`).
     """
     paint = _Painter(color)
     out: list[str] = []
+    sources = source_lines(report.findings) if show_source and not quiet else {}
     for f in report.findings:
-        out.extend(_finding_lines(f, paint, show_trace and not quiet))
+        lines = _finding_lines(f, paint, show_trace and not quiet)
+        out.append(lines[0])
+        out.extend(snippet_lines(f, sources, paint) if sources else ())
+        out.extend(lines[1:])
     if not quiet:
         for n in report.notices:
             if n.level != "note" or verbose:
