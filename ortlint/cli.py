@@ -210,7 +210,7 @@ Documentation: docs/cli.md"""
 @click.option("--explain-summaries", is_flag=True,
               help="Show what each called function does to its arguments (inferred summaries) instead of findings.")
 @click.option("--write-summaries", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Also write the inferred summaries the policy schema can express as a policy file.")
+              help="Write the inferred summaries the policy schema can express as a policy file and exit 0.")
 @click.option("--compile-commands", type=click.Path(), metavar="PATH",
               help="compile_commands.json (or its folder): parse C/C++ with libclang.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
@@ -317,6 +317,8 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None)
         _emit(_unknown_calls_table(report), view.output, color=False)
     elif view.explain_summaries:
         _emit(explain_summaries(report.summaries), view.output, color=False)
+    elif (view.write_baseline or view.write_summaries) and not view.output:
+        _echo_errors(report, "", view)  # a writer's one line instead of the report; failures still show
     else:
         _emit(_format(report, settings.format, view), view.output, color=_use_color(view))
         _echo_errors(report, settings.format, view)
@@ -384,17 +386,30 @@ def _write_stats(report: Report) -> None:
 def _write_summaries(report: Report, config: RunConfig, path: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(summaries_as_policy(report.summaries, config.policy))
+            text = summaries_as_policy(report.summaries, config.policy)
+            fh.write(text)
     except OSError as exc:
         raise UsageFailure(f"--write-summaries: cannot write {path}: {exc.strerror or exc}") from None
-    click.echo(f"ortlint: wrote the inferred summaries to {path}", err=True)
+    entries = text.splitlines().count("[[call]]")
+    click.echo(f"ortlint: wrote {entries} inferred {'summary' if entries == 1 else 'summaries'} as [[call]] entries "
+               f"to {terminal_safe(path)}{_unshown(report)}", err=True)
+
+
+def _unshown(report: Report) -> str:
+    """What a writer's one line says about the run (the report is not shown)."""
+    files = len(report.files)
+    warnings = sum(1 for n in report.notices if n.level == "warning")
+    return f" ({files} file{'' if files == 1 else 's'}" + (f", {warnings} warning{'' if warnings == 1 else 's'} not shown)"
+                                                          if warnings else ")")
 
 
 def _apply_baseline(report: Report, settings: Settings, view: Presentation) -> None:
     """Record the findings (--write-baseline), or keep only those the baseline does not know."""
     if view.write_baseline:
         write_baseline(view.write_baseline, report.findings)
-        click.echo(f"ortlint: wrote {len(report.findings)} finding(s) to baseline {view.write_baseline}", err=True)
+        count = len(report.findings)
+        click.echo(f"ortlint: wrote {count} finding{'' if count == 1 else 's'} to baseline "
+                   f"{terminal_safe(view.write_baseline)}{_unshown(report)}", err=True)
     elif settings.baseline:
         report.findings, known = split_new(settings.baseline, report.findings)
         report.stats["baselined"] = len(known)
@@ -466,7 +481,8 @@ def _is_failure(n: Notice) -> bool:
 def _exit_code(report: Report, view: Presentation) -> int:
     if any(_is_failure(n) for n in report.notices):
         return EXIT_ERROR
-    if view.write_baseline or view.list_unknown_calls or view.explain_summaries or view.exit_zero:
+    if view.write_baseline or view.write_summaries or view.list_unknown_calls or view.explain_summaries \
+            or view.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 
