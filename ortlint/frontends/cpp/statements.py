@@ -121,10 +121,31 @@ range-for loops, `using` declarations, conditions with declarations."""
             moved = self.returned_object(value_node)
             if moved is not None:
                 skip = frozenset({moved})
-            value = self.lower_expr(value_node)
+            value = self.returned_construction(value_node)
+            if value is None:
+                value = self.lower_expr(value_node)
         self.leave_by_return(value, self.loc(node), skip)
         self.stmt_temps = []
     stmt_co_return_statement = stmt_return_statement
+
+    def returned_construction(self, node: Node) -> ir.Expr | None:
+        """`return p;` in a function declared to return a class of the program that has a
+        destructor (`OgaString ApplyChatTemplate(...)` of a wrapper header, whose `~OgaString()`
+        destroys the string) constructs that object from `p`: `p` is handed to the object's
+        constructor and the caller receives the object, not `p`. None when the function returns
+        a pointer, a reference or a value of the same type."""
+        if self.node.type != "function_definition" or self.inline_target is not None:
+            return None
+        type_node = self.node.child_by_field_id(self.F.type)
+        declarator = self.node.child_by_field_id(self.F.declarator)
+        if type_node is None or declarator is None or declarator.type != "function_declarator":
+            return None  # `T *f()`, `T &f()`: a pointer or a reference is returned as it is
+        type_text = self.text(type_node)
+        cls = self.model.find_class(clean_name(type_text), self.ns)
+        if cls is None or not (cls.has_dtor_decl or cls.dtor is not None) or not self.converts_on_copy(type_text, node):
+            return None
+        value = self.lower_expr(node)
+        return self.emit_call_node(node, clean_name(type_text), "plain", None, (value,), False, None)
 
     def returned_object(self, node: Node) -> str | None:
         """`return p;` / `return std::move(p);` of a local guard moves it out: no destructor."""
