@@ -58,10 +58,10 @@ def main() -> int:
     ap.add_argument("--cold", action="store_true", help="analyze the files alone without the tree run's cache")
     args = ap.parse_args()
     repos = [r for r in args.repos.split(",") if (args.trees / r).is_dir()]
-    per_repo = max(1, -(-args.files // len(repos)))
     total = same = 0
-    for repo in repos:
+    for done, repo in enumerate(repos):
         root = args.trees / repo
+        per_repo = max(1, -(-(args.files - total) // (len(repos) - done)))  # what the repositories before lacked
         with tempfile.TemporaryDirectory() as cache:
             tree = _by_file(_run(args.ortlint, root, cache, "."))
             for path in sorted(tree)[:per_repo]:

@@ -130,7 +130,10 @@ class Program:
         lookup order (see `resolve`)."""
         target = normalized_name(callee.removeprefix(ir.DISPATCHED))
         scopes = enclosing_scopes(caller_name) if "::" in caller_name else ("",)
-        return [f"{scope}::{target}" if scope else target for scope in scopes]
+        out = [f"{scope}::{target}" if scope else target for scope in scopes]
+        # `Value{out}` inside a method of Value names the class (a construction), not the
+        # constructor `Value::Value` its scope would give
+        return [name for name in out if not _names_constructor(name) or _names_constructor(target)]
 
     def _overridable(self, key: FunctionKey) -> bool:
         """Whether another class of the program defines a method of the same name as `key`'s
@@ -295,3 +298,9 @@ def unit_meta(unit: ir.SourceUnit, policy: Policy | None = None) -> UnitMeta:
     slots = unit_slot_facts(unit, policy) if policy is not None else None
     return UnitMeta(unit.path, unit.language, functions, [(l.line, m) for l, m in unit.notes], unit.lines,
                     dict(unit.constants), list(unit.dependencies), slots, [function_size(fn) for fn in unit.functions])
+
+
+def _names_constructor(name: str) -> bool:
+    """`Cls::Cls` (or `ns::Cls::Cls`): a constructor's full name."""
+    parts = split_qualified(name)
+    return len(parts) > 1 and parts[-1] == parts[-2]

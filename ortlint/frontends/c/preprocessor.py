@@ -62,15 +62,29 @@ macros defined in the file expanded where they hide control flow, code tree-sitt
             self.jump(else_b)
         else:
             self.terminate(Branch(Opaque(cond_text), then_b.id, else_b.id, self.loc(node), _short(cond_text), "pp"))
+        before = self.pp_names()
         self.start(then_b)
         for child in body:
             self.lower_stmt(child)
         self.jump(join)
         if alt is not None:
+            after_then = self.pp_names()
+            self.pp_restore_names(before)  # the other alternative has not seen the first one's declarations
             self.start(else_b)
             self.lower_stmt(alt)
             self.jump(join)
+            self.pp_merge_names(after_then)
         self.start(join)
+
+    def pp_names(self) -> object:
+        """What the declarations of an `#if` alternative change (C: nothing; C++ scopes)."""
+        return None
+
+    def pp_restore_names(self, saved: object) -> None:
+        """Before an `#else` alternative: the names declared as they were before the `#if`."""
+
+    def pp_merge_names(self, other: object) -> None:
+        """After the alternatives: the names either of them declared."""
 
     def stmt_ERROR(self, node: Node) -> None:
         names = sorted(set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.text(node))))

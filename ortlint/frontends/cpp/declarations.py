@@ -118,6 +118,26 @@ prototype or a construction from a call."""
             var = self.bind_local(name, False)
             self.emit(ir.Assign(self.loc(ident), var, Opaque("structured binding")))
 
+    def pp_names(self) -> object:
+        """The innermost block's declared names and the renames in force (`bind_local`)."""
+        scope = self.scopes[-1] if self.scopes else None
+        return (set(scope.names) if scope is not None else None, dict(self.rename))
+
+    def pp_restore_names(self, saved: object) -> None:
+        """`#if A R *r = f(); #else R *r = g(); #endif`: the `#else` alternative is another
+        path, on which `r` is declared for the first time (the same variable, not a second one)."""
+        names, rename = saved  # type: ignore[misc]
+        scope = self.scopes[-1] if self.scopes else None
+        if scope is not None and names is not None:
+            scope.names = set(names)
+        self.rename = dict(rename)
+
+    def pp_merge_names(self, other: object) -> None:
+        names, _rename = other  # type: ignore[misc]
+        scope = self.scopes[-1] if self.scopes else None
+        if scope is not None and names is not None:
+            scope.names |= names
+
     def fresh_name(self, base: str) -> str:
         self.fresh += 1
         return f"{base}@{self.fresh}"

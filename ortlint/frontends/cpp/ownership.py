@@ -305,7 +305,7 @@ the file's own classes constructed and destroyed (members released by their dest
         for member, default in cls.field_defaults.items():
             with self.object_context(cls, obj), self.file_source(loc):
                 self.assign_from(Field(obj, member), default, loc)
-        ctor = pick_overload(cls.ctors, len(args), self.src)
+        ctor = pick_overload(cls.ctors, len(args), self.src, args)
         if ctor is not None:
             self.inline_method(ctor, cls, obj, args, loc)
         elif args and not cls.ctors:

@@ -7,7 +7,7 @@ import re
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import AddrOf, Deref, Field, Index, Loc, Opaque, Var
+from ...ir import AddrOf, Const, Deref, Field, Index, Loc, Opaque, Var
 from ..c.syntax import find_function_declarator, inner_declarator
 from .model import node_text
 
@@ -163,8 +163,10 @@ def declarator_name_node(node: Node | None) -> Node | None:
     return None
 
 
-def pick_overload(defs: list[Node], arity: int, src: bytes) -> Node | None:
-    """The definition whose parameter count fits the call (default arguments allowed)."""
+def pick_overload(defs: list[Node], arity: int, src: bytes, args: list | None = None) -> Node | None:
+    """The definition whose parameter count fits the call (default arguments allowed). With the
+    lowered `args`, a `std::nullptr_t` parameter takes only a null constant: `Value{out}` is not
+    `explicit Value(std::nullptr_t)` (it is a constructor inherited with `using Base::Base;`)."""
     for d in defs:
         func = find_function_declarator(d.child_by_field_name("declarator"))
         params = func.child_by_field_name("parameters") if func is not None else None
@@ -172,5 +174,13 @@ def pick_overload(defs: list[Node], arity: int, src: bytes) -> Node | None:
                  if p.type in ("parameter_declaration", "optional_parameter_declaration")]
         required = sum(1 for p in plist if p.type == "parameter_declaration")
         if required <= arity <= len(plist) or (len(plist) == 1 and arity == 0 and node_text(src, plist[0]) == "void"):
-            return d
+            if args is None or _null_params_fit(plist, args, src):
+                return d
     return None
+
+
+def _null_params_fit(plist: list[Node], args: list, src: bytes) -> bool:
+    for param, arg in zip(plist, args):
+        if "nullptr_t" in node_text(src, param) and not (isinstance(arg, Const) and arg.value == 0):
+            return False
+    return True
