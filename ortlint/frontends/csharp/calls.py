@@ -90,9 +90,8 @@ class CSharpCalls:
         return self.lower_creation(node, type_, discard, dest)
 
     def expr_implicit_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return self.lower_creation(node, self.expected_type if dest is not None else "", discard, dest)
+        return self.lower_creation(node, self.target_type(node), discard, dest)
 
-    expected_type = ""
     call_generics: int | None = None  # the `<...>` of the call being lowered (None: not written)
 
     def lower_creation(self, node: Node, type_: str, discard: bool, dest: ir.Expr | None) -> ir.Expr:
