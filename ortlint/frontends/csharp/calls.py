@@ -29,6 +29,9 @@ _NO_THROW = frozenset({"Dispose", "DisposeAsync", "ToString", "GetHashCode", "Eq
 _VOID = Opaque("void")
 
 
+_INTERLOCKED = frozenset({"Interlocked", "System.Threading.Interlocked", "Threading.Interlocked"})
+
+
 class CSharpCalls:
     """C# calls and the static types of expressions."""
 
@@ -173,6 +176,10 @@ class CSharpCalls:
             if len(given) == 2 and self.text(recv) == "Array" and given[0] is not None and given[1] is not None \
                     and given[1].type == "lambda_expression":
                 return self.lower_for_each(node, given[0], given[1])
+        if method == "Exchange" and recv is not None and self.text(recv) in _INTERLOCKED:
+            exchanged = self.lower_exchange(node, arg_list)
+            if exchanged is not None:
+                return exchanged
         if not method:  # a delegate value called: `callback(x)`, `(f)(x)`
             self.lower_expr(fn)
             args, _types = self.lower_args(arg_list)
@@ -194,6 +201,23 @@ class CSharpCalls:
             args = [rcv] + args
             rcv = None
         return self.emit_call(node, callee, style, rcv, tuple(args), discard, dest, token, borrows=borrow)
+
+    def lower_exchange(self, node: Node, arg_list: Node | None) -> ir.Expr | None:
+        """`Interlocked.Exchange(ref place, value)` is `old = place; place = value;` and gives
+        `old` (a service swapping its session stores the new one where the old one was); None
+        when it is not that shape."""
+        given = self.arg_nodes(arg_list)
+        if len(given) != 2 or not any(not c.is_named and c.type == "ref" for c in given[0].children):
+            return None
+        target, value = argument_expr(given[0]), argument_expr(given[1])
+        if target is None or value is None:
+            return None
+        place = self.lower_place(target)
+        old = self.temp()
+        loc = self.loc(node)
+        self.emit(ir.Assign(loc, old, place))
+        self.assign_from(place, value, loc)
+        return old
 
     def value_method(self, recv_type: str, receiver: ir.Expr, method: str, types: list[str], count: int,
                      used: bool = True) -> tuple[str, str, ir.Expr | None, str | None, bool]:
