@@ -80,7 +80,9 @@ class CSharpTypes:
         if t == "property_declaration":
             return canon(self.text(parent.child_by_field_id(F_TYPE)))
         if t == "assignment_expression" and parent.child_by_field_id(F_LEFT) is not None \
-                and parent.child_by_field_id(F_LEFT).id != node.id and self.operator(parent) == "=":
+                and parent.child_by_field_id(F_LEFT).id != node.id and self.operator(parent) == "=" \
+                and (parent.parent is None or parent.parent.type != "initializer_expression"):
+            # (`new Holder { Options = new() }`: a member of the object made, not of this class)
             return self.expr_type(parent.child_by_field_id(F_LEFT))
         if t in ("return_statement", "arrow_expression_clause"):
             return self.returned_type(parent)
