@@ -30,6 +30,7 @@ _VOID = Opaque("void")
 
 
 _INTERLOCKED = frozenset({"Interlocked", "System.Threading.Interlocked", "Threading.Interlocked"})
+_TASKS = frozenset({"Task", "ValueTask", "System.Threading.Tasks.Task", "System.Threading.Tasks.ValueTask"})
 
 
 class CSharpCalls:
@@ -176,10 +177,14 @@ class CSharpCalls:
             if len(given) == 2 and self.text(recv) == "Array" and given[0] is not None and given[1] is not None \
                     and given[1].type == "lambda_expression":
                 return self.lower_for_each(node, given[0], given[1])
-        if method == "Exchange" and recv is not None and self.text(recv) in _INTERLOCKED:
-            exchanged = self.lower_exchange(node, arg_list)
+        if method in ("Exchange", "CompareExchange") and recv is not None and self.text(recv) in _INTERLOCKED:
+            exchanged = self.lower_exchange(node, arg_list, method == "CompareExchange")
             if exchanged is not None:
                 return exchanged
+        if method == "FromResult" and recv is not None and self.text(recv) in _TASKS:
+            given = [argument_expr(a) for a in self.arg_nodes(arg_list)]
+            if len(given) == 1 and given[0] is not None:  # `Task.FromResult(v)` holds v: v itself
+                return self.lower_expr(given[0])
         if not method:  # a delegate value called: `callback(x)`, `(f)(x)`
             self.lower_expr(fn)
             args, _types = self.lower_args(arg_list)
@@ -202,21 +207,36 @@ class CSharpCalls:
             rcv = None
         return self.emit_call(node, callee, style, rcv, tuple(args), discard, dest, token, borrows=borrow)
 
-    def lower_exchange(self, node: Node, arg_list: Node | None) -> ir.Expr | None:
+    def lower_exchange(self, node: Node, arg_list: Node | None, compare: bool) -> ir.Expr | None:
         """`Interlocked.Exchange(ref place, value)` is `old = place; place = value;` and gives
-        `old` (a service swapping its session stores the new one where the old one was); None
-        when it is not that shape."""
+        `old` (a service swapping its session stores the new one where the old one was);
+        `CompareExchange(ref place, value, comparand)` stores only when `old == comparand`
+        (lazy initialization: the caller disposes its object when `old` is not null). None when
+        it is not that shape."""
         given = self.arg_nodes(arg_list)
-        if len(given) != 2 or not any(not c.is_named and c.type == "ref" for c in given[0].children):
+        if len(given) != (3 if compare else 2) or not any(not c.is_named and c.type == "ref"
+                                                          for c in given[0].children):
             return None
         target, value = argument_expr(given[0]), argument_expr(given[1])
-        if target is None or value is None:
+        comparand = argument_expr(given[2]) if compare else None
+        if target is None or value is None or (compare and comparand is None):
             return None
         place = self.lower_place(target)
         old = self.temp()
         loc = self.loc(node)
+        if not compare:
+            self.emit(ir.Assign(loc, old, place))
+            self.assign_from(place, value, loc)
+            return old
+        stored = self.lower_expr(value)
+        expected = self.lower_expr(comparand)
         self.emit(ir.Assign(loc, old, place))
-        self.assign_from(place, value, loc)
+        store, join = self.new_block(), self.new_block()
+        self.terminate(ir.Branch(ir.Op("==", (old, expected)), store.id, join.id, loc, self.short_text(node), "if"))
+        self.start(store)
+        self.emit(ir.Assign(loc, place, stored))
+        self.jump(join)
+        self.start(join)
         return old
 
     def value_method(self, recv_type: str, receiver: ir.Expr, method: str, types: list[str], count: int,
