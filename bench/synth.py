@@ -76,21 +76,33 @@ def reserved_names(root: Path = ROOT, policy=None) -> set[str]:
 def fixture_groups(fixtures: Path = FIXTURES) -> list[Group]:
     """Every fixture as a group: one per source file of c/, cpp/, jni/, java/ (with the local
     headers it includes) and one per folder of multi/ (but those with their own `*.toml` policy,
-    which the tree is not analyzed with). Sorted, so the tree is reproducible."""
+    which the tree is not analyzed with, and those marked `synth: whole-program`). Sorted, so the
+    tree is reproducible.
+
+    `synth: whole-program` marks a fixture whose expectations hold for that code as a whole
+    program and not beside every other fixture: the tree-wide facts (a global released by any
+    function of the tree, a method name no other class defines) make a copy's result depend on
+    what the other groups define (another fixture releasing a global of the same name)."""
     groups: list[Group] = []
     for lang_dir in sorted(p for p in fixtures.iterdir() if p.is_dir() and p.name not in ("include", "multi")):
         for src in sorted(lang_dir.iterdir()):
             if not src.is_file() or src.suffix not in SOURCE_SUFFIXES or src.suffix in (".h", ".hpp"):
                 continue
             files = [src] + _local_headers(src)
+            if _whole_program(files):
+                continue
             groups.append(Group(f"{lang_dir.name}/{src.stem}", files, lang_dir))
     multi = fixtures / "multi"
     if multi.is_dir():
         for case in sorted(p for p in multi.iterdir() if p.is_dir()):
             files = sorted(p for p in case.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES)
-            if files and not any(case.glob("*.toml")):  # a case with its own policy needs it: not in the default-policy tree
+            if files and not any(case.glob("*.toml")) and not _whole_program(files):  # a case with its own policy needs it: not in the default-policy tree
                 groups.append(Group(f"multi/{case.name}", files, case))
     return groups
+
+
+def _whole_program(files: list[Path]) -> bool:
+    return any(b"synth: whole-program" in p.read_bytes() for p in files)
 
 
 def _local_headers(src: Path) -> list[Path]:

@@ -60,6 +60,8 @@ from .textsafe import terminal_safe
 
 if TYPE_CHECKING:
     from .gitdiff import ChangedLines
+    from .orchestration.progress import Progress
+    from .report.progress import ProgressLine
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -134,6 +136,8 @@ class Presentation:
     list_unknown_calls: bool = False
     explain_summaries: bool = False
     write_summaries: str | None = None
+    progress: bool | None = None  # the progress line on stderr; None: on a terminal, not in CI (`_shows_progress`)
+    show_source: bool = True  # text: the source line and a caret under each finding
 
 
 def _check_time_limit(_ctx: click.Context, _param: click.Parameter, value: float | None) -> float | None:
@@ -307,7 +311,8 @@ def _add_unused_suppressions(report: Report) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=0, max=MAX_JOBS),
               help="Worker processes; 0 = one per core (never more than the cores or the files).  [default: 0]")
 @click.option("--time-limit", type=float, callback=_check_time_limit, metavar="SECONDS",
-              help="Stop parsing a file or analyzing a function after this long and report it as lost.  [default: 20]")
+              help="Stop parsing a file or analyzing a function after this much CPU time (a warning; "
+                   "the results of everything else are kept).  [default: 60]")
 @click.option("--memory-limit", type=click.IntRange(min=MIN_MEMORY_LIMIT, max=MAX_MEMORY_LIMIT), metavar="MB",
               help="Stop a file or function whose analysis grows its worker by more than this and report it "
                    "as lost (a worker that grew that much is replaced).  [default: 1024]")
@@ -323,6 +328,12 @@ def _add_unused_suppressions(report: Report) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,
               help="Text format: also list notes about code that could not be fully analyzed.")
+@click.option("--show-source/--no-show-source", default=True,
+              help="Text format: show the source line and a caret under each finding (not with --quiet).  "
+                   "[default: show]")
+@click.option("--progress/--no-progress", default=None,
+              help="Show files parsed and functions analyzed on stderr while the run goes on.  "
+                   "[default: on a terminal, not in CI]")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Color text output.")
 @click.option("--unknown-calls", type=click.Choice(UNKNOWN_CALLS),
@@ -333,7 +344,7 @@ def _add_unused_suppressions(report: Report) -> None:
 @click.option("--explain-summaries", is_flag=True,
               help="Show what each called function does to its arguments (inferred summaries) instead of findings.")
 @click.option("--write-summaries", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Also write the inferred summaries the policy schema can express as a policy file.")
+              help="Write the inferred summaries the policy schema can express as a policy file and exit 0.")
 @click.option("--compile-commands", type=click.Path(), metavar="PATH",
               help="compile_commands.json (or its folder): parse C/C++ with libclang.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), metavar="DIR",
@@ -351,7 +362,8 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
-          diff_rev: str | None, exclude_tests: bool | None, no_ignore: bool | None, show_settings: str | None) -> None:
+          diff_rev: str | None, exclude_tests: bool | None, no_ignore: bool | None, show_settings: str | None,
+          show_source: bool = True, progress: bool | None = None) -> None:
     """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
@@ -361,7 +373,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                           time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests,
                           follow_symlinks=follow_symlinks, respect_gitignore=False if no_ignore else None)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
-                        explain_summaries, write_summaries)
+                        explain_summaries, write_summaries, progress=progress, show_source=show_source)
     try:
         tree = load_tree(overrides, config_file, isolated)
         if show_settings is not None:
@@ -398,10 +410,11 @@ def build_run_config(settings: Settings, tree: ConfigTree | None = None) -> RunC
                      follow_symlinks=settings.follow_symlinks, **discovery_options(settings, tree))
 
 
-def analyze(settings: Settings, config: RunConfig, tree: ConfigTree | None = None) -> Report:
+def analyze(settings: Settings, config: RunConfig, tree: ConfigTree | None = None,
+            progress: "Progress | None" = None) -> Report:
     """Run the analysis (which applies suppression comments), then rule selection (per file:
     the nearest configuration file's `select`, `ignore` and `exclude-tests`)."""
-    report = run(config)
+    report = run(config, progress=progress)
     _add_unused_suppressions(report)
     report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
     report.stats.setdefault("suppressed", 0)
@@ -442,12 +455,16 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None,
     if editing.stdin_filename is not None:
         _read_stdin(editing, settings)
     config = _with_overlay(build_run_config(settings, tree), editing)
+    progress = _progress_line(view)
     try:
-        report = analyze(settings, config, tree)
+        report = analyze(settings, config, tree, progress)
         _fix_step(report, config, editing)
     except Exception as exc:  # noqa: BLE001 - an analyzer bug must end with a clear message and exit 2
         _internal_error(exc)
         return EXIT_ERROR
+    finally:
+        if progress is not None:
+            progress.finish()
     analyzed = time.perf_counter()
     if changed is not None:
         _keep_changed(report, changed, diff_rev or "")
@@ -467,12 +484,39 @@ def execute(settings: Settings, view: Presentation, diff_rev: str | None = None,
         _emit(explain_summaries(report.summaries), view.output, color=False)
     elif editing.fix and editing.stdin_data is not None and not view.output:  # stdout holds the fixed source
         click.echo(_format(report, settings.format, view), nl=False, err=True)
+    elif (view.write_baseline or view.write_summaries) and not view.output:
+        _echo_errors(report, "", view)  # a writer's one line instead of the report; failures still show
     else:
         _emit(_format(report, settings.format, view), view.output, color=_use_color(view))
         _echo_errors(report, settings.format, view)
     report.stats["output_seconds"] = time.perf_counter() - analyzed
     _write_stats(report)
     return _exit_code(report, view)
+
+
+def _shows_progress(view: Presentation) -> bool:
+    """The progress line: as asked (`--progress` / `--no-progress`); else only where someone
+    watches: stderr is a terminal, not a CI job (CI=true: some CI runners give jobs a
+    terminal), not a dumb terminal, and not `--quiet`."""
+    if view.progress is not None:
+        return view.progress
+    if view.quiet or os.environ.get("CI", "").lower() not in ("", "0", "false") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _progress_line(view: Presentation) -> "ProgressLine | None":
+    if not _shows_progress(view):
+        return None
+    from .report.progress import ProgressLine
+    try:
+        terminal = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        terminal = False
+    return ProgressLine(sys.stderr, terminal)
 
 
 def _changed_lines(rev: str) -> "ChangedLines":
@@ -509,17 +553,30 @@ def _write_stats(report: Report) -> None:
 def _write_summaries(report: Report, config: RunConfig, path: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as fh:
-            fh.write(summaries_as_policy(report.summaries, config.policy))
+            text = summaries_as_policy(report.summaries, config.policy)
+            fh.write(text)
     except OSError as exc:
         raise UsageFailure(f"--write-summaries: cannot write {path}: {exc.strerror or exc}") from None
-    click.echo(f"ortlint: wrote the inferred summaries to {path}", err=True)
+    entries = text.splitlines().count("[[call]]")
+    click.echo(f"ortlint: wrote {entries} inferred {'summary' if entries == 1 else 'summaries'} as [[call]] entries "
+               f"to {terminal_safe(path)}{_unshown(report)}", err=True)
+
+
+def _unshown(report: Report) -> str:
+    """What a writer's one line says about the run (the report is not shown)."""
+    files = len(report.files)
+    warnings = sum(1 for n in report.notices if n.level == "warning")
+    return f" ({files} file{'' if files == 1 else 's'}" + (f", {warnings} warning{'' if warnings == 1 else 's'} not shown)"
+                                                          if warnings else ")")
 
 
 def _apply_baseline(report: Report, settings: Settings, view: Presentation) -> None:
     """Record the findings (--write-baseline), or keep only those the baseline does not know."""
     if view.write_baseline:
         write_baseline(view.write_baseline, report.findings)
-        click.echo(f"ortlint: wrote {len(report.findings)} finding(s) to baseline {view.write_baseline}", err=True)
+        count = len(report.findings)
+        click.echo(f"ortlint: wrote {count} finding{'' if count == 1 else 's'} to baseline "
+                   f"{terminal_safe(view.write_baseline)}{_unshown(report)}", err=True)
     elif settings.baseline:
         report.findings, known = split_new(settings.baseline, report.findings)
         report.stats["baselined"] = len(known)
@@ -536,7 +593,8 @@ def _internal_error(exc: BaseException) -> None:
 
 def _format(report: Report, fmt: str, view: Presentation) -> str:
     formatter = get_formatter(fmt)
-    return formatter(report, color=_use_color(view), quiet=view.quiet, verbose=view.verbose)
+    return formatter(report, color=_use_color(view), quiet=view.quiet, verbose=view.verbose,
+                     show_source=view.show_source)
 
 
 def _use_color(view: Presentation) -> bool:
@@ -604,7 +662,8 @@ def _is_failure(n: Notice) -> bool:
 def _exit_code(report: Report, view: Presentation) -> int:
     if any(_is_failure(n) for n in report.notices):
         return EXIT_ERROR
-    if view.write_baseline or view.list_unknown_calls or view.explain_summaries or view.exit_zero:
+    if view.write_baseline or view.write_summaries or view.list_unknown_calls or view.explain_summaries \
+            or view.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if report.findings else EXIT_CLEAN
 

@@ -69,7 +69,7 @@ class Settings:
     cache_dir: str | None = None  # None: the user cache folder, one subfolder per project (cache.default_cache_dir)
     cache: bool = True
     force_exclude: bool = False  # apply excludes to paths named on the command line too
-    time_limit: float = 20.0  # seconds to parse one file or analyze one function; then it is reported lost
+    time_limit: float = 60.0  # CPU seconds to parse one file or analyze one function; then it is stopped (a warning)
     memory_limit: int = 1024  # megabytes one worker request may grow by; then the item is reported lost
     test_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATTERNS))  # test code (testcode.py)
     exclude_tests: bool = False  # drop findings in test code (they are tagged "test" otherwise)

@@ -152,6 +152,24 @@ class Finding:
         return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
+# Notes about a file or function start with one of these when they are not plain notes:
+LOST = "internal error: "  # the run lost it (a crash, a hang): an error, exit code 2
+LIMIT = "limit reached: "  # a limit stopped its parse or analysis: a warning, the exit code is as usual
+# A worker stopped it at the CPU time limit (orchestration/parallel.py): a limit, but one counted
+# in time, which is never cached (a later run, with another limit, tries it again).
+STOPPED = LIMIT + "ortlint stopped "
+
+
+def note_level(message: str, default: str) -> str:
+    """The level of a note about a file or function: `error` when the run lost it, `warning`
+    when a limit stopped it, else `default`."""
+    if message.startswith("internal error"):
+        return "error"
+    if message.startswith(LIMIT):
+        return "warning"
+    return default
+
+
 @pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Notice:

@@ -41,8 +41,11 @@ def test_tree_has_the_size_asked_for_and_every_language(tree: synth.Tree) -> Non
     assert tree.copies == 3
     assert tree.lines == synth.tree_lines(tree.files)
     assert set(tree.by_language) == {"c", "cpp", "jni", "java"}
-    names = [p.name for p in tree.files]
-    assert len(names) == len(set(names)), "every file of the tree has its own name"
+    by_copy: dict[str, set[str]] = {}
+    for p in tree.files:
+        by_copy.setdefault(p.relative_to(tree.root).parts[0], set()).add(p.name)
+    names = [n for copy in by_copy.values() for n in copy]
+    assert len(names) == len(set(names)), "no file name of one copy is that of a file of another"
 
 
 def test_only_functions_defined_in_the_fixtures_are_renamed(tree: synth.Tree, groups: list[synth.Group]) -> None:

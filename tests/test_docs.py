@@ -71,7 +71,7 @@ def test_user_policy_walkthrough_in_cli_md(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.chdir(tmp_path)
     r = ortlint("--isolated", "--rules", "mylib.toml", "score.c")
     assert r.code == 1, r.stderr
-    headline = re.compile(r"^\S+:\d+:\d+: ORT\d+ [\w-]+:|^Found ")
+    headline = re.compile(r"^\S+:\d+:\d+: ORT\d+ [\w-]+:|^Found |^ +\d* \| ")  # and the source line and caret
     expected = [line.split(": ", 2)[:2] if not line.startswith("Found") else line for line in shown.splitlines() if headline.match(line)]
     actual = [line.split(": ", 2)[:2] if not line.startswith("Found") else line for line in r.stdout.splitlines() if headline.match(line)]
     assert actual == expected

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import time
+
 import pytest
 
 from ortlint import ir
@@ -100,12 +102,39 @@ GO_TEXT = b"package p\n" + b"func f(p int) int { return g(p) }\n" * 2000
 
 
 @pytest.mark.parametrize("parse,name", [(parse_c, "t.c"), (parse_cpp, "t.cpp"), (parse_go, "t.go")])
-def test_parse_time_limit_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, parse, name: str) -> None:
-    monkeypatch.setattr(source_mod, "PARSE_SECONDS", -1.0)
+def test_parse_step_limit_degrades_to_a_warning(monkeypatch: pytest.MonkeyPatch, parse, name: str) -> None:
+    monkeypatch.setattr(source_mod, "PARSE_STEPS_BASE", 10)
+    monkeypatch.setattr(source_mod, "PARSE_STEPS_PER_KB", 0)
     text = GO_TEXT if name.endswith(".go") else b"int f(int *p) { return g(p); }\n" * 2000
     unit = parse(name, default_policy(), text)
     assert unit.functions == []
-    assert any("could not parse" in m for _l, m in unit.notes)
+    assert [m for _l, m in unit.notes] == ["limit reached: tree-sitter stopped parsing this file after 1,000 parse "
+                                           "steps (error recovery on malformed code); could not parse this file, it "
+                                           "is not analyzed"]
+
+
+def test_the_parse_step_limit_counts_work_not_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same file stops at the same step however slow the machine: tree-sitter's progress
+    callbacks are counted, the clock is never read. A parse slowed down (every callback sleeps,
+    as on a machine busy with other work) stops or finishes exactly where a fast one does."""
+    from tree_sitter import Language, Parser
+    import tree_sitter_cpp
+    text = b"int f(int *p) { if (p) { return g(p); } return 0; }\n" * 300
+    parser = Parser(Language(tree_sitter_cpp.language()))
+    fast = source_mod.StepCounter(10 ** 9)
+    parser.parse(lambda offset, _point: text[offset:offset + 4096], progress_callback=fast)
+    needed = fast.calls
+    assert needed > 10
+    real_call = source_mod.StepCounter.__call__
+
+    def slow_call(self, *state):  # noqa: ANN001, ANN202
+        time.sleep(0.002)
+        return real_call(self, *state)
+
+    monkeypatch.setattr(source_mod.StepCounter, "__call__", slow_call)
+    assert source_mod.parse_limited(parser, text, needed).root_node.type == "translation_unit"
+    with pytest.raises(source_mod.ParseTimeout):
+        source_mod.parse_limited(parser, text, needed - 1)
 
 
 JAVA_TEXT = b"class T {\n" + b"  int f(int p) { return g(p); }\n" * 20000 + b"}\n"
@@ -122,7 +151,7 @@ def test_parse_memory_cap_degrades_to_a_notice(monkeypatch: pytest.MonkeyPatch, 
     monkeypatch.setattr(source_mod, "_resident_bytes", iter(range(0, 1 << 40, 1 << 20)).__next__)
     unit = parse(name, default_policy(), text)
     assert unit.functions == []
-    assert any("needed more than 1 MB" in m for _l, m in unit.notes)
+    assert any(m.startswith("limit reached: tree-sitter needed more than 1 MB") for _l, m in unit.notes)
 
 
 def test_methods_inlined_at_every_call_are_bounded() -> None:

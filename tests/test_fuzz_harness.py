@@ -47,7 +47,8 @@ def test_a_failing_input_is_classified_and_written(tmp_path: Path) -> None:
     name = fuzz.record_failure(tmp_path, state, ".c", b"int f(void) { return 0; }\n", failure, Limits())
     # the input does not crash: minimizing keeps it whole, and it is written for a human to look at
     assert (tmp_path / "failures" / name).read_bytes() == b"int f(void) { return 0; }\n"
-    assert fuzz.classify("... because it took more than 5 s; ...") == "hang"
+    assert fuzz.classify("limit reached: ortlint stopped parsing this file after 5 s of CPU time (the time limit); ...") == "hang"
+    assert fuzz.classify("... because its worker got no CPU time for 30 s (it hung); ...") == "hang"
     assert fuzz.classify("... its worker was killed by SIGSEGV; ...") == "crash"
 
 

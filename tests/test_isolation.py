@@ -107,16 +107,83 @@ def test_a_native_crash_in_the_engine_loses_that_function_only(tree: Path, expec
                                          "killed by SIGSEGV; nothing is reported for it")]
 
 
+def burn() -> None:
+    """An endless computation: CPU time goes up, nothing ever comes back."""
+    while True:
+        pass
+
+
+def warnings(report: Report) -> list[tuple[str, str]]:
+    return [(Path(n.path).name, n.message) for n in report.notices if n.level == "warning"]
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_hang_is_stopped_at_the_time_limit(tree: Path, expected: list, jobs: int,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hang_is_stopped_and_is_an_error(tree: Path, expected: list, jobs: int,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that gets no CPU time at all for `hang_seconds` waits for something that never
+    comes: a failure of the run (exit code 2), not a limit."""
     bomb_engine(monkeypatch, lambda: time.sleep(60))
     started = time.monotonic()
-    report = go(tree, jobs, Limits(seconds=1.0), monkeypatch)
-    assert time.monotonic() - started < 15
+    report = go(tree, jobs, Limits(seconds=1.0, hang_seconds=2.0), monkeypatch)
+    assert time.monotonic() - started < 20
     assert leaks(report) == expected
-    assert errors(report) == [("boom.c", "internal error: ortlint stopped analyzing boom() because it took more "
-                                         "than 1 s; nothing is reported for it")]
+    assert errors(report) == [("boom.c", "internal error: ortlint stopped analyzing boom() because its worker got "
+                                         "no CPU time for 2 s (it hung); nothing is reported for it")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_function_that_computes_forever_stops_at_the_cpu_limit_with_a_warning(
+        tree: Path, expected: list, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb_engine(monkeypatch, burn)
+    report = go(tree, jobs, Limits(seconds=1.0), monkeypatch)
+    assert leaks(report) == expected
+    assert errors(report) == []
+    assert warnings(report) == [("boom.c", "limit reached: ortlint stopped analyzing boom() after 1 s of CPU time "
+                                           "(the time limit); nothing is reported for it")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_file_whose_front_end_computes_forever_stops_at_the_cpu_limit_with_a_warning(
+        tree: Path, expected: list, jobs: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    bomb_front_end(monkeypatch, burn)
+    report = go(tree, jobs, Limits(seconds=1.0), monkeypatch)
+    assert leaks(report) == expected
+    assert errors(report) == []
+    assert warnings(report) == [("boom.c", "limit reached: ortlint stopped parsing this file after 1 s of CPU time "
+                                           "(the time limit); nothing is reported for it")]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("where", ["front end", "engine"])
+def test_a_slow_worker_gives_the_results_of_a_fast_one(tree: Path, expected: list, jobs: int, where: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy machine, simulated: two files (or their functions) take 1.5 s of wall time each
+    but no CPU time in the worker. The time limit, 1 s, counts CPU time: nothing is stopped and
+    the results are those of an idle machine (the wall-clock limit of 07c128e dropped both)."""
+    (tree / "boom.c").unlink()
+
+    def slow(name: str) -> None:
+        if name in ("leak0.c", "leak1.c"):
+            time.sleep(1.5)
+
+    real_parse, real_analyze = parsing.parse_file, tasks.analyze_safely
+
+    def parse_file(source, *args, **kwargs):  # noqa: ANN001, ANN202
+        slow(Path(source.path).name)
+        return real_parse(source, *args, **kwargs)
+
+    def analyze_safely(fn, *args, **kwargs):  # noqa: ANN001, ANN202
+        slow(Path(fn.path).name)
+        return real_analyze(fn, *args, **kwargs)
+
+    if where == "front end":
+        monkeypatch.setattr(parsing, "parse_file", parse_file)
+    else:
+        monkeypatch.setattr(tasks, "analyze_safely", analyze_safely)
+        monkeypatch.setattr(analysis, "analyze_safely", analyze_safely)
+    report = go(tree, jobs, Limits(seconds=1.0, hang_seconds=30.0), monkeypatch)
+    assert leaks(report) == expected
+    assert report.notices == []
 
 
 def test_a_memory_blow_up_ends_as_an_error_for_that_file(tree: Path, expected: list,
@@ -150,15 +217,41 @@ def test_the_command_line_reports_the_other_files_and_says_the_run_failed(tree: 
     assert len(lost) == 1 and "boom.c" in json.dumps(lost[0]) and "SIGSEGV" in lost[0]["message"]["text"]
 
 
-def test_a_lost_file_is_not_cached(tree: Path, expected: list, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A time limit met on a busy machine must not stick: the next run tries the file again."""
+def test_the_command_line_says_a_limit_reached_is_a_warning_and_the_run_succeeded(
+        tree: Path, expected: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit is a warning about that file or function: the exit code is that of the
+    findings (1), SARIF says the run succeeded and lists the limit as a warning notification."""
+    bomb_engine(monkeypatch, burn)
+    out = tree / "r.sarif"
+    result = ortlint("--no-cache", "--jobs", "1", "--time-limit", "1", "--format", "sarif", "--output", str(out),
+                     str(tree))
+    assert result.code == 1
+    run_ = json.loads(out.read_text())["runs"][0]
+    assert len(run_["results"]) == len(expected)
+    invocation = run_["invocations"][0]
+    assert invocation["executionSuccessful"] is True
+    [limit] = [n for n in invocation["toolExecutionNotifications"] if n["level"] == "warning"]
+    assert limit["message"]["text"].startswith("limit reached: ortlint stopped analyzing boom() after 1 s of CPU time")
+    assert limit["descriptor"] == {"id": "limit-reached", "index": 0}
+    assert run_["tool"]["driver"]["notifications"][0]["id"] == "limit-reached"
+    text = ortlint("--no-cache", "--jobs", "1", "--time-limit", "1", str(tree))
+    assert text.code == 1
+    assert "boom.c:1: warning: limit reached: ortlint stopped analyzing boom()" in text.stdout
+    assert text.stdout.rstrip().splitlines()[-1].endswith("(1 limit reached).")
+
+
+@pytest.mark.parametrize("bomb", ["hang", "cpu"])
+def test_a_lost_or_stopped_file_is_not_cached(tree: Path, expected: list, bomb: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hang, or a limit counted in time, must not stick: the next run tries the file again."""
     cache = tree.parent / "cache"
-    bomb_engine(monkeypatch, lambda: time.sleep(60))
-    first = run(RunConfig([str(tree)], default_policy(), cache_dir=str(cache), limits=Limits(seconds=1.0)))
-    assert errors(first)
+    bomb_engine(monkeypatch, (lambda: time.sleep(60)) if bomb == "hang" else burn)
+    first = run(RunConfig([str(tree)], default_policy(), cache_dir=str(cache),
+                          limits=Limits(seconds=1.0, hang_seconds=2.0)))
+    assert (errors(first) if bomb == "hang" else warnings(first))
     monkeypatch.undo()
     second = run(RunConfig([str(tree)], default_policy(), cache_dir=str(cache)))
-    assert not errors(second) and leaks(second) == expected
+    assert not errors(second) and not warnings(second) and leaks(second) == expected
 
 
 def test_a_file_lost_when_parsed_again_is_reported_and_the_rest_goes_on(tree: Path, expected: list,

@@ -69,7 +69,7 @@ def test_a_macro_from_a_header_outside_the_tree_is_not_folded(tmp_path: Path) ->
     (app / "x.c").write_text('#include "check.h"\nint x(const OrtApi *api, OrtSessionOptions *o) {\n'
                              "  CHECK_ORT(api, api->SetIntraOpNumThreads(o, 1));\n"
                              "  CHECK_ORT(api, api->SetInterOpNumThreads(o, 1));\n  return 0;\n}\n")
-    (tmp_path / "ortlint.toml").write_text(f"include-dirs = [{json.dumps(str(sdk))}]\n")
-    out = ortlint("--no-cache", "--format", "json", "--config", str(tmp_path / "ortlint.toml"), str(app))
+    (app / "ortlint.toml").write_text(f"include-dirs = [{json.dumps(str(sdk))}]\n")  # the project is app/
+    out = ortlint("--no-cache", "--format", "json", "--config", str(app / "ortlint.toml"), str(app))
     doc = json.loads(out.stdout)
     assert [(Path(f["path"]).name, f["line"], f["rule"]) for f in doc["findings"]] == [("x.c", 3, "ORT001"), ("x.c", 4, "ORT001")], out.stderr

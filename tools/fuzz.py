@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ortlint.api import default_policy  # noqa: E402
+from ortlint.findings import STOPPED  # noqa: E402
 from ortlint.frontends.registry import LANGUAGE_BY_SUFFIX  # noqa: E402
 from ortlint.orchestration.settings import Limits  # noqa: E402
 from ortlint.orchestration.settings import RunConfig
@@ -140,14 +141,14 @@ def make_input(corpus: list[tuple[str, bytes]], seed: int, index: int) -> tuple[
 
 @dataclass
 class Failure:
-    kind: str  # "lost run" | "crash" | "hang" | "memory" | "internal error"
+    kind: str  # "lost run" | "crash" | "hang" (the CPU time limit, or no progress) | "memory" | "internal error"
     message: str
 
 
 def classify(message: str) -> str:
     if "killed by" in message or "exited with status" in message:
         return "crash"
-    if "took more than" in message:
+    if "of CPU time (the time limit)" in message or "got no CPU time" in message:
         return "hang"
     if "MemoryError" in message:
         return "memory"
@@ -164,8 +165,9 @@ def analyze(files: dict[str, bytes], limits: Limits, jobs: int = 1) -> dict[str,
         except Exception as exc:  # noqa: BLE001 - exactly what the campaign looks for
             return {name: Failure("lost run", f"{type(exc).__name__}: {exc}") for name in files}
         failures = {}
-        for notice in report.notices:
-            if notice.level == "error" and notice.message.startswith("internal error"):
+        for notice in report.notices:  # lost, or stopped at the CPU time limit (a warning, but a slow input)
+            if (notice.level == "error" and notice.message.startswith("internal error")) or \
+                    notice.message.startswith(STOPPED):
                 name = os.path.basename(notice.path)
                 failures.setdefault(name, Failure(classify(notice.message), notice.message))
         missing = set(files) - {os.path.basename(p) for p in report.files}

@@ -16,6 +16,7 @@ from typing import Callable, Container, Iterable
 from dataclasses import dataclass
 
 from .. import ir
+from ..findings import LIMIT
 from ..ir import Assign, Branch, Call, Halt, Havoc, Jump, Kill, Return, ScopeExit, Use
 from .exprs import dedupe
 from .join import (FactScope, coarse_key, covers, fact_matters, join, join_coarse, join_held, key_overlap, pinned_by,
@@ -624,9 +625,13 @@ class Exploration:
 
 
     def _give_up(self, message: str) -> None:
+        """Exploration stops at a bound of `Budget`: a note that says so, once per function. The
+        bounds count work (states, bindings, events), never time, so the same function stops at
+        the same point on any machine; the note is a limit (`findings.LIMIT`): a warning about
+        this function, not a failure of the run."""
         if not self.incomplete:
             self.incomplete = True
-            self.notes.append((self.fn.loc.line, message))
+            self.notes.append((self.fn.loc.line, LIMIT + message))
 
 
     @staticmethod

@@ -2,6 +2,7 @@
 
     runner.py     `run`: discover, parse, analyze, assemble (the entry point of cli.py and api.py)
     settings.py   `RunConfig` (what a run is asked to do) and `Limits` (what an item may cost)
+    progress.py   `Progress`: what the run has done so far, for a display (changes no result)
     parsing.py    `parse_file` through the front-end registry; the parser that keeps each file's IR
     program.py    the program model: functions, name resolution, call graph, components
     analysis.py   `Analysis`: summaries callees first, here or in the workers

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
 from ..policy import Policy
-from .parallel import LOST
 from .program import FunctionInfo, FunctionKey, Program, strongly_connected
+from .progress import Progress
 from .schedule import ChainRanks, Readiness
 from .tasks import MAX_SCC_ROUNDS, analyze_safely
 
@@ -52,6 +52,7 @@ class Analysis:
         self.analyzed = 0
         self.graph: dict[FunctionKey, list[FunctionKey]] | None = None
         self.graph_seconds = 0.0  # call graph and its components (timing hook for --stats and bench/)
+        self.progress = Progress()  # told how many functions have results (the runner's display)
 
     def lookup_for(self, caller: FunctionKey) -> Callable[[ir.Call], Summary | None]:
         def lookup(call: ir.Call) -> Summary | None:
@@ -95,8 +96,7 @@ class Analysis:
     def analyze_function(self, key: FunctionKey) -> FunctionResult:
         info = self.program.functions[key]
         if self.pool is not None and key[0] in self.pool.lost_files:  # never parsed here, in the main process
-            result = self.results[key] = FunctionResult([], None, {}, [(key[2], f"{LOST}{key[1]}() was not analyzed: "
-                                                                        "its file was lost")])
+            result = self.results[key] = FunctionResult([], None, {}, [(key[2], self.pool.orphan_note(key))])
             return result
         if info.fn is None and self.load_ir is not None:
             self.load_ir(key[0])
@@ -108,6 +108,7 @@ class Analysis:
         if self.track_deps:
             self.deps[key] = self.current_deps(info)
         self.analyzed += 1
+        self.progress.functions_analyzed(len(self.results))
         return result
 
     def _from_record(self, info: FunctionInfo) -> FunctionResult:
@@ -140,6 +141,7 @@ class Analysis:
         graph = self.graph = self.program.call_graph()
         components = strongly_connected(graph)
         self.called = {target for targets in graph.values() for target in targets}
+        self.progress.start_functions(sum(1 for info in self.program.functions.values() if not info.context))
         for index, component in enumerate(components):
             if len(component) > 1 or component[0] in graph.get(component[0], ()):
                 self.component_of.update((k, index) for k in component)
@@ -255,6 +257,7 @@ class Analysis:
             if self.track_deps:
                 self.deps[key] = self.current_deps(info)
             self.analyzed += 1
+        self.progress.functions_analyzed(len(self.results))
 
     def _one_worker_holds(self, infos: list[FunctionInfo]) -> bool:
         """A recursive component whose functions were all parsed by one worker: that worker

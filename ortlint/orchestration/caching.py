@@ -8,7 +8,7 @@ import time
 from ..discover import Discovery, SourceFile
 from ..engine.analyze import Options
 from ..engine.slots import unit_slot_facts
-from ..findings import Report
+from ..findings import STOPPED, Report, note_level
 from ..paths import PACKAGE_DIR
 from ..policy import Policy
 from .analysis import Analysis
@@ -133,13 +133,13 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
     if unit is not None:
         notes = [(loc.line, msg, _level(msg)) for loc, msg in unit.notes]
         for fn in unit.functions:
-            notes.extend((loc.line, msg, "note") for loc, msg in fn.notes)
+            notes.extend((loc.line, msg, note_level(msg, "note")) for loc, msg in fn.notes)
         keys = [(fn.path, fn.name, fn.loc.line) for fn in unit.functions]
         lines = unit.lines
     elif meta is not None:
         notes = [(line, msg, _level(msg)) for line, msg in meta.notes]
         for _name, _line, _static, _callees, fn_notes in meta.functions:
-            notes.extend((line, msg, "note") for line, msg in fn_notes)
+            notes.extend((line, msg, note_level(msg, "note")) for line, msg in fn_notes)
         keys = [(path, name, line) for name, line, _s, _c, _n in meta.functions]
         lines = meta.lines
     else:
@@ -167,15 +167,20 @@ def _file_record(path: str, digest: str, program: Program, analysis: Analysis, p
 
 
 def _level(message: str) -> str:
-    """A file the run lost (a crash, a limit) is an error of the run; other file notes warn."""
-    return "error" if message.startswith("internal error") else "warning"
+    """A file the run lost (a crash, a hang) is an error of the run; other file notes warn."""
+    return note_level(message, "warning")
 
 
 def lost(record: FileRecord) -> bool:
-    """Whether part of this file's results was lost: such records are never cached (a time
-    limit met on a busy machine must not stick)."""
-    return any(m.startswith("internal error") for _l, m, _v in record.notes) or \
-        any(m.startswith("internal error") for fr in record.functions for _l, m in fr.notes)
+    """Whether part of this file's results was lost, or stopped at the CPU time limit: such
+    records are never cached (a hang, or a limit counted in time, must not stick; a limit
+    counted in work gives the same result every time and is cached)."""
+    return any(_uncacheable(m) for _l, m, _v in record.notes) or \
+        any(_uncacheable(m) for fr in record.functions for _l, m in fr.notes)
+
+
+def _uncacheable(message: str) -> bool:
+    return message.startswith("internal error") or message.startswith(STOPPED)
 
 
 def _same_results(a: FileRecord, b: FileRecord) -> bool:

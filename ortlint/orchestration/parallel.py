@@ -33,6 +33,7 @@ import signal
 import time
 import traceback
 from collections import deque
+from dataclasses import dataclass
 from multiprocessing.connection import wait
 from typing import Any, Callable, Mapping
 
@@ -40,38 +41,77 @@ from .. import ir
 from ..discover import SourceFile
 from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
+from ..findings import LIMIT, LOST, STOPPED
 from ..policy import Policy, load_policy
 from .program import UnitMeta, unit_meta
+from .progress import Progress
 from .settings import Limits
 
 FunctionKey = tuple[str, str, int]
 
 NOT_STARTED = -2  # `on_lost` index of a request the lost worker never started: all of it goes back
 RETIRE = -3  # a worker's progress slot after a request that left it over its memory limit: replace it
-LOST = "internal error: "  # notices about lost items start so: the run failed for them (exit code 2)
+SLOT = 3  # doubles per worker in the shared progress array: item index, CPU and wall time when it started
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Why a worker's item was lost: `limit` when the item used up the CPU time limit (a
+    warning: the run still succeeds), else a failure of the run (a crash, a hang: an error)."""
+
+    reason: str  # "its worker was killed by SIGSEGV", "after 60 s of CPU time (the time limit)"
+    limit: bool = False
+
+    def parse_note(self, again: bool = False) -> str:
+        what = "parsing this file" + (" again (after another file's loss)" if again else "")
+        if self.limit:
+            return f"{STOPPED}{what} {self.reason}; nothing is reported for it"
+        return f"{LOST}ortlint stopped {what} because {self.reason}; nothing is reported for it"
+
+    def analysis_note(self, name: str) -> str:
+        if self.limit:
+            return f"{STOPPED}analyzing {name}() {self.reason}; nothing is reported for it"
+        return f"{LOST}ortlint stopped analyzing {name}() because {self.reason}; nothing is reported for it"
 
 
 class WorkerLost(Exception):
     """A worker died or was stopped; `index` is the item of its request it was on (-1: none)."""
 
-    def __init__(self, index: int, reason: str):
-        super().__init__(reason)
+    def __init__(self, index: int, loss: Loss):
+        super().__init__(loss.reason)
         self.index = index
-        self.reason = reason
+        self.loss = loss
 
 
 # ----------------------------------------------------------------------------- worker side
 
 class _Progress:
-    """The worker's side of the shared progress slots: (item index, start time) per worker."""
+    """The worker's side of the shared progress slots: (item index, the worker's CPU time and
+    the wall clock when the item started) per worker. The index is written last: the main
+    process never sees a new index with an old start."""
 
     def __init__(self, slots: Any, slot: int):
         self.slots = slots
-        self.base = 2 * slot
+        self.base = SLOT * slot
 
     def item(self, index: int) -> None:
-        self.slots[self.base + 1] = time.monotonic()
+        self.slots[self.base + 1] = time.process_time()
+        self.slots[self.base + 2] = time.monotonic()
         self.slots[self.base] = index
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user + system) process `pid` has used, from /proc (Linux); None when it
+    cannot be read (no /proc, or the process is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()  # (the command name may hold spaces and parentheses)
+        return (int(fields[11]) + int(fields[12])) / _TICKS  # utime and stime, fields 14 and 15
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _address_space() -> int:
@@ -108,7 +148,6 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     faulthandler.disable()  # a crash is reported by the main process, as a notice for the item
     from ..frontends.common import source  # tree-sitter gives up first: "could not parse" beats a lost file
-    source.PARSE_SECONDS = min(source.PARSE_SECONDS, limits.seconds / 2)
     source.PARSE_MEMORY_MB = limits.memory_mb // 3  # the front end needs as much again after the parse (11 lines of 30 000 unclosed Go calls: 500 MB parsing, 860 MB in all)
     if not isinstance(policy, Policy):  # policy files: load them here
         policy = load_policy(policy, include_defaults=False)
@@ -130,16 +169,19 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
         try:
             if kind == "parse":
                 metas = []
+                cpu: list[float] = []  # per file: what the front end cost (the run's stats)
                 with cycle_collection_paused():
                     for index, (path, language, data) in enumerate(message[1]):
                         mark(index)
                         if index:  # each file may grow the worker by the limit; the chunk by twice that
                             _limit_memory(limits.memory_mb, started + 2 * limit if started else 0)
+                        began = time.process_time()
                         unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
                         for fn in unit.functions:
                             functions[(fn.path, fn.name, fn.loc.line)] = fn
                         metas.append(unit_meta(unit, policy))
-                reply: tuple = ("ok", metas)
+                        cpu.append(time.process_time() - began)
+                reply: tuple = ("ok", (metas, cpu))
             elif kind == "analyze":
                 _, jobs, new_constants, adopted = message
                 if new_constants is not None:  # sent with a worker's first request of a run only
@@ -337,9 +379,15 @@ class WorkerPool:
                  limits: Limits = Limits()):
         self.ctx = mp.get_context("spawn" if os.name == "nt" else "fork")
         self.policy, self.options, self.compile_commands, self.limits = policy, options, compile_commands, limits
-        self.slots = self.ctx.RawArray("d", 2 * workers)
+        self.slots = self.ctx.RawArray("d", SLOT * workers)
         for i in range(workers):
-            self.slots[2 * i] = -1
+            self.slots[SLOT * i] = -1
+        self.cpu_readable = _cpu_seconds(os.getpid()) is not None  # else the time limit is counted in wall time
+        self.seen: list[tuple[float, float]] = [(0.0, 0.0)] * workers  # per worker: CPU time last read, when it last grew
+        self.checked = 0.0  # when the workers' clocks were last read
+        self.max_stall = 0.0  # the longest a busy worker went without CPU time (stats: how far from a hang)
+        self.max_cpu = {"parse": (0.0, ""), "analysis": (0.0, "")}  # the costliest item of each kind (stats)
+        self.progress = Progress()  # told of each file parsed, and regularly while the workers work (a display)
         self.conns: list[Any] = [None] * workers
         self.procs: list[Any] = [None] * workers
         for w in range(workers):
@@ -362,7 +410,8 @@ class WorkerPool:
             child, self.policy, self.options, self.compile_commands, self.slots, w, self.limits))
         proc.start()
         child.close()
-        self.slots[2 * w] = -1
+        self.slots[SLOT * w] = -1
+        self.seen[w] = (0.0, 0.0)
         self.conns[w], self.procs[w] = parent, proc
 
     def __enter__(self) -> "WorkerPool":
@@ -385,10 +434,47 @@ class WorkerPool:
     # -- supervision ------------------------------------------------------------------
 
     def _busy_index(self, w: int) -> int:
-        return int(self.slots[2 * w])
+        return int(self.slots[SLOT * w])
 
-    def _overdue(self, w: int, now: float) -> bool:
-        return self._busy_index(w) >= 0 and now - self.slots[2 * w + 1] > self.limits.seconds
+    def _overdue(self, w: int, now: float) -> Loss | None:
+        """Why worker `w` must be stopped now, if it must: its item used more than the time
+        limit in CPU time (not in wall time: on a busy machine a worker gets a fraction of a
+        core, and an item that fits on an idle one must fit there too), or it has had no CPU
+        time at all for `Limits.hang_seconds` (it waits for something that never comes). Where
+        no process's CPU time can be read (no /proc), the limit is counted in wall time."""
+        base = SLOT * w
+        if self._busy_index(w) < 0:
+            return None
+        started_cpu, started_wall = self.slots[base + 1], self.slots[base + 2]
+        limit = self.limits.seconds
+        cpu = _cpu_seconds(self.procs[w].pid) if self.cpu_readable else None
+        if cpu is None:
+            if not self.cpu_readable and now - started_wall > limit:
+                return Loss(f"after {limit:g} s (the time limit)", limit=True)
+            return None
+        if cpu - started_cpu > limit:
+            return Loss(f"after {limit:g} s of CPU time (the time limit)", limit=True)
+        last, since = self.seen[w]
+        if cpu != last:
+            self.seen[w] = (cpu, now)
+            return None
+        stalled = now - max(since, started_wall)
+        self.max_stall = max(self.max_stall, stalled)
+        if stalled > self.limits.hang():
+            return Loss(f"its worker got no CPU time for {self.limits.hang():g} s (it hung)")
+        return None
+
+    def limit_stats(self) -> dict[str, object]:
+        """How close this run's items came to the limits: the costliest parse and analysis in
+        CPU seconds (and what it was), the longest a busy worker went without CPU time."""
+        return {"max_parse_cpu_seconds": round(self.max_cpu["parse"][0], 3), "max_parse_cpu_item": self.max_cpu["parse"][1],
+                "max_analysis_cpu_seconds": round(self.max_cpu["analysis"][0], 3),
+                "max_analysis_cpu_item": self.max_cpu["analysis"][1], "max_stall_seconds": round(self.max_stall, 3),
+                "cpu_time_limit": self.cpu_readable}
+
+    def _record_cpu(self, kind: str, seconds: float, what: str) -> None:
+        if seconds > self.max_cpu[kind][0]:
+            self.max_cpu[kind] = (seconds, what)
 
     def _death(self, w: int) -> str:
         """Why worker `w` is gone, in words (its exit status once it has ended)."""
@@ -436,11 +522,9 @@ class WorkerPool:
                 return
             self._stop(w)
             index = payload.index if isinstance(payload, WorkerLost) else -1
-            reason = payload.reason if isinstance(payload, WorkerLost) else "of an internal error"
+            loss = payload.loss if isinstance(payload, WorkerLost) else Loss("of an internal error")
             for path in [owned[index]] if 0 <= index < len(owned) else owned:
-                self.lost_files[path] = self.relost[path] = (
-                    f"{LOST}ortlint stopped parsing this file again (after another file's loss) because {reason}; "
-                    "nothing is reported for it")
+                self.lost_files[path] = self.relost[path] = loss.parse_note(again=True)
 
     def _readopt(self, w: int) -> None:
         """A replacement worker gets again the functions moved to its slot in this `analyze`
@@ -607,20 +691,22 @@ class WorkerPool:
         """The reply of worker `w`, or WorkerLost when it dies or overruns its time first."""
         conn = self.conns[w]
         while True:
+            self.progress.changed()
             if wait([conn], timeout=self.POLL_SECONDS):
                 try:
                     status, payload = pickle.loads(conn.recv_bytes())
                 except (EOFError, OSError):
-                    raise WorkerLost(self._busy_index(w), self._death(w)) from None
+                    raise WorkerLost(self._busy_index(w), Loss(self._death(w))) from None
                 return status, payload
-            if self._overdue(w, time.monotonic()):
+            loss = self._overdue(w, time.monotonic())
+            if loss is not None:
                 index = self._busy_index(w)
                 self._stop(w)
-                raise WorkerLost(index, f"it took more than {self.limits.seconds:g} s")
+                raise WorkerLost(index, loss)
 
     def _stream(self, next_chunk: Callable[[int], Any], message: Callable[[int, Any], tuple],
                 on_reply: Callable[[int, Any, Any], None],
-                on_lost: Callable[[int, Any, int, str], None], idle: Callable[[], bool] | None = None,
+                on_lost: Callable[[int, Any, int, Loss], None], idle: Callable[[], bool] | None = None,
                 refill: Callable[[int, list[int]], list[int]] | None = None) -> None:
         """Keep every worker busy: each has one request in flight; as soon as a reply comes,
         the worker gets its next chunk (`next_chunk(w)`, None when it has none left) and only
@@ -632,7 +718,7 @@ class WorkerPool:
         are then idle, so the move needs no other request to finish first); it returns the
         workers to feed.
 
-        A request whose worker is lost goes to `on_lost(w, chunk, index, reason)` (the item at
+        A request whose worker is lost goes to `on_lost(w, chunk, index, loss)` (the item at
         `index` is the culprit; -1 when the worker was between items), which puts back what
         must be done again; the worker is replaced before it gets its next chunk."""
         in_flight: dict[Any, tuple[int, Any]] = {}
@@ -643,8 +729,8 @@ class WorkerPool:
                 self.conns[w].send(message(w, chunk))
                 in_flight[self.conns[w]] = (w, chunk)
 
-        def lose(w: int, chunk: Any, index: int, reason: str) -> None:
-            on_lost(w, chunk, index, reason)
+        def lose(w: int, chunk: Any, index: int, loss: Loss) -> None:
+            on_lost(w, chunk, index, loss)
             self._replace(w)
             feed(w)
 
@@ -660,6 +746,7 @@ class WorkerPool:
             feed(w)
         idle_more = idle is not None  # the main process has work of its own now
         while in_flight:
+            self.progress.changed()  # (a display redraws when it is time: the elapsed time goes on)
             ready = wait(list(in_flight), timeout=0 if idle_more else self.POLL_SECONDS)
             if not ready and idle_more:
                 idle_more = idle()
@@ -670,7 +757,7 @@ class WorkerPool:
                 try:
                     data = conn.recv_bytes()
                 except (EOFError, OSError):
-                    lose(w, chunk, self._busy_index(w), self._death(w))
+                    lose(w, chunk, self._busy_index(w), Loss(self._death(w)))
                     continue
                 if self._busy_index(w) == RETIRE:  # over its memory limit: a fresh worker takes its files
                     self.retired += 1
@@ -686,19 +773,23 @@ class WorkerPool:
                 if status != "ok":  # raised outside any item: the worker is replaced all the same
                     following = in_flight.pop(self.conns[w], None)
                     if following is not None:  # sent before the reply was read: not started yet
-                        on_lost(w, following[1], NOT_STARTED, "")
-                    lose(w, chunk, -1, "of an internal error: " + payload.strip().splitlines()[-1])
+                        on_lost(w, following[1], NOT_STARTED, Loss(""))
+                    lose(w, chunk, -1, Loss("of an internal error: " + payload.strip().splitlines()[-1]))
                     continue
                 on_reply(w, chunk, payload)
                 feed_idle()
                 idle_more = idle is not None
             now = time.monotonic()
+            if now - self.checked < self.POLL_SECONDS:
+                continue
+            self.checked = now
             for conn, (w, chunk) in list(in_flight.items()):
-                if self._overdue(w, now):
+                loss = self._overdue(w, now)
+                if loss is not None:
                     index = self._busy_index(w)
                     del in_flight[conn]
                     self._stop(w)
-                    lose(w, chunk, index, f"it took more than {self.limits.seconds:g} s")
+                    lose(w, chunk, index, loss)
 
     @staticmethod
     def _split(chunk: list, index: int) -> tuple[Any, list]:
@@ -737,18 +828,23 @@ class WorkerPool:
                 self.owner[path] = w
             return chunk
 
-        def on_reply(_w: int, _chunk: Any, metas: list[UnitMeta]) -> None:
+        def on_reply(_w: int, _chunk: Any, payload: tuple[list[UnitMeta], list[float]]) -> None:
+            metas, cpu = payload
+            for m, seconds in zip(metas, cpu):
+                self._record_cpu("parse", seconds, m.path)
+            self.progress.file_parsed(len(metas))
             for m in metas:
                 by_path[m.path] = m
                 for (name, line, *_rest), size in zip(m.functions, m.sizes):
                     self.sizes[(m.path, name, line)] = size
 
-        def on_lost(_w: int, chunk: list, index: int, reason: str) -> None:
+        def on_lost(_w: int, chunk: list, index: int, loss: Loss) -> None:
             culprit, again = self._split(chunk, index)
             if culprit is not None:
                 path, language = culprit[0], culprit[1]
-                note = f"{LOST}ortlint stopped parsing this file because {reason}; nothing is reported for it"
+                note = loss.parse_note()
                 self.lost_files[path] = note
+                self.progress.file_parsed()
                 by_path[path] = UnitMeta(path, language, [], [(1, note)], 0, {}, [])
             for item in again:  # parsed again by whichever worker takes them, not by the replacement
                 self.owner.pop(item[0], None)
@@ -793,7 +889,7 @@ class WorkerPool:
                     keys = [m[0] for m in job[3]] if len(job) > 3 and job[3] else [job[0]]
                     if any(key[0] in self.lost_files for key in keys):  # its IR is gone with a worker: nothing to analyze
                         (on_results or out.update)({key: FunctionResult([], None, {}, [
-                            (key[2], f"{LOST}{key[1]}() was not analyzed: its file was lost")]) for key in keys})
+                            (key[2], self.orphan_note(key))]) for key in keys})
                         continue
                     w = self.owner[job[0][0]]
                     cost[job[0]] = self._estimate(job[0])
@@ -867,6 +963,8 @@ class WorkerPool:
             if isinstance(payload, tuple):  # (results, CPU time of each) from a worker
                 payload, costs = payload
                 self._observe(costs)
+                for key, seconds in costs.items():
+                    self._record_cpu("analysis", seconds, f"{key[0]}:{key[2]}: {key[1]}()")
             if on_results is not None:
                 on_results(payload)
             else:
@@ -886,14 +984,13 @@ class WorkerPool:
                 add(more())
             return busy
 
-        def on_lost(w: int, chunk: list, index: int, reason: str) -> None:
+        def on_lost(w: int, chunk: list, index: int, loss: Loss) -> None:
             sent_constants.discard(w)  # the replacement has none yet
             culprit, again = self._split(chunk, index)
             if culprit is not None:
                 keys = [m[0] for m in culprit[3]] if len(culprit) > 3 and culprit[3] else [culprit[0]]
-                on_reply(w, chunk, {key: FunctionResult([], None, {}, [(key[2], f"{LOST}ortlint stopped analyzing "
-                                                                        f"{key[1]}() because {reason}; nothing is "
-                                                                        "reported for it")]) for key in keys})
+                on_reply(w, chunk, {key: FunctionResult([], None, {}, [(key[2], loss.analysis_note(key[1]))])
+                                    for key in keys})
             elif index != NOT_STARTED:
                 singles.add(w)
             batches.setdefault(w, [])[:0] = again
@@ -902,6 +999,13 @@ class WorkerPool:
         self._stream(next_chunk, message, on_reply, on_lost, idle_step if idle is not None else None, refill)
         self.adopted = {}
         return out
+
+    def orphan_note(self, key: FunctionKey) -> str:
+        """The note of a function whose file was lost or stopped at the time limit: nothing
+        holds its IR, so it is not analyzed (a limit stays a warning, a loss an error)."""
+        if self.lost_files.get(key[0], "").startswith(LIMIT):
+            return f"{LIMIT}{key[1]}() was not analyzed: its file was stopped at the time limit"
+        return f"{LOST}{key[1]}() was not analyzed: its file was lost"
 
     def fetch_ir(self, keys: list[FunctionKey]) -> dict[FunctionKey, ir.Function | None]:
         """The IR of functions the main process analyzes itself (recursive components). A

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .program import UnitMeta
 from ..policy import Policy
 from .program import Program
+from .progress import Progress
 from .settings import RunConfig
 
 
@@ -74,6 +75,7 @@ class _Parser:
         self.units: dict[str, ir.SourceUnit] = {}
         self.metas: dict[str, "UnitMeta"] = {}  # files parsed by worker processes
         self.data: dict[str, bytes] = {}
+        self.progress = Progress()  # told of each file parsed here (the runner's display)
 
     def parse(self, path: str) -> ir.SourceUnit:
         unit = self.units.get(path)
@@ -83,6 +85,7 @@ class _Parser:
                               compile_commands=self.config.compile_commands)
             self.units[path] = unit
             self.program.add_unit(unit)
+            self.progress.file_parsed()
         return unit
 
 

@@ -20,7 +20,7 @@ from ..engine.callbacks import callback_findings
 from ..engine.macro_defects import fold_macro_defects
 from ..testcode import tag_test_findings
 from ..engine.slots import slot_findings
-from ..findings import Notice, Report
+from ..findings import STOPPED, Notice, Report, note_level
 from ..programs import distrust
 from ..suppress import apply_suppressions
 from .analysis import Analysis
@@ -36,28 +36,29 @@ from .caching import (
 )
 from .parsing import _Parser, _read, parse_many
 from .program import Program
+from .progress import Progress
 from .settings import RunConfig
 from .tasks import GC_THRESHOLDS, cycle_collection_paused
 
 
-def run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
-    """Analyze the paths of `config` and return every finding and notice, sorted."""
+def run(config: RunConfig, progress: Progress | None = None) -> Report:
+    """Analyze the paths of `config` and return every finding and notice, sorted. `progress`
+    is told what is done as it is done (a display; it changes no result)."""
     # The IR and the engine's states are millions of small objects with almost no reference
     # cycles: the collector's default thresholds make it rescan the whole heap over and over
     # (10-15% of a run). Collect rarely during the run; the caller's settings come back after.
     previous = gc.get_threshold()
     gc.set_threshold(*(max(a, b) for a, b in zip(GC_THRESHOLDS, previous)))
     try:
-        return _run(config, progress)
+        return _run(config, progress if progress is not None else Progress())
     finally:
         gc.set_threshold(*previous)
 
 
-def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Report:
+def _run(config: RunConfig, progress: Progress) -> Report:
     started = time.perf_counter()
     report = Report()
     found = _discover(config, report)
-    _add_overlays(found, config)
     distrust(config.paths)  # no program from the analyzed tree (programs.py); workers inherit it
     config = _with_compile_database(config, found.files, report)
     if any(s.language in ("c", "cpp") for s in found.files):  # the tree's own headers (workers inherit it)
@@ -72,6 +73,7 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
     program = Program()
     by_path = {s.path: s for s in found.files}
     parser = _Parser(config, program, by_path)
+    parser.progress = progress
     hashes: dict[str, str] = {}
     run_key = None
     read_file = _reader(config)
@@ -91,7 +93,9 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         parser.data.update((path, data) for path, data in config.overlays.items() if path in by_path)
         read = read_file
     discovered = time.perf_counter()
-    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache)
+    progress.start_files(len(found.files), len(found.files) - len(to_parse))
+    limits: dict[str, object] = {}
+    analysis, workers, parsed = _parse_and_analyze(config, found, to_parse, program, parser, cache, limits, progress)
     analyzed = time.perf_counter()
     dependencies = _assemble(report, found, program, analysis, parser, records, hashes, cache)
     report.stats = {
@@ -104,10 +108,13 @@ def _run(config: RunConfig, progress: Callable[[str], None] | None = None) -> Re
         "parsed_files": len(parser.units) + len(parser.metas), "workers": workers,
         "analyzed_functions": analysis.analyzed, "reused_functions": analysis.reused,
         "cache_hits": cache.hits if cache else 0, "cache_misses": cache.misses if cache else 0,
+        **limits,
     }
     if config.suppressions:
         report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
-    complete = not any(n.level == "error" for n in report.notices)
+    # a run that lost something, or had something stopped at the CPU time limit, is not stored:
+    # the next run tries again (limits counted in work give the same result every time: stored)
+    complete = not any(n.level == "error" or n.message.startswith(STOPPED) for n in report.notices)
     if cache is not None and run_key and complete and not config.overlays \
             and not any(i.context for i in program.functions.values()):  # an unsaved buffer's run is not kept
         wanted = program.wanted_names()
@@ -120,6 +127,7 @@ def _discover(config: RunConfig, report: Report) -> Discovery:
     found = discover(config.paths, config.excludes, config.use_default_excludes, config.extensions,
                      config.follow_symlinks, config.respect_ignore, config.walk_rules,
                      lambda path: repository_root(path, config.project_root), config.force_exclude)
+    _add_overlays(found, config)  # before the problems are reported: an unsaved file is no missing file
     for path, message in found.problems:
         report.notices.append(Notice(path, 0, message, "error" if "no such" in message else "warning"))
     report.notices.extend(Notice(path, 0, message, "error") for path, message in dict.fromkeys(found.errors))
@@ -185,9 +193,12 @@ def _with_cache_notices(report: Report, cache: Cache | None) -> Report:
 
 
 def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str], program: Program,
-                       parser: _Parser, cache: Cache | None) -> tuple["Analysis", int, float]:
+                       parser: _Parser, cache: Cache | None,
+                       limits: dict[str, object] | None = None,
+                       progress: Progress | None = None) -> tuple["Analysis", int, float]:
     """Parse what must be parsed (in worker processes when it pays) and analyze the program.
-    Returns the analysis, the number of processes used and when parsing ended."""
+    Returns the analysis, the number of processes used and when parsing ended; `limits`
+    receives how close the workers came to their limits (for --stats and bench/)."""
     cores = os.cpu_count() or 1  # more workers than cores or files only cost (a committed `jobs = 64`)
     workers = min(config.jobs if config.jobs > 0 else cores, cores, max(1, len(found.files)))
     total_bytes = _total_bytes(to_parse, parser.data, PARALLEL_MIN_BYTES)
@@ -198,6 +209,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
     elif config.isolate and found.files:
         pool = _start_pool(1, config)
     by_path = parser.by_path
+    if pool is not None and progress is not None:
+        pool.progress = progress
     try:
         if pool is not None:
             for meta in pool.parse([(p, by_path[p].language, parser.data.pop(p, None)) for p in to_parse]):
@@ -211,6 +224,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
         parsed = time.perf_counter()
         analysis = Analysis(program, config.policy, config.options, load_ir=parser.parse, pool=pool,
                             remote_parse=(lambda paths: _remote_parse(pool, parser, program, by_path, paths)) if pool else None)
+        if progress is not None:
+            analysis.progress = progress
         analysis.track_deps = cache is not None
         analysis.summarize_all = cache is not None
         with cycle_collection_paused(keep=False):
@@ -221,6 +236,8 @@ def _parse_and_analyze(config: RunConfig, found: "Discovery", to_parse: list[str
     finally:
         if pool is not None:
             pool.close()
+            if limits is not None:
+                limits.update(pool.limit_stats())
     return analysis, len(pool.conns) if pool else 1, parsed
 
 
@@ -345,7 +362,6 @@ def _collect(report: Report, record: FileRecord) -> None:
     for fr in record.functions:
         report.findings.extend(fr.findings)
         for line, message in fr.notes:
-            level = "error" if message.startswith("internal error") else "note"
-            report.notices.append(Notice(record.path, line, message, level))
+            report.notices.append(Notice(record.path, line, message, note_level(message, "note")))
         for name, count in fr.unknown_callees.items():
             report.unknown_callees[name] = report.unknown_callees.get(name, 0) + count

@@ -1,10 +1,12 @@
 """Reporters turn a `Report` into text; they never analyze anything.
 
     text.py              the terminal format (findings, traces, summary line)
+    snippet.py           the source line and caret under each text finding
     sarif.py             SARIF 2.1.0 for code scanning
     json_report.py       JSON (+ fastjson.py, its encoder)
     github.py            GitHub workflow annotations
     sanitizer_report.py  `ortlint sanitizer`'s report
+    progress.py          the progress line on stderr while a run goes on (a display of counts)
 """
 from __future__ import annotations
 

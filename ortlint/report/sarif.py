@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from ..docs import rule_description, rule_help
-from ..findings import RULES, Finding, Fix, Notice, Report
+from ..findings import LIMIT, RULES, Finding, Fix, Notice, Report
 from . import fastjson
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -115,11 +115,26 @@ def _fix(fix: Fix, path: str, root: str) -> dict:
             "properties": {"safe": fix.safe}}
 
 
+LIMIT_REACHED = "limit-reached"  # the descriptor of notifications about a limit reached (findings.LIMIT)
+NOTIFICATIONS = [{
+    "id": LIMIT_REACHED,
+    "name": "LimitReached",
+    "shortDescription": {"text": "A limit stopped the parse of a file or the analysis of a function."},
+    "fullDescription": {"text": "The parse of this file or the analysis of this function was stopped at one of "
+                                "ortlint's limits (parse steps, the engine's work budget, the CPU time limit); "
+                                "findings for it may be incomplete. The limits other than the CPU time limit "
+                                "count work, so the same code stops at the same point on every run."},
+    "defaultConfiguration": {"level": "warning"},
+}]
+
+
 def _notification(n: Notice, root: str) -> dict:
     level = n.level if n.level in ("error", "warning", "note") else "warning"
     out: dict = {"level": level, "message": {"text": n.message}}
     if n.path:
         out["locations"] = [_location(n.path, max(n.line, 1), 1, root)]
+    if n.message.startswith(LIMIT):
+        out["descriptor"] = {"id": LIMIT_REACHED, "index": 0}
     return out
 
 
@@ -137,6 +152,7 @@ def format_sarif(report: Report, root: str | None = None, **_: object) -> str:
             "semanticVersion": __version__,
             "informationUri": INFO_URI,
             "rules": [_rule_descriptor(rid) for rid in rule_ids],
+            "notifications": NOTIFICATIONS,
         }},
         "originalUriBaseIds": {"%SRCROOT%": {"uri": Path(root).as_uri() + "/"}},
         "invocations": [{

@@ -16,8 +16,9 @@ counted in the summary otherwise, so that they never drown the findings.
 """
 from __future__ import annotations
 
-from ..findings import Finding, Notice, Report
+from ..findings import LIMIT, Finding, Notice, Report
 from ..textsafe import terminal_safe as safe
+from .snippet import snippet_lines, source_lines
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "note": "\033[1;36m", "bold": "\033[1m",
            "dim": "\033[2m", "reset": "\033[0m"}
@@ -77,10 +78,13 @@ def _summary(report: Report, shown_notes: bool) -> str:
     if stats.get("baselined"):
         extra.append(f"{int(stats['baselined'])} in baseline")
     errors = sum(1 for n in report.notices if n.level == "error")
-    warnings = sum(1 for n in report.notices if n.level == "warning")
+    limits = sum(1 for n in report.notices if n.level == "warning" and n.message.startswith(LIMIT))
+    warnings = sum(1 for n in report.notices if n.level == "warning") - limits
     notes = sum(1 for n in report.notices if n.level == "note")
     if errors:
         extra.append(_plural(errors, "error"))
+    if limits:  # files or functions a limit stopped (warnings of their own, listed above)
+        extra.append(f"{_plural(limits, 'limit')} reached")
     if warnings:
         extra.append(_plural(warnings, "warning"))
     if notes:
@@ -89,15 +93,20 @@ def _summary(report: Report, shown_notes: bool) -> str:
 
 
 def format_text(report: Report, color: bool = False, quiet: bool = False, verbose: bool = False,
-                show_trace: bool = True, **_: object) -> str:
+                show_trace: bool = True, show_source: bool = False, **_: object) -> str:
     """Findings with their traces, then tool messages, then one summary line.
 
-    `quiet` keeps only the one-line findings (for scripts and pre-commit logs).
+    `quiet` keeps only the one-line findings (for scripts and pre-commit logs); `show_source`
+    puts the source line and a caret under each headline (snippet.py; not with `quiet`).
     """
     paint = _Painter(color)
     out: list[str] = []
+    sources = source_lines(report.findings) if show_source and not quiet else {}
     for f in report.findings:
-        out.extend(_finding_lines(f, paint, show_trace and not quiet))
+        lines = _finding_lines(f, paint, show_trace and not quiet)
+        out.append(lines[0])
+        out.extend(snippet_lines(f, sources, paint) if sources else ())
+        out.extend(lines[1:])
     if not quiet:
         for n in report.notices:
             if n.level != "note" or verbose:

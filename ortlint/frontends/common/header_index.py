@@ -51,7 +51,6 @@ MAX_INDEXED_FILES = 200_000  # headers the repository index holds at most (a wal
 # Folders the repository index does not enter: version control and build output (copies of the
 # tree's headers, made by the build) — not vendored code, whose headers the build does include.
 _SKIPPED_FOLDERS = re.compile(r"\.|node_modules$|build$|build-|_build$|Build$|cmake-build-|bazel-|CMakeFiles$|out$")
-HEADER_PARSE_SECONDS = 5.0
 # Header text whose syntax trees stay kept for `take_tree`, the oldest dropped first (a tree
 # takes about 15x the bytes of its text): a header is usually analyzed itself soon after the
 # first file that includes it (`dir/a.cc` sorts before `dir/a.h`).
@@ -521,10 +520,10 @@ class HeaderIndex:
         if self._parser is None:
             self._parser = Parser(CPP_LANGUAGE)
         try:
-            tree = parse_limited(self._parser, data, HEADER_PARSE_SECONDS)
+            tree = parse_limited(self._parser, data)  # the step limit of any parse (source.parse_steps)
             heads = blank_declaration_heads(data) if tree.root_node.has_error else data
             if heads != data:  # `DECO TYPE *f(`: read as the front ends read it after their first parse
-                tree = parse_limited(self._parser, heads, HEADER_PARSE_SECONDS)
+                tree = parse_limited(self._parser, heads)
         except (ParseTimeout, ValueError):
             return None
         self.parsed += 1

@@ -120,6 +120,9 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             moved = self.move_into_object(node, left)
             if moved is not None:
                 return moved
+            copied = self.copy_into_string(node, left)
+            if copied is not None:
+                return copied
         if left.type == "identifier" and op == "=":
             own = self.owner_of(self.text(left))
             if own is not None and own.what == "smart":

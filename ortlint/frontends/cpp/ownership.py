@@ -16,6 +16,10 @@ from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_
 from .scopes import Frame
 from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _MOVES, _expr_vars, pick_overload, strip_template_args
 
+# Objects that copy the characters they are assigned (a `std::string_view` would not: not here)
+_STRING_OBJECTS = frozenset({"std::string", "std::wstring", "std::u16string", "std::u32string", "std::u8string",
+                             "string", "wstring", "std::filesystem::path"})
+
 
 class CppOwnership:
     """Ownership in C++ objects: smart pointers and their deleters (temporaries destroyed at the end of their full
@@ -376,6 +380,26 @@ the file's own classes constructed and destroyed (members released by their dest
         names = tuple(sorted(_expr_vars(value)))
         if names:
             self.emit(ir.Havoc(self.loc(node), names, "moved into a smart pointer of another object"))
+        return target
+
+    def copy_into_string(self, node: Node, left: Node) -> ir.Expr | None:
+        """`cfg.model = p;` into a `std::string` member (or element) copies the characters, as
+        `std::string s = p;` does: the member holds no pointer to what `p` points to, so
+        releasing `p` afterwards leaves nothing dangling and a struct returned by value hands
+        nothing on. None when the target is not a string object assigned from another type."""
+        target_type = self.expr_type(left)
+        right = node.child_by_field_id(self.F.right)
+        if not target_type or right is None:
+            return None
+        ref = self.model.resolve_alias(parse_type(target_type))
+        if ref.pointers or ref.array or ref.name not in _STRING_OBJECTS:
+            return None
+        source = self.expr_type(right)
+        if source is not None and self.model.resolve_alias(parse_type(source)).name == ref.name:
+            return None  # a string copied from a string: the C lowering's store is right
+        self.lower_expr(right, discard=True)
+        target = self.lower_expr(left)
+        self.emit(ir.Assign(self.loc(node), target, Opaque(self.short_text(right))))
         return target
 
     def store_into_owning_element(self, node: Node, left: Node) -> ir.Expr | None:

@@ -37,6 +37,7 @@ from typing import Iterator
 from tree_sitter import Node
 
 from ... import ir
+from ...findings import LIMIT
 from ...ir import Const, Field, Loc, Var
 from ...policy import Policy
 from ..common.cfg import TooDeep, TooManyCleanups
@@ -131,8 +132,9 @@ class JavaFrontEnd:
             return ir.SourceUnit(self.path, "java", [], self.notes, self.lines)
         if tree is None:
             limit = parse_budget(len(self.src))
-            self.notes.append((Loc(1, 1, 1, 1), f"tree-sitter could not parse the file within {limit:.1f} s of CPU "
-                                                 "time (error recovery on malformed code); not checked"))
+            self.notes.append((Loc(1, 1, 1, 1), f"{LIMIT}tree-sitter stopped parsing this file after {limit * 100:,} "
+                                                 "parse steps (error recovery on malformed code); could not parse "
+                                                 "this file, it is not analyzed"))
             return ir.SourceUnit(self.path, "java", [], self.notes, self.lines)
         root = tree.root_node
         type_parameters, self.syntax.ids = _scan(root, self.src)
@@ -242,7 +244,7 @@ class JavaFrontEnd:
             return []
         other = JavaFrontEnd(path, data, self.policy, 0, index=False)
         try:
-            tree = parse_tree(data, parse_budget(len(data)) * INDEX_PARSE_SHARE)
+            tree = parse_tree(data, int(parse_budget(len(data)) * INDEX_PARSE_SHARE))
         except ParseTimeout:
             return []
         if tree is None:

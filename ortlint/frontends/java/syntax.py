@@ -1,4 +1,4 @@
-"""Java syntax: the tree-sitter-java grammar and its field ids, parsing within a CPU budget,
+"""Java syntax: the tree-sitter-java grammar and its field ids, parsing within a step limit,
 and the walks over a file's tree that must stay linear (comments and type parameters found
 with one cursor walk, the locals each closure takes over computed once per file).
 """
@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import bisect
 import re
-import time
 from typing import Callable, Iterator
 
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Tree
 
-from ..common.source import memory_cap_reached, over_memory_cap, parse_memory_cap
+from ..common.source import StepCounter, memory_cap_reached, parse_steps
 
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 
@@ -212,12 +211,10 @@ class TakeOvers:
         return None
 
 
-PARSE_SECONDS = 1.0  # CPU time tree-sitter may spend on a file, plus PARSE_SECONDS_PER_MB per megabyte
-PARSE_SECONDS_PER_MB = 1.0  # tree-sitter-java parses about 18 MB/s: this is 18x that
 
 
 MAX_INDEXED_BYTES = 2 * 1024 * 1024  # larger files of the project (generated code) are not indexed
-INDEX_PARSE_SHARE = 0.25  # of a file's parse budget, when it is only read for its declarations
+INDEX_PARSE_SHARE = 0.25  # of a file's parse steps, when it is only read for its declarations
 
 
 def modifier_words(decl: Node) -> set[str]:
@@ -249,37 +246,29 @@ def is_placeholder(method: Node, named: Callable[[Node | None], list[Node]]) -> 
     return True
 
 
-def parse_budget(size: int) -> float:
-    return PARSE_SECONDS + PARSE_SECONDS_PER_MB * size / 1e6
+def parse_budget(size: int) -> int:
+    """The parse steps tree-sitter may take on a file of `size` bytes (`source.parse_steps`)."""
+    return parse_steps(size)
 
 
-def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
-    """The syntax tree, or None when tree-sitter needs more than its CPU budget. Its error
-    recovery is superlinear on some malformed input (8 000 stray `case` labels: 21 s), and
-    tree-sitter has no time limit of its own in this binding; its progress callback, which
-    only the read-callback form of `parse` calls, can cancel it. The same callback keeps the
-    parse under the workers' parse memory cap (`source.parse_memory_cap`; a 4 MB file of 60 KB
-    lines took tree-sitter-java to 1 GB): past it, ParseTimeout says so."""
-    limit = budget if budget is not None else parse_budget(len(src))
-    deadline = time.process_time() + limit
-    memory_cap = parse_memory_cap()
+def parse_tree(src: bytes, steps: int | None = None) -> Tree | None:
+    """The syntax tree, or None when tree-sitter needs more than its step limit
+    (`source.parse_steps`: counted in parse work, so a file stops at the same point on a busy
+    machine as on an idle one). Its error recovery is superlinear on some malformed input
+    (8 000 stray `case` labels: 21 s), and tree-sitter has no limit of its own in this binding;
+    its progress callback, which only the read-callback form of `parse` calls, can cancel it.
+    The same callback keeps the parse under the workers' parse memory cap
+    (`source.parse_memory_cap`; a 4 MB file of 60 KB lines took tree-sitter-java to 1 GB): past
+    it, ParseTimeout says so."""
+    counter = StepCounter(parse_steps(len(src)) if steps is None else steps)
     view = memoryview(src)
-    calls = [0]
-    over = [False]
 
     def read(offset: int, point: object) -> memoryview:
         return view[offset:]
 
-    def cancel(state: object, has_error: bool) -> bool:
-        calls[0] += 1
-        if calls[0] % 64 == 0 and over_memory_cap(memory_cap):
-            over[0] = True
-            return True
-        return time.process_time() > deadline
-
     try:
-        return Parser(JAVA_LANGUAGE).parse(read, progress_callback=cancel)
+        return Parser(JAVA_LANGUAGE).parse(read, progress_callback=counter)
     except ValueError as exc:  # "Parsing failed": cancelled
-        if over[0]:
+        if counter.over_memory:
             raise memory_cap_reached() from exc
         return None
