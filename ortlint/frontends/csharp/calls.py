@@ -23,7 +23,7 @@ from .project import MethodDecl
 from .scopes import Inlined
 from .static_types import argument_expr, method_of
 from .syntax import F_ARGUMENTS, F_BODY, F_FUNCTION, F_INITIALIZER, F_NAME, F_PARAMETERS, F_TYPE, has_token
-from .types import PRIMITIVES, base_name, canon, element_type
+from .types import PRIMITIVES, base_name, canon, element_type, is_array, is_collection
 
 _NO_THROW = frozenset({"Dispose", "DisposeAsync", "ToString", "GetHashCode", "Equals", "GetType"})
 _VOID = Opaque("void")
@@ -31,6 +31,8 @@ _VOID = Opaque("void")
 
 _INTERLOCKED = frozenset({"Interlocked", "System.Threading.Interlocked", "Threading.Interlocked"})
 _TASKS = frozenset({"Task", "ValueTask", "System.Threading.Tasks.Task", "System.Threading.Tasks.ValueTask"})
+_VIEWS = frozenset({"AsReadOnly", "ToArray", "ToList", "AsEnumerable", "ToImmutableArray", "ToImmutableList",
+                    "ToHashSet"})
 
 
 class CSharpCalls:
@@ -181,6 +183,8 @@ class CSharpCalls:
             exchanged = self.lower_exchange(node, arg_list, method == "CompareExchange")
             if exchanged is not None:
                 return exchanged
+        if method in _VIEWS and recv is not None and not self.arg_nodes(arg_list) and self.is_local_view(recv):
+            return self.lower_expr(recv)  # `values.ToArray()`, `list.AsReadOnly()`: the same elements
         if method == "FromResult" and recv is not None and self.text(recv) in _TASKS:
             given = [argument_expr(a) for a in self.arg_nodes(arg_list)]
             if len(given) == 1 and given[0] is not None:  # `Task.FromResult(v)` holds v: v itself
@@ -206,6 +210,17 @@ class CSharpCalls:
             args = [rcv] + args
             rcv = None
         return self.emit_call(node, callee, style, rcv, tuple(args), discard, dest, token, borrows=borrow)
+
+    def is_local_view(self, recv: Node) -> bool:
+        """Whether `recv.ToArray()` (and the other `_VIEWS`) of this receiver holds what `recv`
+        holds: a collection of the analyzed code's making (a `List`, an array, ...), not one of
+        the API (a `Run` result's copy is a list of borrowed elements, see the policy)."""
+        recv_type = self.expr_type(recv)
+        if is_array(recv_type):
+            return True
+        head = base_name(recv_type)
+        return bool(head) and is_collection(recv_type) and not self.unit.api.is_api(head) \
+            and head != "IDisposableReadOnlyCollection"
 
     def lower_exchange(self, node: Node, arg_list: Node | None, compare: bool) -> ir.Expr | None:
         """`Interlocked.Exchange(ref place, value)` is `old = place; place = value;` and gives
