@@ -23,10 +23,16 @@ from .project import MethodDecl
 from .scopes import Inlined
 from .static_types import argument_expr, method_of
 from .syntax import F_ARGUMENTS, F_BODY, F_FUNCTION, F_INITIALIZER, F_NAME, F_PARAMETERS, F_TYPE, has_token
-from .types import PRIMITIVES, base_name, canon, element_type
+from .types import PRIMITIVES, base_name, canon, element_type, is_array, is_collection
 
 _NO_THROW = frozenset({"Dispose", "DisposeAsync", "ToString", "GetHashCode", "Equals", "GetType"})
 _VOID = Opaque("void")
+
+
+_INTERLOCKED = frozenset({"Interlocked", "System.Threading.Interlocked", "Threading.Interlocked"})
+_TASKS = frozenset({"Task", "ValueTask", "System.Threading.Tasks.Task", "System.Threading.Tasks.ValueTask"})
+_VIEWS = frozenset({"AsReadOnly", "ToArray", "ToList", "AsEnumerable", "ToImmutableArray", "ToImmutableList",
+                    "ToHashSet"})
 
 
 class CSharpCalls:
@@ -90,9 +96,8 @@ class CSharpCalls:
         return self.lower_creation(node, type_, discard, dest)
 
     def expr_implicit_object_creation_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        return self.lower_creation(node, self.expected_type if dest is not None else "", discard, dest)
+        return self.lower_creation(node, self.target_type(node), discard, dest)
 
-    expected_type = ""
     call_generics: int | None = None  # the `<...>` of the call being lowered (None: not written)
 
     def lower_creation(self, node: Node, type_: str, discard: bool, dest: ir.Expr | None) -> ir.Expr:
@@ -174,6 +179,16 @@ class CSharpCalls:
             if len(given) == 2 and self.text(recv) == "Array" and given[0] is not None and given[1] is not None \
                     and given[1].type == "lambda_expression":
                 return self.lower_for_each(node, given[0], given[1])
+        if method in ("Exchange", "CompareExchange") and recv is not None and self.text(recv) in _INTERLOCKED:
+            exchanged = self.lower_exchange(node, arg_list, method == "CompareExchange")
+            if exchanged is not None:
+                return exchanged
+        if method in _VIEWS and recv is not None and not self.arg_nodes(arg_list) and self.is_local_view(recv):
+            return self.lower_expr(recv)  # `values.ToArray()`, `list.AsReadOnly()`: the same elements
+        if method == "FromResult" and recv is not None and self.text(recv) in _TASKS:
+            given = [argument_expr(a) for a in self.arg_nodes(arg_list)]
+            if len(given) == 1 and given[0] is not None:  # `Task.FromResult(v)` holds v: v itself
+                return self.lower_expr(given[0])
         if not method:  # a delegate value called: `callback(x)`, `(f)(x)`
             self.lower_expr(fn)
             args, _types = self.lower_args(arg_list)
@@ -195,6 +210,49 @@ class CSharpCalls:
             args = [rcv] + args
             rcv = None
         return self.emit_call(node, callee, style, rcv, tuple(args), discard, dest, token, borrows=borrow)
+
+    def is_local_view(self, recv: Node) -> bool:
+        """Whether `recv.ToArray()` (and the other `_VIEWS`) of this receiver holds what `recv`
+        holds: a collection of the analyzed code's making (a `List`, an array, ...), not one of
+        the API (a `Run` result's copy is a list of borrowed elements, see the policy)."""
+        recv_type = self.expr_type(recv)
+        if is_array(recv_type):
+            return True
+        head = base_name(recv_type)
+        return bool(head) and is_collection(recv_type) and not self.unit.api.is_api(head) \
+            and head != "IDisposableReadOnlyCollection"
+
+    def lower_exchange(self, node: Node, arg_list: Node | None, compare: bool) -> ir.Expr | None:
+        """`Interlocked.Exchange(ref place, value)` is `old = place; place = value;` and gives
+        `old` (a service swapping its session stores the new one where the old one was);
+        `CompareExchange(ref place, value, comparand)` stores only when `old == comparand`
+        (lazy initialization: the caller disposes its object when `old` is not null). None when
+        it is not that shape."""
+        given = self.arg_nodes(arg_list)
+        if len(given) != (3 if compare else 2) or not any(not c.is_named and c.type == "ref"
+                                                          for c in given[0].children):
+            return None
+        target, value = argument_expr(given[0]), argument_expr(given[1])
+        comparand = argument_expr(given[2]) if compare else None
+        if target is None or value is None or (compare and comparand is None):
+            return None
+        place = self.lower_place(target)
+        old = self.temp()
+        loc = self.loc(node)
+        if not compare:
+            self.emit(ir.Assign(loc, old, place))
+            self.assign_from(place, value, loc)
+            return old
+        stored = self.lower_expr(value)
+        expected = self.lower_expr(comparand)
+        self.emit(ir.Assign(loc, old, place))
+        store, join = self.new_block(), self.new_block()
+        self.terminate(ir.Branch(ir.Op("==", (old, expected)), store.id, join.id, loc, self.short_text(node), "if"))
+        self.start(store)
+        self.emit(ir.Assign(loc, place, stored))
+        self.jump(join)
+        self.start(join)
+        return old
 
     def value_method(self, recv_type: str, receiver: ir.Expr, method: str, types: list[str], count: int,
                      used: bool = True) -> tuple[str, str, ir.Expr | None, str | None, bool]:

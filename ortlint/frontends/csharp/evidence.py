@@ -5,7 +5,8 @@ is disposed when a method other than a finalizer calls `Dispose()`/`DisposeAsync
 it or on an element of it (`M?.Dispose()`, `((IDisposable)M).Dispose()`, `M[i].Dispose()`,
 `M.Dequeue().Dispose()`), loops over it disposing (`foreach (var v in M.Values) v.Dispose()`,
 `M.ForEach(v => v.Dispose())`), passes it to any call that is not the ONNX Runtime API (a helper
-may dispose it), uses it in `using`, or copies it to a local.
+may dispose it), uses it in `using`, copies it to a local, or takes an element of it out into a
+local (`var s = M.Dequeue();`, `M.TryTake(out var s)`: the local may be disposed).
 """
 from __future__ import annotations
 
@@ -68,6 +69,12 @@ class Evidence:
                     root, via = _root_member(self.src, value)
                     if root and not via:  # `var n = _session.OutputNames;` copies no member
                         decl.add(root)
+                elif value is not None and value.type == "invocation_expression" \
+                        and n.parent is not None and n.parent.parent is not None \
+                        and n.parent.parent.type != "field_declaration":
+                    method, receiver = _method_and_receiver(self.src, value.child_by_field_id(F_FUNCTION))
+                    if receiver is not None and method not in self.api_members:
+                        self.note(receiver, decl)  # `var s = _pool.Dequeue();`: an element into a local
             stack.extend(n.named_children)
 
     def invocation_evidence(self, n: Node, decl: set[str]) -> None:
@@ -78,6 +85,8 @@ class Evidence:
             self.note(receiver, decl)
         elif receiver is not None and args is not None and any(w in self.text(args) for w in DISPOSERS):
             self.note(receiver, decl)  # `list.ForEach(v => v.Dispose())`
+        if receiver is not None and any(_is_out(a) for a in named(args)):
+            self.note(receiver, decl)  # `_pool.TryTake(out var s)`: an element taken out into a local
         if method in self.api_members or method == "nameof":
             return
         for a in named(args):
@@ -95,6 +104,10 @@ def _calls_disposer(src: bytes, body: Node) -> bool:
         if (w + "(").encode() in src[body.start_byte:body.end_byte]:
             return True
     return False
+
+
+def _is_out(arg: Node) -> bool:
+    return arg.type == "argument" and any(not c.is_named and c.type == "out" for c in arg.children)
 
 
 def _argument_value(arg: Node) -> Node | None:

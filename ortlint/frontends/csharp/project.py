@@ -90,17 +90,25 @@ class ClassDecl:
 
     def function_name(self, method: str, decl: MethodDecl) -> str:
         """The IR name of one method: `Class.Method`, with `/N` (its parameter count) when the
-        class has several methods of that name."""
+        class has several methods of that name, and the parameter types when another one has as
+        many (`Owner.Owner/1(string)`, `Owner.Owner/1(byte[])`): each overload has its own
+        summary (one name for both gave a call the summary of whichever was analyzed last)."""
         if method == ".ctor":
-            base = f"{self.path}.{self.name}"
-            return base if len(self.ctors) <= 1 else f"{base}/{len(decl.params)}"
-        found = self.methods.get(method, [])
-        base = f"{self.path}.{method}"
-        if len(found) <= 1:
-            return base
+            found, base = self.ctors, f"{self.path}.{self.name}"
+            if len(found) <= 1:
+                return base
+        else:
+            found, base = self.methods.get(method, []), f"{self.path}.{method}"
+            if len(found) <= 1:
+                return base
         n = len(decl.params)
-        twin = any(m is not decl and len(m.params) == n and m.generics != decl.generics for m in found)
-        return f"{base}/{n}" + (f"`{decl.generics}" if twin else "")
+        rivals = [m for m in found if m is not decl and len(m.params) == n]
+        name = f"{base}/{n}"
+        if any(m.generics != decl.generics for m in rivals):
+            name += f"`{decl.generics}"
+        if any(m.generics == decl.generics for m in rivals):
+            name += "(" + ", ".join(f"{p.mode} {p.type}".strip() for p in decl.params) + ")"
+        return name
 
 
 class ProjectIndex:

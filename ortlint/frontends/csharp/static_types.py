@@ -8,7 +8,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from .api import substitute
-from .syntax import F_ARGUMENTS, F_EXPRESSION, F_FUNCTION, F_NAME, F_TYPE
+from .syntax import F_ARGUMENTS, F_EXPRESSION, F_FUNCTION, F_LEFT, F_NAME, F_RETURNS, F_TYPE
 from .types import base_name, canon, element_type, family, is_collection, type_args, unwrap_task
 
 _UNSEEN = object()
@@ -16,6 +16,11 @@ _FIRST = frozenset({"First", "FirstOrDefault", "Last", "LastOrDefault", "Single"
                     "ElementAtOrDefault", "Min", "Max", "MinBy", "MaxBy", "Find", "Peek", "Dequeue", "Pop"})
 _SAME_SEQ = frozenset({"Where", "OrderBy", "OrderByDescending", "ThenBy", "Skip", "Take", "Reverse", "Distinct",
                        "AsEnumerable", "Concat", "SkipWhile", "TakeWhile", "DefaultIfEmpty"})
+_FUNCTIONS = frozenset({"method_declaration", "local_function_statement", "operator_declaration",
+                        "conversion_operator_declaration"})
+_NOT_TYPED_HERE = frozenset({"lambda_expression", "anonymous_method_expression", "accessor_declaration",
+                             "constructor_declaration", "destructor_declaration", "class_declaration",
+                             "struct_declaration", "record_declaration", "interface_declaration"})
 _STRING_TYPES = frozenset({"string_literal", "verbatim_string_literal", "raw_string_literal",
                            "interpolated_string_expression"})
 
@@ -57,6 +62,47 @@ class CSharpTypes:
         if t == "predefined_type":
             return self.text(node)
         return None
+
+    def target_type(self, node: Node) -> str:
+        """The type a target-typed `new()` creates: the one its context declares (`T x = new()`,
+        a field or property `T P = new()`, `x = new()` of a typed `x`, `return new()` in a method
+        returning T, or `Task<T>` when it is async); "" where the context does not say (an
+        argument, a lambda's body)."""
+        parent = node.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            node, parent = parent, parent.parent
+        if parent is None:
+            return ""
+        t = parent.type
+        if t == "variable_declarator" and parent.parent is not None and parent.parent.type == "variable_declaration":
+            declared = canon(self.text(parent.parent.child_by_field_id(F_TYPE)))
+            return "" if declared == "var" else declared
+        if t == "property_declaration":
+            return canon(self.text(parent.child_by_field_id(F_TYPE)))
+        if t == "assignment_expression" and parent.child_by_field_id(F_LEFT) is not None \
+                and parent.child_by_field_id(F_LEFT).id != node.id and self.operator(parent) == "=" \
+                and (parent.parent is None or parent.parent.type != "initializer_expression"):
+            # (`new Holder { Options = new() }`: a member of the object made, not of this class)
+            return self.expr_type(parent.child_by_field_id(F_LEFT))
+        if t in ("return_statement", "arrow_expression_clause"):
+            return self.returned_type(parent)
+        return ""
+
+    def returned_type(self, node: Node) -> str:
+        """The declared type of what the function around `node` returns (unwrapped from the
+        `Task<T>` of an async one); "" inside a lambda, a constructor or an accessor."""
+        fn = node.parent
+        while fn is not None and fn.type not in _FUNCTIONS:
+            if fn.type in _NOT_TYPED_HERE:
+                return ""
+            fn = fn.parent
+        if fn is None:
+            return ""
+        returns = fn.child_by_field_id(F_RETURNS) or fn.child_by_field_id(F_TYPE)
+        declared = canon(self.text(returns))
+        is_async = any(not c.is_named and c.type == "async" or c.type == "modifier" and self.text(c) == "async"
+                       for c in fn.children)
+        return unwrap_task(declared) if is_async else declared
 
     def expr_type(self, node: Node | None) -> str:
         """The static type of an expression where the code (or the API tables) tell it; ""."""

@@ -204,6 +204,24 @@ def split_ref_assignments(data: bytes) -> bytes:
     return data
 
 
+# Two contextual keywords the grammar does not take as names where C# does: a local named
+# `with` where it is declared (`var with = ...;`, `foreach (var with in ...)`, `out var with`),
+# and an alias named like a native integer (`using nuint = System.UInt64;`). Every `with` that
+# does not open a `with { ... }` expression is renamed `w_th` (uses too, so the name stays one
+# variable), and the alias `nuin_` (its uses read as the predefined type; same length).
+_WITH_DECLARED = re.compile(rb"[\w>\]?]\s+@?with\s*(?:=(?!=)|;|,|\)|\bin\b)")
+_WITH_NAME = re.compile(rb"(?<![\w])with\b(?!\s*\{)")
+_NATIVE_INT_ALIAS = re.compile(rb"^([ \t]*(?:global[ \t]+)?using[ \t]+)(nuint|nint)(?=\s*=)", re.MULTILINE)
+
+
+def rename_contextual_names(data: bytes) -> bytes:
+    if b"with" in data and _WITH_DECLARED.search(data):
+        data = _WITH_NAME.sub(b"w_th", data)
+    if b"nint" in data or b"nuint" in data:
+        data = _NATIVE_INT_ALIAS.sub(lambda m: m.group(1) + m.group(2)[:-1] + b"_", data)
+    return data
+
+
 def blank_interpolated_strings(data: bytes) -> bytes:
     """Every interpolated string literal with its inside blanked: `$"a{x}b"` -> `$"      "`."""
     if b'$"' not in data and b'$@"' not in data and b'@$"' not in data:
@@ -299,6 +317,7 @@ def prepare(data: bytes) -> bytes:
         data = b"   " + data[3:]
     data = blank_pointer_casts(keep_one_branch(data))
     data = split_ref_assignments(blank_lambda_modifiers(blank_interpolated_strings(data)))
+    data = rename_contextual_names(data)
     return data if data.endswith(b"\n") or not data else data + b"\n"  # a last `#pragma` needs its line end
 
 
