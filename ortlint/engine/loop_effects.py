@@ -78,7 +78,7 @@ class LoopEffects:
         """The variables `_loop_exit` reads at the end of this loop (liveness.Ahead.value_dead)."""
         blocks = self._iterated(loop_blocks)
         names: set[str] = set()
-        for arg, _what in self._loop_releases(blocks):
+        for arg, _what, _releaser in self._loop_releases(blocks):
             names |= expr_vars(arg)
         for elem, keeper in self._loop_keeps(blocks):
             names |= expr_vars(elem) | expr_vars(keeper)
