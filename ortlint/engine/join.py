@@ -563,7 +563,9 @@ def join_coarse(a: State, b: State, tracked: Kinds, local_ref: Kinds, dead: froz
     differ = sorted({rid for rid, _ in a.r.items() ^ b.r.items()})
     b, _ = _rename_successors(a, b, [rid for rid in differ if _side_joinable(a, b, rid, tracked)], dead)
     br = b.r
-    out_b: dict = a.b.copy() if a.b.items() <= b.b.items() else _join_bindings(a.b, b.b)
+    # (a resource on one path and NULL on the other is given up here, as everything the two
+    # states do not agree on: `join`'s maybe-NULL view would add what `b` alone holds)
+    out_b: dict = a.b.copy() if a.b.items() <= b.b.items() else _join_bindings(a.b, b.b, {})
     out_r: dict = {}
     for rid, ra in a.r.items():
         rb = br.get(rid)
