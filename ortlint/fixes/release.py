@@ -160,6 +160,7 @@ def _insertions(src: FixSource, finding: Finding, function: Node, acquire: Node,
     assert facts is not None
     acquired = statement_of(acquire)
     guarded = _starts_null(src, function, facts.var)
+    other_value = _written_elsewhere(src, function, facts.var, acquire)
     body = function.child_by_field_name("body")
     edits = []
     safe = True
@@ -173,6 +174,8 @@ def _insertions(src: FixSource, finding: Finding, function: Node, acquire: Node,
         if exit_node is not body and exit_node.start_byte < acquire.end_byte:
             return []
         passes = acquired is not None and _dominates(src, function, acquired, exit_node)
+        if not passes and other_value:
+            return []  # the exit is also reached holding another value (a borrowed one): no release fits
         text = release if passes or not guarded else f"if ({facts.var}) {release}"
         safe = safe and (passes or guarded)
         if _returns_use_of(src, exit_node, facts.var):
@@ -218,6 +221,34 @@ def _starts_null(src: FixSource, function: Node, var: str) -> bool:
                 declarator = declarator.child_by_field_name("declarator")
             if declarator is not None and value is not None and src.text(declarator) == var \
                     and _NULL.match(src.text(value).strip()):
+                return True
+    return False
+
+
+def _written_elsewhere(src: FixSource, function: Node, var: str, acquire: Node) -> bool:
+    """`var` gets a value other than NULL somewhere but the acquisition: assigned, initialized,
+    or its address passed to another call (`GetAllocatorWithDefaultOptions(&allocator)` on the
+    other branch). An exit that the acquisition does not dominate may then hold that value,
+    which a NULL guard does not tell from the resource: releasing it could free what the
+    function does not own."""
+    def holds_acquire(node: Node | None) -> bool:
+        return node is not None and node.start_byte <= acquire.start_byte and acquire.end_byte <= node.end_byte
+
+    for node in walk(function):
+        if node.start_byte >= acquire.start_byte and node.end_byte <= acquire.end_byte:
+            continue
+        if node.type in ("assignment_expression", "init_declarator"):
+            target = node.child_by_field_name("left" if node.type == "assignment_expression" else "declarator")
+            value = node.child_by_field_name("right" if node.type == "assignment_expression" else "value")
+            while target is not None and target.type == "pointer_declarator":
+                target = target.child_by_field_name("declarator")
+            if target is None or value is None or not same_expr(src.text(target), var) or holds_acquire(value):
+                continue
+            if not _NULL.match(src.text(value).strip()):
+                return True
+        elif node.type == "pointer_expression" and src.text(node).startswith("&"):
+            argument = node.child_by_field_name("argument")
+            if argument is not None and same_expr(src.text(argument), var):
                 return True
     return False
 
