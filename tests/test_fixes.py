@@ -3,7 +3,8 @@
 A fix must remove its finding, add none, and leave a file that compiles (`gcc`/`g++
 -fsyntax-only` with fixtures/include and the JDK's jni.h). Each kind the issue names is covered:
 a dropped status released or returned, a release inserted before an early return, a goto
-pointed at the rung that releases, a JNI Release<Type>ArrayElements before a return (C and C++)."""
+pointed at the rung that releases, a JNI Release<Type>ArrayElements before a return (C and C++;
+elements stored through a cast are released cast back, as onnxruntime-genai's Tensor.cpp needs)."""
 from __future__ import annotations
 
 import shutil
@@ -69,6 +70,7 @@ def test_every_fix_kind_is_offered() -> None:
     assert "fix_array_elements.c: Release `p` with ReleaseLongArrayElements() before returning True" in text
     assert "fix_array_elements.c: Release `f` with ReleaseFloatArrayElements() before returning True" in text
     assert "fix_jni_cxx_and_status.cpp: Release `values` with ReleaseIntArrayElements() before returning True" in text
+    assert "fix_jni_cxx_and_status.cpp: Release `dims` with ReleaseLongArrayElements() before returning True" in text
 
 
 def test_no_fix_that_trades_one_finding_for_another(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ from .syntax import (call_parts, calls_named, declared_type, enclosing, fresh_na
                      labels, node_at, receiver_is_self_arg, same_expr, statement_of, walk)
 
 _NULL = re.compile(r"^(NULL|nullptr|0|\(\s*\w+\s*\*\s*\)\s*0)$")
+_JNI_ELEMENTS = re.compile(r"^Release(Boolean|Byte|Char|Short|Int|Long|Float|Double)ArrayElements$")
+_CPP_CASTS = ("reinterpret_cast", "static_cast", "const_cast")
 
 
 def leak_fixes(src: FixSource, finding: Finding) -> list[Fix]:
@@ -84,8 +86,11 @@ def _written(src: FixSource, facts: FixFacts, acquire: Node) -> str | None:
         prefix = ""
     else:
         return None
+    var = _as_acquired(src, facts.release, facts.var, acquire)
+    if var is None:
+        return None
     args: list[str | None] = [None] * facts.arity
-    args[facts.release_arg] = facts.var
+    args[facts.release_arg] = var
     if facts.owner_arg >= 0:
         if not facts.owner:
             return None
@@ -100,6 +105,33 @@ def _written(src: FixSource, facts: FixFacts, acquire: Node) -> str | None:
     if any(a is None for a in args):
         return None
     return f"{prefix}{facts.release}({', '.join(a for a in args if a is not None)});"
+
+
+def _as_acquired(src: FixSource, release: str, var: str, acquire: Node) -> str | None:
+    """`var` as the release takes it. When the acquired value was converted before it was stored
+    (`const int64_t *dims = reinterpret_cast<int64_t *>(env->GetLongArrayElements(a, 0))`), the
+    variable's type is not the release's parameter type: a JNI element release gets the
+    variable cast back to its element pointer (`(jlong *)dims`); any other release, whose
+    parameter type the policy does not spell, gets no fix."""
+    if not _converted(src, acquire):
+        return var
+    element = _JNI_ELEMENTS.match(release)
+    return f"(j{element.group(1).lower()} *){var}" if element else None
+
+
+def _converted(src: FixSource, acquire: Node) -> bool:
+    """The acquiring call's value goes through a cast before it is stored."""
+    node = acquire.parent
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.parent
+    if node is None:
+        return False
+    if node.type == "cast_expression":
+        return True
+    call = node.parent if node.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    return function is not None and function.type == "template_function" and \
+        src.text(function).split("<", 1)[0].strip() in _CPP_CASTS
 
 
 def _retarget(src: FixSource, finding: Finding, function: Node, release: Node, acquire: Node) -> Fix | None:
