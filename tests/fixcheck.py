@@ -85,8 +85,9 @@ class Outcome:
 
 
 def check_fix(original: Path, finding: Finding, fix: Fix, before: Report, workdir: Path,
-              includes: list[str]) -> Outcome:
-    """Apply `fix` to a copy of `original` in `workdir` (same name), compile, lint again."""
+              includes: list[str] | None) -> Outcome:
+    """Apply `fix` to a copy of `original` in `workdir` (same name), compile (unless `includes`
+    is None: the original does not compile either), lint again."""
     text = original.read_bytes().decode("utf-8", "surrogateescape")
     target = workdir / original.name
     workdir.mkdir(parents=True, exist_ok=True)
@@ -95,7 +96,7 @@ def check_fix(original: Path, finding: Finding, fix: Fix, before: Report, workdi
     except ValueError:
         return Outcome(False, None, False, [])
     target.write_bytes(fixed.encode("utf-8", "surrogateescape"))
-    errors = compile_errors(target, includes)
+    errors = compile_errors(target, includes) if includes is not None else None
     after = run(RunConfig([str(target)], default_policy(), isolate=False, suppressions=True))
     gone, new = compare_relint([f for f in before.findings if f.path == finding.path], finding, after.findings)
     return Outcome(True, None if errors is None else errors == "", gone, new, errors or "")

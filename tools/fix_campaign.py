@@ -116,7 +116,7 @@ def check_file(repo: Path, source: Path, work: Path, flags: list[str], totals: C
         totals["findings"] += 1
         totals["with_fix"] += bool(finding.fixes)
         for j, fix in enumerate(finding.fixes):
-            outcome = check_fix(copy, finding, fix, before, work / f"fix{i}_{j}", flags)
+            outcome = check_fix(copy, finding, fix, before, work / f"fix{i}_{j}", flags if original_compiles else None)
             kind = "safe" if fix.safe else "unsafe"
             judged = original_compiles and outcome.compiles is not None
             totals[f"{kind}_fixes"] += 1
