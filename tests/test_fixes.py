@@ -71,6 +71,7 @@ def test_every_fix_kind_is_offered() -> None:
     assert "fix_array_elements.c: Release `f` with ReleaseFloatArrayElements() before returning True" in text
     assert "fix_jni_cxx_and_status.cpp: Release `values` with ReleaseIntArrayElements() before returning True" in text
     assert "fix_jni_cxx_and_status.cpp: Release `dims` with ReleaseLongArrayElements() before returning True" in text
+    assert "fix_jni_cxx_and_status.cpp: Release `buf` with free() before returning True" in text
 
 
 def test_no_fix_that_trades_one_finding_for_another(tmp_path: Path) -> None:

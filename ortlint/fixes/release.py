@@ -111,12 +111,15 @@ def _as_acquired(src: FixSource, release: str, var: str, acquire: Node) -> str |
     """`var` as the release takes it. When the acquired value was converted before it was stored
     (`const int64_t *dims = reinterpret_cast<int64_t *>(env->GetLongArrayElements(a, 0))`), the
     variable's type is not the release's parameter type: a JNI element release gets the
-    variable cast back to its element pointer (`(jlong *)dims`); any other release, whose
-    parameter type the policy does not spell, gets no fix."""
+    variable cast back to its element pointer (`(jlong *)dims`), `free` takes it as `void *`
+    (`str = (char *)malloc(n)`: a `const` one too); any other release, whose parameter type the
+    policy does not spell, gets no fix."""
     if not _converted(src, acquire):
         return var
     element = _JNI_ELEMENTS.match(release)
-    return f"(j{element.group(1).lower()} *){var}" if element else None
+    if element:
+        return f"(j{element.group(1).lower()} *){var}"
+    return f"(void *){var}" if release == "free" else None
 
 
 def _converted(src: FixSource, acquire: Node) -> bool:
