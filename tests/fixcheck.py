@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from ortlint.orchestration.runner import run
 from ortlint.orchestration.settings import RunConfig
 
 ROOT = Path(__file__).resolve().parent.parent
+_LINE_IN_NAME = re.compile(r"@\d+")
 
 
 def jni_includes() -> list[str]:
@@ -35,8 +38,9 @@ def lint_with_fixes(path: Path) -> Report:
 
 
 def identity(f: Finding) -> tuple[str, str, str]:
-    """What a finding is about, whatever line it moved to."""
-    return (f.rule, f.function, f.anchor or f.message)
+    """What a finding is about, whatever line it moved to (a lambda's name says its line:
+    `TEST::<lambda@4117>`, which an inserted line above it moves)."""
+    return (f.rule, _LINE_IN_NAME.sub("@", f.function), f.anchor or f.message)
 
 
 def compile_errors(path: Path, includes: list[str]) -> str | None:
@@ -48,6 +52,23 @@ def compile_errors(path: Path, includes: list[str]) -> str | None:
     args = [compiler, "-fsyntax-only", *(f"-I{i}" for i in includes), str(path)]
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
     return "" if proc.returncode == 0 else proc.stdout + proc.stderr
+
+
+def compare_relint(before: list[Finding], fixed: Finding, after: list[Finding]) -> tuple[bool, list[Finding]]:
+    """Whether `fixed` is gone, and the findings the fix added. Counted as multisets of
+    identities: a function may hold several findings alike (a macro such as gtest's `TEST`
+    names every test function alike), and a fix must remove one of them, not all."""
+    expected = Counter(identity(f) for f in before)
+    target = identity(fixed)
+    expected[target] -= 1
+    seen: Counter[tuple[str, str, str]] = Counter()
+    new = []
+    for f in after:
+        seen[identity(f)] += 1
+        if seen[identity(f)] > expected[identity(f)]:
+            new.append(f)
+    gone = seen[target] <= expected[target]
+    return gone, [f for f in new if identity(f) != target]
 
 
 @dataclass
@@ -64,8 +85,9 @@ class Outcome:
 
 
 def check_fix(original: Path, finding: Finding, fix: Fix, before: Report, workdir: Path,
-              includes: list[str]) -> Outcome:
-    """Apply `fix` to a copy of `original` in `workdir` (same name), compile, lint again."""
+              includes: list[str] | None) -> Outcome:
+    """Apply `fix` to a copy of `original` in `workdir` (same name), compile (unless `includes`
+    is None: the original does not compile either), lint again."""
     text = original.read_bytes().decode("utf-8", "surrogateescape")
     target = workdir / original.name
     workdir.mkdir(parents=True, exist_ok=True)
@@ -74,10 +96,7 @@ def check_fix(original: Path, finding: Finding, fix: Fix, before: Report, workdi
     except ValueError:
         return Outcome(False, None, False, [])
     target.write_bytes(fixed.encode("utf-8", "surrogateescape"))
-    errors = compile_errors(target, includes)
+    errors = compile_errors(target, includes) if includes is not None else None
     after = run(RunConfig([str(target)], default_policy(), isolate=False, suppressions=True))
-    old = {identity(f) for f in before.findings if f.path == finding.path} - {identity(finding)}
-    now = [f for f in after.findings]
-    gone = identity(finding) not in {identity(f) for f in now}
-    new = [f for f in now if identity(f) not in old and identity(f) != identity(finding)]
+    gone, new = compare_relint([f for f in before.findings if f.path == finding.path], finding, after.findings)
     return Outcome(True, None if errors is None else errors == "", gone, new, errors or "")

@@ -1,9 +1,12 @@
-"""`ortlint server` end to end (issue 33): started over stdio as editors start it, a fixture is
+"""`ortlint server` end to end (issue 33): started over stdio as editors start it (the installed
+`ortlint server` command; the other tests `python -m ortlint server --stdio`), a fixture is
 opened and its diagnostics arrive (with the trace as related information); the text is changed
 to fix it and an empty list arrives; code actions are asked for and one is applied."""
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,8 +25,16 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _start(project: Path, options: dict | None = None) -> LspClient:
-    client = LspClient(project, env={"XDG_CACHE_HOME": str(project / ".cache")})
+def editor_command() -> list[str]:
+    """`ortlint server`, the installed command, as docs/editors.md configures every editor."""
+    script = Path(sys.executable).with_name("ortlint.exe" if os.name == "nt" else "ortlint")
+    if not script.exists():
+        pytest.skip("the ortlint command is not installed next to this Python")
+    return [str(script), "server"]
+
+
+def _start(project: Path, options: dict | None = None, command: list[str] | None = None) -> LspClient:
+    client = LspClient(project, env={"XDG_CACHE_HOME": str(project / ".cache")}, command=command)
     result = client.request("initialize", {"processId": None, "rootUri": project.as_uri(), "capabilities": {},
                                            "initializationOptions": options or {}})
     assert result["capabilities"]["codeActionProvider"]
@@ -42,7 +53,7 @@ def test_open_change_code_action_apply(project: Path) -> None:
     path = project / "src/a.c"
     uri = path.as_uri()
     text = path.read_text()
-    client = _start(project)
+    client = _start(project, command=editor_command())
     try:
         diagnostics = _open(client, uri, text)
         assert sorted((d["code"], d["range"]["start"]["line"] + 1) for d in diagnostics) == \

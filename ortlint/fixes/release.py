@@ -24,6 +24,8 @@ from .syntax import (call_parts, calls_named, declared_type, enclosing, fresh_na
                      labels, node_at, receiver_is_self_arg, same_expr, statement_of, walk)
 
 _NULL = re.compile(r"^(NULL|nullptr|0|\(\s*\w+\s*\*\s*\)\s*0)$")
+_JNI_ELEMENTS = re.compile(r"^Release(Boolean|Byte|Char|Short|Int|Long|Float|Double)ArrayElements$")
+_CPP_CASTS = ("reinterpret_cast", "static_cast", "const_cast")
 
 
 def leak_fixes(src: FixSource, finding: Finding) -> list[Fix]:
@@ -84,8 +86,11 @@ def _written(src: FixSource, facts: FixFacts, acquire: Node) -> str | None:
         prefix = ""
     else:
         return None
+    var = _as_acquired(src, facts.release, facts.var, acquire)
+    if var is None:
+        return None
     args: list[str | None] = [None] * facts.arity
-    args[facts.release_arg] = facts.var
+    args[facts.release_arg] = var
     if facts.owner_arg >= 0:
         if not facts.owner:
             return None
@@ -100,6 +105,36 @@ def _written(src: FixSource, facts: FixFacts, acquire: Node) -> str | None:
     if any(a is None for a in args):
         return None
     return f"{prefix}{facts.release}({', '.join(a for a in args if a is not None)});"
+
+
+def _as_acquired(src: FixSource, release: str, var: str, acquire: Node) -> str | None:
+    """`var` as the release takes it. When the acquired value was converted before it was stored
+    (`const int64_t *dims = reinterpret_cast<int64_t *>(env->GetLongArrayElements(a, 0))`), the
+    variable's type is not the release's parameter type: a JNI element release gets the
+    variable cast back to its element pointer (`(jlong *)dims`), `free` takes it as `void *`
+    (`str = (char *)malloc(n)`: a `const` one too); any other release, whose parameter type the
+    policy does not spell, gets no fix."""
+    if not _converted(src, acquire):
+        return var
+    element = _JNI_ELEMENTS.match(release)
+    if element:
+        return f"(j{element.group(1).lower()} *){var}"
+    return f"(void *){var}" if release == "free" else None
+
+
+def _converted(src: FixSource, acquire: Node) -> bool:
+    """The acquiring call's value goes through a cast before it is stored."""
+    node = acquire.parent
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.parent
+    if node is None:
+        return False
+    if node.type == "cast_expression":
+        return True
+    call = node.parent if node.type == "argument_list" else None
+    function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    return function is not None and function.type == "template_function" and \
+        src.text(function).split("<", 1)[0].strip() in _CPP_CASTS
 
 
 def _retarget(src: FixSource, finding: Finding, function: Node, release: Node, acquire: Node) -> Fix | None:
@@ -160,6 +195,7 @@ def _insertions(src: FixSource, finding: Finding, function: Node, acquire: Node,
     assert facts is not None
     acquired = statement_of(acquire)
     guarded = _starts_null(src, function, facts.var)
+    other_value = _written_elsewhere(src, function, facts.var, acquire)
     body = function.child_by_field_name("body")
     edits = []
     safe = True
@@ -173,6 +209,8 @@ def _insertions(src: FixSource, finding: Finding, function: Node, acquire: Node,
         if exit_node is not body and exit_node.start_byte < acquire.end_byte:
             return []
         passes = acquired is not None and _dominates(src, function, acquired, exit_node)
+        if not passes and other_value:
+            return []  # the exit is also reached holding another value (a borrowed one): no release fits
         text = release if passes or not guarded else f"if ({facts.var}) {release}"
         safe = safe and (passes or guarded)
         if _returns_use_of(src, exit_node, facts.var):
@@ -218,6 +256,34 @@ def _starts_null(src: FixSource, function: Node, var: str) -> bool:
                 declarator = declarator.child_by_field_name("declarator")
             if declarator is not None and value is not None and src.text(declarator) == var \
                     and _NULL.match(src.text(value).strip()):
+                return True
+    return False
+
+
+def _written_elsewhere(src: FixSource, function: Node, var: str, acquire: Node) -> bool:
+    """`var` gets a value other than NULL somewhere but the acquisition: assigned, initialized,
+    or its address passed to another call (`GetAllocatorWithDefaultOptions(&allocator)` on the
+    other branch). An exit that the acquisition does not dominate may then hold that value,
+    which a NULL guard does not tell from the resource: releasing it could free what the
+    function does not own."""
+    def holds_acquire(node: Node | None) -> bool:
+        return node is not None and node.start_byte <= acquire.start_byte and acquire.end_byte <= node.end_byte
+
+    for node in walk(function):
+        if node.start_byte >= acquire.start_byte and node.end_byte <= acquire.end_byte:
+            continue
+        if node.type in ("assignment_expression", "init_declarator"):
+            target = node.child_by_field_name("left" if node.type == "assignment_expression" else "declarator")
+            value = node.child_by_field_name("right" if node.type == "assignment_expression" else "value")
+            while target is not None and target.type == "pointer_declarator":
+                target = target.child_by_field_name("declarator")
+            if target is None or value is None or not same_expr(src.text(target), var) or holds_acquire(value):
+                continue
+            if not _NULL.match(src.text(value).strip()):
+                return True
+        elif node.type == "pointer_expression" and src.text(node).startswith("&"):
+            argument = node.child_by_field_name("argument")
+            if argument is not None and same_expr(src.text(argument), var):
                 return True
     return False
 
