@@ -111,7 +111,21 @@ class CFrontEnd:
             functions.extend(self.lower_function(node, name))
         self.note_unparsed(root, functions)
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
-                             self.collect_constants(root), list(self.visible.headers))
+                             self.header_constants() | self.collect_constants(root), list(self.visible.headers))
+
+    def header_constants(self) -> dict[str, int]:
+        """`#define NAME <integer>` of the tree's headers this file includes: `!= REDISMODULE_OK`
+        compares with 0 whether or not the run also analyzes redismodule.h (a file analyzed
+        alone, as a hook or an editor does, gets the constants a run over its tree gets)."""
+        bodies = {name: macro.body for name, macro in self.visible.macros.items() if macro.params is None}
+        oracle = getattr(self, "oracle", None)  # precise mode: the object-like macros libclang saw used
+        bodies.update(getattr(oracle, "objects", None) or {})
+        out: dict[str, int] = {}
+        for name, body in bodies.items():
+            number = parse_int(body.strip().strip("()")) if body else None
+            if number is not None:
+                out[name] = number
+        return out
 
     # ------------------------------------------------------------------ the tree's own headers
 
