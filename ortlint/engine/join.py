@@ -196,7 +196,7 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
                              for rid, ra in a.r.items()):
             trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
     if nullable:
-        _borrowed_or_null(out_b, out_r, nullable, a.r, br)
+        _borrowed_or_null(out_b, out_r, nullable, a.r, br, local_ref)
         referenced = referenced_ids(out_b)
     one_side = a.r.keys() ^ br.keys()
     if one_side and not one_side.isdisjoint(out_r):
@@ -271,15 +271,20 @@ def _join_bindings(ba: dict, bb: dict, nullable: dict) -> dict:
 _NULL = ("k", 0)
 
 
-def _borrowed_or_null(out_b: dict, out_r: dict, nullable: dict, ra: dict, rb: dict) -> None:
+def _borrowed_or_null(out_b: dict, out_r: dict, nullable: dict, ra: dict, rb: dict, local_ref: Kinds = frozenset()) -> None:
     """A borrowed pointer on one path and NULL on the other (`CastTypeInfoToTensorInfo` may
     write NULL on success) is that borrowed pointer, "maybe NULL": a NULL test decides, and a
     use after its owner was released is still one. Joined away to an unknown value, the view
-    lost its owner and such a use went unseen. Only for borrowed views: whatever else a
-    location holds on one path only is joined as before."""
+    lost its owner and such a use went unseen. So is a JNI local reference alive on one path
+    and NULL on the other (`key` after `if (key != nullptr) {...}`): `DeleteLocalRef(key)`
+    after the join deletes it (deleting NULL does nothing), where an unknown value made every
+    iteration pile one up. Whatever else a location holds on one path only is joined as before."""
     for k, v in nullable.items():
         res = out_r.get(v[1]) or ra.get(v[1]) or rb.get(v[1])
-        if res is not None and res.st == BORROWED and (res.parent is None or res.parent in out_r):
+        if res is None:
+            continue
+        view = res.st == BORROWED and (res.parent is None or res.parent in out_r)
+        if view or (res.st == HELD and res.kind in local_ref and v[1] in out_r):
             out_b[k] = v
             if not res.maybe_null or v[1] not in out_r:
                 out_r[v[1]] = replaced(res, maybe_null=True)
