@@ -364,7 +364,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
           diff_rev: str | None, exclude_tests: bool | None, no_ignore: bool | None, show_settings: str | None,
           show_source: bool = True, progress: bool | None = None) -> None:
-    """Check C, C++, JNI, Java and Go files and folders (default: the current folder)."""
+    """Check C, C++, JNI, Java, Go and C# files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
                           exclude=list(exclude), default_excludes=False if no_default_excludes else None,
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
