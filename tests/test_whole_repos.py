@@ -29,7 +29,7 @@ def test_manifest_pins_every_repository_and_has_the_mandatory_ones() -> None:
     assert "Craigacp/onnxruntime" in {r.repo for r in repos}
     for r in repos:
         assert len(r.commit) == 40 and r.category and r.why and r.languages
-        assert set(r.languages) <= {"c", "cpp", "jni", "java", "go"}
+        assert set(r.languages) <= {"c", "cpp", "jni", "java", "go", "csharp"}
 
 
 def test_only_selects_by_name_slug_or_unique_part() -> None:
