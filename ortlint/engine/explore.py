@@ -745,6 +745,7 @@ class Exploration:
             return [state]
         if cls is Use:
             self._use(state, ev.pointer, ev.loc, "is read through")
+            self._dereferenced(state, ev.pointer)
             return [state]
         if cls is Kill:
             lost = False

@@ -726,6 +726,22 @@ class ValueTransfer:
         state.r[rid] = res.with_st(CONSUMED)
 
 
+    def _dereferenced(self, state: State, pointer: Expr) -> None:
+        """`src->width` read: from here on the unknown pointer `src` is not NULL, so a later
+        `if (!src) return NULL;` is a branch no path takes (the read would have crashed first),
+        and a copy allocated before it does not leak there. Only a variable's own unknown value:
+        what the function acquired is non-NULL already, and memory reached through it keeps its
+        lazily made identities."""
+        if type(pointer) is not Var:
+            return
+        v = state.b.get((pointer.name,))
+        if v is None or v[0] != "r":
+            return
+        res = state.r.get(v[1])
+        if res is not None and res.st == OPAQUE and res.fact is None and not res.coll:
+            state.r[v[1]] = replaced(res, fact=("x", frozenset({0})))
+
+
     def _last_note(self, state: State, rid: str, word: str) -> str:
         node = state.trace
         while node is not None:
