@@ -281,7 +281,7 @@ class CallTransfer:
         can_fail = spec.returns in ("status", "code") or (ret_acq is not None and ret_acq.nullable and not lazy)
         if not can_fail:
             if ret_acq is None and ev.dest is not None:
-                self._store(state, ev.dest, None, ev.loc)
+                self._store(state, ev.dest, ("x", frozenset({0})) if spec.nonzero else None, ev.loc)
             self._neutral_outs(state, ev, spec)
             return self._acquire_all(state, ev, spec)
         ok, bad = state, state.copy()
