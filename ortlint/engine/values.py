@@ -731,8 +731,9 @@ class ValueTransfer:
         `if (!src) return NULL;` is a branch no path takes (the read would have crashed first),
         and a copy allocated before it does not leak there. Only a variable's own unknown value:
         what the function acquired is non-NULL already, and memory reached through it keeps its
-        lazily made identities."""
-        if type(pointer) is not Var:
+        lazily made identities. C and C++ (a Java reference read through throws, a path the
+        front end gives its own edge)."""
+        if type(pointer) is not Var or self.fn.language not in ("c", "cpp"):
             return
         v = state.b.get((pointer.name,))
         if v is None or v[0] != "r":
