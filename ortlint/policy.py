@@ -114,6 +114,7 @@ class CallSpec:
     field_of: tuple[str, ...] = ()  # a function-pointer field of these C struct types (`ep->CreateAllocator(ep, ...)`)
     untyped: bool = False  # field_of: also matched on a receiver whose type is unknown
     status_kind: str = "ort.Status"  # returns = "status": the kind of the non-NULL result (OgaResult: "oga.Result")
+    nonzero: bool = False  # the result is never 0 (GetErrorCode of a status: a non-NULL status is never ORT_OK)
 
 
 # What a macro whose definition is not visible does, as the statement the front ends expand it
@@ -296,7 +297,8 @@ _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "fra
               "closed_by_elements"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
-              "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind"}
+              "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
+              "nonzero"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements", "copy_back"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
@@ -586,6 +588,9 @@ class _Loader:
         moves = raw.get("moves")
         if moves is not None and not isinstance(moves, int):
             self.fail(f"{key}.moves", "must be an argument index", "call", i)
+        nonzero = raw.get("nonzero", False)
+        if not isinstance(nonzero, bool):
+            self.fail(f"{key}.nonzero", "must be true or false", "call", i)
         origin = f"{self.path}:{self._line_of('call', i, 'name') or 0}"
         field_of, untyped = self._field_of(raw, key, i, styles)
         status_kind = self._status_kind(raw, key, i, returns)
@@ -600,7 +605,7 @@ class _Loader:
                 status_check=self._status_check(raw.get("status_check"), f"{key}.status_check", i) if "status_check" in raw else None,
                 origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
                 view=bool(raw.get("view", False)), element=bool(raw.get("element", False)),
-                field_of=field_of, untyped=untyped, status_kind=status_kind,
+                field_of=field_of, untyped=untyped, status_kind=status_kind, nonzero=nonzero,
             ))
         return specs
 

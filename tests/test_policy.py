@@ -33,6 +33,7 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[[call]]\nname = "f"\nstyle = "weird"\n', "style"),
     ('[[call]]\nname = "f"\nreleas = { arg = 0 }\n', "unknown key"),
     ('[[call]]\nname = "f"\nreturns = "code"\n', "success"),
+    ('[[call]]\nname = "f"\nnonzero = "yes"\n', "nonzero: must be true or false"),
     ('[[kind]]\nlabel = "x"\n', "kind[0].id: missing"),
     ('[[call]]\nname = "f"\nacquire = { kind = "libc.heap", into = "sideways" }\n', "into"),
     ("this is = = not toml\n", "invalid TOML"),
@@ -129,3 +130,9 @@ def test_table_arity_counts_add_up_across_files(tmp_path: Path) -> None:
     policy = load_policy([p])
     assert policy.table_arity["CreateAllocator"] == frozenset({3, 4, 5})  # the OrtApi's 3 too
     assert policy.table_arity["Solo"] == frozenset({2})
+
+
+def test_status_error_code_is_never_ok() -> None:
+    """An OrtStatus* exists only for a failure: GetErrorCode() of it is never ORT_OK (0)."""
+    spec = default_policy().lookup("table", "GetErrorCode")
+    assert spec is not None and spec.nonzero

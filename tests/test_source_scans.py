@@ -352,8 +352,9 @@ def ref_substitute_macro(macro, args: list[str]) -> str | None:
         mapping["__VA_ARGS__"] = ", ".join(args[len(macro.params):])
     body = macro.body.replace("\\\n", " ")
 
-    def stringify(m: re.Match[str]) -> str:
-        return '"' + mapping.get(m.group(1), m.group(1)).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    def stringify(m: re.Match[str]) -> str:  # white space inside the argument becomes one blank
+        text = re.sub(r"\s+", " ", mapping.get(m.group(1), m.group(1))).strip()
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
     body = re.sub(r"(?<!#)#\s*([A-Za-z_]\w*)", lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
     body = re.sub(r"\b([A-Za-z_]\w*)\b", lambda m: mapping.get(m.group(1), m.group(1)) if m.group(1) in mapping else m.group(0), body)
@@ -364,7 +365,7 @@ def ref_substitute_macro(macro, args: list[str]) -> str | None:
 BODY_PIECES = ["x", "y", "ab", "a", "b1", "_z", "é", "xé", "1x", "0x", " ", "(", ")", ",", ";", "#", "##", "# x",
                "#y", '"x"', "\\\n", "__VA_ARGS__", "do {", "} while (0)", "return", "st", "x##y", "x ## 1", "->"]
 PARAM_SETS = [[], ["x"], ["x", "y"], ["a", "ab"], ["st"], ["xé"], ["x", "x"], ["/*c*/ x"], ["é"]]
-ARG_PIECES = ["", "x", "f(a, b)", '"s,t"', "y", "st", "\\", '"', "p->q", "é"]
+ARG_PIECES = ["", "x", "f(a, b)", '"s,t"', "y", "st", "\\", '"', "p->q", "é", "f(a) ==\n    NULL", " \tp "]
 
 
 def test_macro_substitution_matches_the_reference() -> None:

@@ -30,7 +30,7 @@ class CallTransfer:
         plan = self._call_plans.get(id(ev))
         if plan is None:
             plan = self._call_plans[id(ev)] = self._call_plan(ev)
-        _ev, spec, summary, neutral, used_args, used_receiver = plan
+        _ev, spec, summary, neutral, used_args, used_receiver, zero = plan
         b = state.b
         for arg, key in used_args:
             if key is not None:  # `_use`'s first test, inline: most arguments hold no resource
@@ -49,6 +49,10 @@ class CallTransfer:
             return self._apply_summary(block, state, ev, summary, spec)
         if spec is not None:
             return self._apply_spec(block, state, ev, spec)
+        if zero:  # `return err_t();`: a value-initialized enumeration is 0
+            if ev.dest is not None:
+                self._store(state, ev.dest, ("k", 0), ev.loc)
+            return [state]
         if neutral:
             self._neutral(state, ev)
             return [state]
@@ -69,7 +73,8 @@ class CallTransfer:
         looked up once per call site. (ev, spec, summary, neutral, the arguments a
         use-after-release check looks at: not the released ones, not constants, the receiver
         if it is checked; each with its location if it is a variable, which `_use` reads
-        first); the entry keeps `ev` alive, so its id is not reused."""
+        first; whether the call is `E()` or `E{}` of an enumeration of the tree, which is 0);
+        the entry keeps `ev` alive, so its id is not reused."""
         spec = self.policy.lookup(ev.style, ev.callee)
         summary = None
         if spec is not None and spec.status_check is not None:
@@ -83,7 +88,16 @@ class CallTransfer:
         used_receiver = None
         if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
             used_receiver = (ev.receiver, _var_key(ev.receiver))
-        return (ev, spec, summary, neutral, used_args, used_receiver)
+        zero = (spec is None and summary is None and not ev.args and ev.style == "plain"
+                and self._is_enumeration(ev.callee))
+        return (ev, spec, summary, neutral, used_args, used_receiver, zero)
+
+
+    def _is_enumeration(self, name: str) -> bool:
+        """`extError_t` in `return extError_t();`: an enumeration the tree defines (the front
+        ends list each as the constant `NAME()`, valued 0). A helper's success return written
+        so is what tells its caller's `err != kOk` apart from the paths that set nothing."""
+        return f"{name}()" in self.constants or f"{name.rpartition('::')[2]}()" in self.constants
 
 
     def _status_summary(self, spec: CallSpec) -> Summary:
@@ -267,7 +281,7 @@ class CallTransfer:
         can_fail = spec.returns in ("status", "code") or (ret_acq is not None and ret_acq.nullable and not lazy)
         if not can_fail:
             if ret_acq is None and ev.dest is not None:
-                self._store(state, ev.dest, None, ev.loc)
+                self._store(state, ev.dest, ("x", frozenset({0})) if spec.nonzero else None, ev.loc)
             self._neutral_outs(state, ev, spec)
             return self._acquire_all(state, ev, spec)
         ok, bad = state, state.copy()

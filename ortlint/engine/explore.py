@@ -745,8 +745,11 @@ class Exploration:
             return [state]
         if cls is Use:
             self._use(state, ev.pointer, ev.loc, "is read through")
+            self._dereferenced(state, ev.pointer)
             return [state]
         if cls is Kill:
+            if self._ends_process(block):
+                return [state]  # kept bound until the process ends: nothing is lost
             lost = False
             for name in ev.names:
                 v = state.b.pop((name,), None)
@@ -765,6 +768,29 @@ class Exploration:
             self._loop_exit(state, ev)
             return [state]
         return [state]
+
+
+    def _ends_process(self, block: ir.Block) -> bool:
+        """Whether the block ends the process (`abort()`, `exit(1)`, a helper that never returns
+        but by aborting, a `Halt(abort)`): the temporaries it kills first hold nothing that can
+        leak. `if (!(api->F(o) == NULL)) abort();`, an assertion macro's shape, kills the status
+        it tested before the abort; reported there, a status checked by an assertion was
+        'ignored'. Once per block (the entry keeps `block` alive, so its id is not reused)."""
+        hit = self._aborting_blocks.get(id(block))
+        if hit is None:
+            ends = type(block.term) is Halt and block.term.how == "abort"
+            for ev in block.events:
+                if ends:
+                    break
+                if type(ev) is Call:
+                    plan = self._call_plans.get(id(ev))
+                    if plan is None:
+                        plan = self._call_plans[id(ev)] = self._call_plan(ev)
+                    spec, summary = plan[1], plan[2]
+                    ends = (spec is not None and spec.noreturn == "abort" or summary is not None and
+                            bool(summary.cases) and all(c.exit == "abort" for c in summary.cases))
+            hit = self._aborting_blocks[id(block)] = (block, ends)
+        return hit[1]
 
 
     def _branch_notes_of(self, term: ir.Branch) -> tuple[str, str]:

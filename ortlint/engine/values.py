@@ -42,6 +42,13 @@ _INT_OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: 
             "^": lambda a, b: a ^ b}
 
 
+# An order test against a constant, as `value OP c`: the test with the operands swapped, and the
+# test that holds when it fails (`!(n < c)` is `n >= c`)
+_SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+# Whether `value OP c` excludes zero (`n <= 0` failing: n is not 0)
+_EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c >= 0, ">=": lambda c: c > 0}
+
 _LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes have no subclasses)
 
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
@@ -573,6 +580,10 @@ class ValueTransfer:
             if cond.op in ("==", "!=") and len(cond.operands) == 2:
                 eq = truth if cond.op == "==" else not truth
                 return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
+            if cond.op in _NEGATED and len(cond.operands) == 2:
+                state = self._assume_order(state, cond, truth)
+                if state is None:
+                    return None
         v = self._eval(state, cond)
         decided = self._truth(state, v)
         if decided is not None:
@@ -594,6 +605,31 @@ class ValueTransfer:
             if vb is not None or self._is_lvalue(b):
                 return self._refine(state, b, vb, eq, va[1])
         return self._assume_memo(state, whole, eq) if memo else state
+
+
+    def _assume_order(self, state: State, cond: Op, truth: bool) -> State | None:
+        """`n <= 0` failing, `n > 0` or `n >= 1` holding: n is not 0. The only fact an order test
+        gives the value domain (known integers and excluded ones), and the one that matters: a
+        helper whose every failure returns 0 before it writes its out-parameters, and whose
+        success returns a count its own range checks proved positive (`if (size <= 0) return 0;
+        ... *out = buf; return size;`), tells its caller's `if (!n)` apart from its success only
+        through it. None when the state contradicts the test."""
+        a, b = cond.operands
+        va, vb = self._eval(state, a), self._eval(state, b)
+        op = cond.op
+        if vb is not None and vb[0] == "k" and (va is None or va[0] != "k"):
+            e, v, c = a, va, vb[1]
+        elif va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
+            e, v, c, op = b, vb, va[1], _SWAPPED[op]
+        else:
+            return state
+        if not truth:
+            op = _NEGATED[op]
+        if not _EXCLUDES_ZERO[op](c):
+            return state
+        if v is not None and v[0] == "r" or v is None and not (type(e) is Var and e.name in self.fn.locals):
+            return state  # a parameter, memory it reaches, a pointer: `i < n` is no NULL test of n
+        return self._refine(state, e, v, eq=False, c=0)
 
 
     def _refine(self, state: State, e: Expr, v: Val | None, eq: bool, c: int) -> State | None:
@@ -688,6 +724,23 @@ class ValueTransfer:
             msg = f"{what} is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
         state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _dereferenced(self, state: State, pointer: Expr) -> None:
+        """`src->width` read: from here on the unknown pointer `src` is not NULL, so a later
+        `if (!src) return NULL;` is a branch no path takes (the read would have crashed first),
+        and a copy allocated before it does not leak there. Only a variable's own unknown value:
+        what the function acquired is non-NULL already, and memory reached through it keeps its
+        lazily made identities. C and C++ (a Java reference read through throws, a path the
+        front end gives its own edge)."""
+        if type(pointer) is not Var or self.fn.language not in ("c", "cpp"):
+            return
+        v = state.b.get((pointer.name,))
+        if v is None or v[0] != "r":
+            return
+        res = state.r.get(v[1])
+        if res is not None and res.st == OPAQUE and res.fact is None and not res.coll:
+            state.r[v[1]] = replaced(res, fact=("x", frozenset({0})))
 
 
     def _last_note(self, state: State, rid: str, word: str) -> str:

@@ -286,6 +286,7 @@ class CFrontEnd:
             kind = node.type
             if kind == "enumerator_list":
                 self._enumerators(node, out)
+                self._enumeration_name(node, out)
             elif kind == "preproc_def":
                 name, value = node.child_by_field_id(self.F.name), node.child_by_field_id(self.F.value)
                 if name is not None and value is not None:
@@ -295,6 +296,21 @@ class CFrontEnd:
             elif kind not in ("function_definition", "compound_statement") and node.child_count:
                 stack.extend(node.named_children)
         return out
+
+    def _enumeration_name(self, body: Node, out: dict[str, int]) -> None:
+        """`enum E {...}`, `enum class E {...}`, `typedef enum {...} E;`: `E()` (and `E{}`) is
+        the enumeration's zero, listed as the constant `E()` (no identifier looks so), so that
+        `return E();` as a success return compares equal to an enumerator valued 0."""
+        spec = body.parent
+        if spec is None or spec.type != "enum_specifier":
+            return
+        names = [spec.child_by_field_id(self.F.name)]
+        typedef = spec.parent
+        if typedef is not None and typedef.type == "type_definition":
+            names.extend(typedef.children_by_field_name("declarator"))
+        for name in names:
+            if name is not None and name.type == "type_identifier":
+                out[self.src[name.start_byte:name.end_byte].decode() + "()"] = 0
 
     def _enumerators(self, node: Node, out: dict[str, int]) -> None:
         nxt: int | None = 0

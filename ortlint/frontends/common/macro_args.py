@@ -97,7 +97,10 @@ def _substitute(params: tuple[str, ...], variadic: bool, body: str, args: tuple[
     body = body.replace("\\\n", " ")
 
     def stringify(m: re.Match[str]) -> str:
-        return '"' + mapping.get(m.group(1), m.group(1)).replace("\\", "\\\\").replace('"', '\\"') + '"'
+        # `#e` of an argument written over several lines: white space becomes one blank (C11
+        # 6.10.3.2), or the string literal would hold a newline and the expansion not parse
+        text = " ".join(mapping.get(m.group(1), m.group(1)).split())
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
     if "#" in body:
         body = _STRINGIFY.sub(lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
