@@ -18,9 +18,9 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import AddrOf, Deref, Opaque, Var
+from ..managed.scopes import Inlined
 from .exceptions import ANY, ORT
 from .project import MethodDecl
-from .scopes import Inlined
 from .static_types import argument_expr, method_of
 from .syntax import F_ARGUMENTS, F_BODY, F_FUNCTION, F_INITIALIZER, F_NAME, F_PARAMETERS, F_TYPE, has_token
 from .types import PRIMITIVES, base_name, canon, element_type, is_array, is_collection

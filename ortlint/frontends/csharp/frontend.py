@@ -30,9 +30,10 @@ from ...ir import Field, Loc, Var
 from ...policy import Policy
 from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
+from ..managed.lowering import MAX_FINALLY_BYTES
 from .api import ApiIndex
 from .calls import lambda_params
-from .exceptions import MAX_FINALLY_BYTES, MAX_NESTING
+from .exceptions import MAX_NESTING
 from .lowering import CSharpLowering
 from .project import ClassDecl, MethodDecl, ProjectIndex, declarations, read_params
 from .project_view import ProjectView

@@ -7,8 +7,8 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Var
 from ..common.cfg import TooDeep
+from ..managed.scopes import Inlined
 from .names import _DOTTED_NAME, _no_space, _split_package, base_type, element_type
-from .scopes import Inlined
 from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONSEQUENCE, F_FIELD, F_NAME, F_OBJECT, F_TYPE, lambda_param_names
 from .tables import _THIS, _VOID, MAX_NESTING, nested_name
 from .type_index import ClassInfo
@@ -164,13 +164,13 @@ and the static types of expressions that qualify them."""
         if fn.type == "method_reference":
             elem = Var(f"$each{node.start_point[0] + 1}")
             self.declare(elem.name, elem_t)
-            self.element_loop(node, coll, elem, (), lambda: self.apply_method_ref(fn, elem, elem_t))
+            self.element_loop(node, coll, elem, lambda: self.apply_method_ref(fn, elem, elem_t))
         else:
             names = lambda_param_names(fn, self.src, self.named)
             elem = Var(names[-1] if names else f"$each{node.start_point[0] + 1}")
             for n in names:
                 self.declare(n, elem_t if n == elem.name else "")
-            self.element_loop(node, coll, elem, (), lambda: self.inline_lambda_body(fn))
+            self.element_loop(node, coll, elem, lambda: self.inline_lambda_body(fn))
         self.pop_scope(None)
         return _VOID
 

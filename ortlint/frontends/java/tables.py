@@ -39,9 +39,6 @@ UNCHECKED_EXCEPTIONS = frozenset({
 MAX_NESTING = 300
 
 
-MAX_FINALLY_BYTES = 1 << 20  # source lowered as copies of `finally` blocks, per method (run_finally)
-
-
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 
 
@@ -128,7 +125,5 @@ def frames_for_nesting() -> Iterator[None]:
     finally:
         if saved < needed:
             sys.setrecursionlimit(saved)
-
-_HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")
 
 _NULL, _TRUE, _FALSE = Const(0, "null"), Const(1, "true"), Const(0, "false")
