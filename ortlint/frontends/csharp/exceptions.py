@@ -16,12 +16,12 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Branch, Halt, Jump, Opaque
 from ..common.cfg import TooDeep
+from ..managed.limits import MAX_NESTING
 from .api import exception_catches
 from .scopes import Catch, TryFrame
 from .syntax import F_BODY, F_NAME, F_TYPE, has_token
 from .types import base_name, canon
 
-MAX_NESTING = 300  # as the lowering's (lowering.py imports this module)
 _CATCH_ALL = frozenset({"Exception", "SystemException"})
 ORT = "ORT"
 ANY = "*"

@@ -21,7 +21,6 @@ engine only sees calls, assignments and jumps:
 from __future__ import annotations
 
 import os
-import sys
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -30,10 +29,9 @@ from ...ir import Field, Loc, Var
 from ...policy import Policy
 from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
-from ..managed.lowering import MAX_FINALLY_BYTES
+from ..managed.limits import MAX_FINALLY_BYTES, frames_for_nesting
 from .api import ApiIndex
 from .calls import lambda_params
-from .exceptions import MAX_NESTING
 from .lowering import CSharpLowering
 from .project import ClassDecl, MethodDecl, ProjectIndex, declarations, read_params
 from .project_view import ProjectView
@@ -133,15 +131,8 @@ class CSharpFrontEnd(ProjectView):
     def run(self) -> ir.SourceUnit:
         """Every function of the file, with room for MAX_NESTING levels of Python frames below
         the caller's (the depth counters stop deeper code with a note, never a RecursionError)."""
-        saved = sys.getrecursionlimit()
-        needed = FRAMES_PER_LEVEL * MAX_NESTING + 1000
-        if saved < needed:
-            sys.setrecursionlimit(needed)
-        try:
+        with frames_for_nesting(FRAMES_PER_LEVEL):
             return self._run()
-        finally:
-            if saved < needed:
-                sys.setrecursionlimit(saved)
 
     def _run(self) -> ir.SourceUnit:
         try:

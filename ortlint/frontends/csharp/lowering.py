@@ -10,11 +10,12 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Const, Deref, Field, Opaque, Var
 from ..common.cfg import field_ids
+from ..managed.limits import MAX_NESTING
 from ..managed.lowering import THIS, ManagedLowering
 from ..managed.scopes import Breakable, Inlined
 from .calls import CSharpCalls
 from .containers import CSharpContainers
-from .exceptions import MAX_NESTING, CSharpExceptions
+from .exceptions import CSharpExceptions
 from .expressions import CSharpExpressions
 from .project import ClassDecl
 from .scopes import TryFrame

@@ -42,12 +42,12 @@ from ...ir import Const, Field, Loc, Var
 from ...policy import Policy
 from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
-from ..managed.lowering import MAX_FINALLY_BYTES
+from ..managed.limits import MAX_FINALLY_BYTES, frames_for_nesting
 from .lowering import JavaLowering
 from .names import _JDK_INHERITED, _PRIMITIVES, ORT_PACKAGE, TypeNames, base_type
 from .scopes import PendingFunction
 from .syntax import F_BODY, F_DECLARATOR, F_NAME, F_PARAMETERS, F_TYPE, F_VALUE, INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, _walk, is_placeholder, lambda_param_names, modifier_words, parse_budget, parse_tree
-from .tables import _CLASS_DECLS, _SEALED_DECLS, _THIS, api_roots, frames_for_nesting
+from .tables import _CLASS_DECLS, _SEALED_DECLS, _THIS, FRAMES_PER_LEVEL, api_roots
 from .type_index import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
 # ----------------------------------------------------------------------------- classes and types
@@ -122,7 +122,7 @@ class JavaFrontEnd:
 
     def run(self) -> ir.SourceUnit:
         """Header and class signatures first, then every function body (queued closures last)."""
-        with frames_for_nesting():
+        with frames_for_nesting(FRAMES_PER_LEVEL):
             return self._run()
 
     def _run(self) -> ir.SourceUnit:

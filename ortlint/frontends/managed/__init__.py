@@ -6,4 +6,6 @@ with the language differences given as class attributes and small hooks.
     statements.py    statements both languages have: expression statements, `return`, `if`, `while`,
                      `do`, `for`, loops over elements, `break`, `continue`
     scopes.py        the bookkeeping both keep: break targets, lambda bodies inlined as loop bodies
+    limits.py        nesting and `finally` copy limits, stack room for the nesting
+    project_files.py the source files of a project folder, within the index's bounds
 """

@@ -16,10 +16,10 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Block, Field, Opaque, Return, Var
 from ..common.cfg import CfgBuilder, TooDeep, TooManyCleanups
+from .limits import MAX_FINALLY_BYTES
 from .statements import ManagedStatements
 
 THIS = Var("this")
-MAX_FINALLY_BYTES = 1 << 20  # source lowered as copies of `finally` blocks, per function (run_finally)
 
 
 class ManagedLowering(ManagedStatements, CfgBuilder):
