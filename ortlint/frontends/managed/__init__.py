@@ -8,4 +8,7 @@ with the language differences given as class attributes and small hooks.
     scopes.py        the bookkeeping both keep: break targets, lambda bodies inlined as loop bodies
     limits.py        nesting and `finally` copy limits, stack room for the nesting
     project_files.py the source files of a project folder, within the index's bounds
+    syntax.py        field ids of a grammar, a pre-order walk of a tree
+    units.py         around the lowerings of one file: a function that cannot be lowered becomes a
+                     note, a syntax error no function noted gets one
 """
