@@ -234,6 +234,21 @@ class ManagedStatements:
         self.jump(header)
         self.close_loop(exit_b, first, {header.id, body_b.id}, node)
 
+    def inline_body(self, body: Node | None) -> None:
+        """A lambda's body lowered in place as a loop body (`forEach`, `List.ForEach`): its
+        `return` goes on with the next element."""
+        cont = self.new_block()
+        self.ctx.append(Inlined(cont.id))
+        try:
+            if body is not None and body.type == "block":
+                self.stmt_block(body)
+            elif body is not None:
+                self.lower_expr_stmt(body)
+        finally:
+            self.ctx.pop()
+        self.jump(cont)
+        self.start(cont)
+
     # ------------------------------------------------------------------ jumps
 
     def stmt_break_statement(self, node: Node) -> None:
