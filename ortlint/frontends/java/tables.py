@@ -34,8 +34,6 @@ UNCHECKED_EXCEPTIONS = frozenset({
 })
 
 
-
-
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 
 
