@@ -10,7 +10,6 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Const, Deref, Field, Opaque, Var
 from ..common.cfg import field_ids
-from ..managed.limits import MAX_NESTING
 from ..managed.lowering import THIS, ManagedLowering
 from ..managed.scopes import Breakable, Inlined
 from .calls import CSharpCalls
@@ -47,12 +46,11 @@ class CSharpLowering(CSharpStatements, CSharpExceptions, CSharpExpressions, CSha
                        "conditional_access_expression", "binary_expression", "tuple_expression")
     UNARY_OPERAND = "operand"
     TERNARY_TYPE = "conditional_expression"
-    MAX_NESTING = MAX_NESTING
 
     def __init__(self, unit: "CSharpFrontEnd", node: Node, name: str, cls: ClassDecl | None,
                  captured: dict[str, str] | None = None, static: bool = False):
         self.init_graph()
-        self.init_scopes()
+        self.init_lowering()
         self.F = field_ids(CSHARP_LANGUAGE)
         self.unit = unit
         self.src = unit.src

@@ -18,7 +18,7 @@ from ..managed.scopes import Breakable, Inlined
 from .scopes import Finalizer
 from .statements import JavaStatements
 from .syntax import F_OPERATOR, JAVA_LANGUAGE
-from .tables import _HEAD_BYTES, _OPERATORS, _SIMPLE_STATEMENTS, _SKIP, MAX_NESTING, _short
+from .tables import _HEAD_BYTES, _OPERATORS, _SIMPLE_STATEMENTS, _SKIP, _short
 from .type_index import ClassInfo
 
 if TYPE_CHECKING:
@@ -36,12 +36,11 @@ class JavaLowering(JavaStatements, JavaExceptions, JavaExpressions, JavaCalls, M
     CALL_NODE_TYPES = ("method_invocation", "object_creation_expression", "ternary_expression", "switch_expression")
     UNARY_OPERAND = "operand"
     TERNARY_TYPE = "ternary_expression"
-    MAX_NESTING = MAX_NESTING
 
     def __init__(self, unit: "JavaFrontEnd", node: Node, name: str, cls: ClassInfo,
                  captured: dict[str, str] | None = None):
         self.init_graph()
-        self.init_scopes()
+        self.init_lowering()
         self.F = field_ids(JAVA_LANGUAGE)  # the shared expressions of CfgBuilder find fields by id
         self.unit = unit
         self.named = unit.named  # type: ignore[method-assign]  # this file's comment-aware filter

@@ -16,7 +16,7 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Block, Field, Opaque, Return, Var
 from ..common.cfg import CfgBuilder, TooDeep, TooManyCleanups
-from .limits import MAX_FINALLY_BYTES
+from .limits import MAX_FINALLY_BYTES, MAX_NESTING
 from .statements import ManagedStatements
 
 THIS = Var("this")
@@ -24,6 +24,8 @@ THIS = Var("this")
 
 class ManagedLowering(ManagedStatements, CfgBuilder):
     """The shared part of the Java and C# lowerings of one function body."""
+
+    MAX_NESTING = MAX_NESTING
 
     SIMPLE_STATEMENTS: frozenset[str] = frozenset()  # statements havocked whole when they contain an error
     IDENTIFIER: Pattern[str] = re.compile(r"[A-Za-z_]\w*")  # the names unparsed code may mention
@@ -41,7 +43,12 @@ class ManagedLowering(ManagedStatements, CfgBuilder):
         cls.STMT_HANDLERS = _handlers(cls, "stmt_")
         cls.EXPR_HANDLERS = _handlers(cls, "expr_")
 
-    def init_scopes(self) -> None:
+    def init_lowering(self) -> None:
+        """The state of one lowering over `CfgBuilder.init_graph`'s. The class's tables are bound
+        to the instance: Python 3.11 looks an instance's own attribute up faster than its class's,
+        and `lower_stmt`/`lower_expr` read them for every node."""
+        self.stmt_handlers, self.expr_handlers = self.STMT_HANDLERS, self.EXPR_HANDLERS
+        self.skip_types, self.simple_statements = self.COMMENT_TYPES, self.SIMPLE_STATEMENTS
         self.scopes: list[dict[str, str]] = [{}]
         self.visible: dict[str, str] = {}  # the innermost declaration of every local in scope
         self.shadowed: list[dict[str, str | None]] = [{}]  # per scope: what its names hid (None: nothing)
@@ -149,13 +156,13 @@ class ManagedLowering(ManagedStatements, CfgBuilder):
         """Dispatch on the statement type; a statement with a syntax error is havocked whole."""
         self.depth += 1
         try:
-            if self.depth > self.MAX_NESTING:
+            if self.depth > MAX_NESTING:
                 raise TooDeep()
             t = node.type
-            if t in self.COMMENT_TYPES:
+            if t in self.skip_types:
                 return
-            handler = self.STMT_HANDLERS.get(t)
-            if t in self.SIMPLE_STATEMENTS and node.has_error:
+            handler = self.stmt_handlers.get(t)
+            if t in self.simple_statements and node.has_error:
                 self.unparsed(node)  # the whole statement: its names are what the error hides
             elif handler is not None:
                 handler(self, node)
@@ -172,9 +179,9 @@ class ManagedLowering(ManagedStatements, CfgBuilder):
             return Opaque("")
         self.depth += 1
         try:
-            if self.depth > self.MAX_NESTING:
+            if self.depth > MAX_NESTING:
                 raise TooDeep()
-            handler = self.EXPR_HANDLERS.get(node.type)
+            handler = self.expr_handlers.get(node.type)
             if handler is not None:
                 return handler(self, node, discard, dest)
             return self.expr_fallback(node)
@@ -185,7 +192,7 @@ class ManagedLowering(ManagedStatements, CfgBuilder):
         """`CfgBuilder.lower_cond`, counted in `depth`: a chain of `&&` recurses once per term."""
         self.depth += 1
         try:
-            if self.depth > self.MAX_NESTING:
+            if self.depth > MAX_NESTING:
                 raise TooDeep()
             super().lower_cond(node, t, f, kind)
         finally:

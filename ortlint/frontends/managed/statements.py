@@ -70,7 +70,7 @@ class ManagedStatements:
         self.stmt_temps = []
         expr = self.lower_expr(value) if value is not None else None
         ctx = self.ctx
-        inlined = next((i for i in range(len(ctx) - 1, -1, -1) if isinstance(ctx[i], Inlined)), None)
+        inlined = next((i for i in range(len(ctx) - 1, -1, -1) if isinstance(ctx[i], Inlined)), None) if ctx else None
         if inlined is not None:
             self.run_finalizers(inlined + 1)
             self.jump(ctx[inlined].cont)  # type: ignore[union-attr]
