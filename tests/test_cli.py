@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import ortlint.cli as cli
+from ortlint.cli import execution
 from ortlint.orchestration.cache import default_cache_dir
 from ortlint.findings import RULES, Finding, Report, Step
 from ortlint.report.github import format_github
@@ -113,7 +113,7 @@ def test_python_dash_m(tmp_path: Path) -> None:
 def test_internal_error_exits_2_with_a_clear_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(config, progress=None):
         raise RuntimeError("engine exploded")
-    monkeypatch.setattr(cli, "run", boom)
+    monkeypatch.setattr(execution, "run", boom)
     write(tmp_path, "ok.c", CLEAN_C)
     r = ortlint("ok.c")
     assert r.code == 2
@@ -283,12 +283,12 @@ def test_bad_configuration_names_file_line_and_key(tmp_path: Path, text: str, ex
 
 def test_options_reach_the_runner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = {}
-    real_run = cli.run
+    real_run = execution.run
 
     def spy(config, progress=None):
         seen["config"] = config
         return real_run(config)
-    monkeypatch.setattr(cli, "run", spy)
+    monkeypatch.setattr(execution, "run", spy)
     write(tmp_path, "ok.c", CLEAN_C)
     write(tmp_path, "compile_commands.json", "[]")
     r = ortlint("-j", "3", "--unknown-calls", "keep", "--compile-commands", "compile_commands.json",
@@ -553,8 +553,8 @@ def test_cache_is_on_by_default_and_changes_nothing(tmp_path: Path, monkeypatch:
 
 def test_cache_location_and_switches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
-    real_run = cli.run
-    monkeypatch.setattr(cli, "run", lambda config, progress=None: seen.append(config.cache_dir) or real_run(config))
+    real_run = execution.run
+    monkeypatch.setattr(execution, "run", lambda config, progress=None: seen.append(config.cache_dir) or real_run(config))
     monkeypatch.delenv("ORTLINT_NO_CACHE", raising=False)
     write(tmp_path, "proj/ok.c", CLEAN_C)
     write(tmp_path, "proj/pyproject.toml", "[tool.ortlint]\njobs = 1\n")
@@ -590,8 +590,8 @@ def test_force_exclude_applies_excludes_to_named_files(tmp_path: Path) -> None:
 
 def test_compile_commands_empty_turns_discovery_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen = []
-    real_run = cli.run
-    monkeypatch.setattr(cli, "run", lambda config, progress=None: seen.append(config.compile_commands) or real_run(config))
+    real_run = execution.run
+    monkeypatch.setattr(execution, "run", lambda config, progress=None: seen.append(config.compile_commands) or real_run(config))
     write(tmp_path, "ok.c", CLEAN_C)
     ortlint("ok.c")
     ortlint("--compile-commands", "", "ok.c")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ortlint import cli
+from ortlint.cli import presentation
 from ortlint.api import default_policy
 from ortlint.orchestration import runner
 from ortlint.orchestration.progress import Progress
@@ -95,12 +95,12 @@ def test_a_run_tells_its_progress_and_finds_the_same(tmp_path: Path, monkeypatch
 
 
 def _progress_on(monkeypatch: pytest.MonkeyPatch, terminal: bool, env: dict[str, str]) -> bool:
-    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: terminal, raising=False)
+    monkeypatch.setattr(presentation.sys.stderr, "isatty", lambda: terminal, raising=False)
     for key in ("CI", "TERM"):
         monkeypatch.delenv(key, raising=False)
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    return cli._shows_progress(cli.Presentation())
+    return presentation.shows_progress(presentation.Presentation())
 
 
 def test_shown_on_a_terminal_only_and_never_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -109,9 +109,9 @@ def test_shown_on_a_terminal_only_and_never_in_ci(monkeypatch: pytest.MonkeyPatc
     assert _progress_on(monkeypatch, True, {"CI": "true"}) is False  # some CI runners give jobs a terminal
     assert _progress_on(monkeypatch, True, {"TERM": "dumb"}) is False
     assert _progress_on(monkeypatch, True, {"CI": "false"}) is True
-    assert cli._shows_progress(cli.Presentation(quiet=True)) is False
-    assert cli._shows_progress(cli.Presentation(progress=True, quiet=True)) is True
-    assert cli._shows_progress(cli.Presentation(progress=False)) is False
+    assert presentation.shows_progress(presentation.Presentation(quiet=True)) is False
+    assert presentation.shows_progress(presentation.Presentation(progress=True, quiet=True)) is True
+    assert presentation.shows_progress(presentation.Presentation(progress=False)) is False
 
 
 def test_the_command_line_shows_it_on_stderr_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,5 @@
-"""The C# front end (tree-sitter-c-sharp): methods, constructors, accessors, lambdas and local functions -> IR.
+"""The C# front end (tree-sitter-c-sharp): methods, constructors, accessors, lambdas and local functions -> IR,
+on the lowering it shares with Java (`frontends/managed/`).
 
     frontend.py      `CSharpFrontEnd`, `parse_csharp`: one file's classes and their functions
     lowering.py      `CSharpLowering`: one body, assembled from the mixins below
@@ -14,5 +15,5 @@
     evidence.py      which members the bodies of a class dispose (storing there hands an object on)
     types.py         type names: canonical text, element types, collections
     syntax.py        the parser, field ids, `#if` branches and pointer casts blanked before parsing
-    scopes.py        the lowering's bookkeeping (try frames, break targets, pending functions)
+    scopes.py        the lowering's bookkeeping (try frames, pending functions)
 """

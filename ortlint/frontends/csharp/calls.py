@@ -20,7 +20,6 @@ from ... import ir
 from ...ir import AddrOf, Deref, Opaque, Var
 from .exceptions import ANY, ORT
 from .project import MethodDecl
-from .scopes import Inlined
 from .static_types import argument_expr, method_of
 from .syntax import F_ARGUMENTS, F_BODY, F_FUNCTION, F_INITIALIZER, F_NAME, F_PARAMETERS, F_TYPE, has_token
 from .types import PRIMITIVES, base_name, canon, element_type, is_array, is_collection
@@ -379,20 +378,7 @@ class CSharpCalls:
         elem = self.var(params[0] if params else f"$each{node.start_point[0] + 1}")
         self.declare(elem.name, element_type(coll_type))
 
-        def body() -> None:
-            inner = lam.child_by_field_id(F_BODY)
-            cont = self.new_block()
-            self.ctx.append(Inlined(cont.id))
-            try:
-                if inner is not None and inner.type == "block":
-                    self.stmt_block(inner)
-                elif inner is not None:
-                    self.lower_expr_stmt(inner)
-            finally:
-                self.ctx.pop()
-            self.jump(cont)
-            self.start(cont)
-        self.element_loop(node, coll, elem, body)
+        self.element_loop(node, coll, elem, lambda: self.inline_body(lam.child_by_field_id(F_BODY)))
         self.pop_scope(None)
         return _VOID
 

@@ -15,14 +15,13 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Branch, Halt, Jump, Opaque
-from ..common.cfg import TooDeep, TooManyCleanups
+from ..common.cfg import TooDeep
+from ..managed.limits import MAX_NESTING
 from .api import exception_catches
 from .scopes import Catch, TryFrame
 from .syntax import F_BODY, F_NAME, F_TYPE, has_token
 from .types import base_name, canon
 
-MAX_FINALLY_BYTES = 1 << 20
-MAX_NESTING = 300  # as the lowering's (lowering.py imports this module)
 _CATCH_ALL = frozenset({"Exception", "SystemException"})
 ORT = "ORT"
 ANY = "*"
@@ -244,12 +243,6 @@ class CSharpExceptions:
                     t.then = new.id
                 if t.orelse == old.id:
                     t.orelse = new.id
-
-    def run_finally(self, body: Node) -> None:
-        self.finally_bytes += body.end_byte - body.start_byte
-        if self.finally_bytes > MAX_FINALLY_BYTES:
-            raise TooManyCleanups()
-        self.stmt_block(body)
 
     # ------------------------------------------------------------------ using
 

@@ -21,24 +21,24 @@ engine only sees calls, assignments and jumps:
 from __future__ import annotations
 
 import os
-import sys
 
 from tree_sitter import Node, Query, QueryCursor
 
 from ... import ir
 from ...ir import Field, Loc, Var
 from ...policy import Policy
-from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
+from ..managed.limits import frames_for_nesting
+from ..managed.syntax import walk
+from ..managed.units import lower_or_note, note_syntax_error
 from .api import ApiIndex
 from .calls import lambda_params
-from .exceptions import MAX_FINALLY_BYTES, MAX_NESTING
 from .lowering import CSharpLowering
 from .project import ClassDecl, MethodDecl, ProjectIndex, declarations, read_params
 from .project_view import ProjectView
 from .scopes import PendingFunction
 from .syntax import (CSHARP_LANGUAGE, F_ACCESSORS, F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, TYPE_DECLS,
-                     declarator_value, modifiers, named, parse_budget, parse_tree, prepare, text_of, walk)
+                     declarator_value, modifiers, named, parse_budget, parse_tree, prepare, text_of)
 from .types import canon
 
 MAX_NAME = 160
@@ -132,15 +132,8 @@ class CSharpFrontEnd(ProjectView):
     def run(self) -> ir.SourceUnit:
         """Every function of the file, with room for MAX_NESTING levels of Python frames below
         the caller's (the depth counters stop deeper code with a note, never a RecursionError)."""
-        saved = sys.getrecursionlimit()
-        needed = FRAMES_PER_LEVEL * MAX_NESTING + 1000
-        if saved < needed:
-            sys.setrecursionlimit(needed)
-        try:
+        with frames_for_nesting(FRAMES_PER_LEVEL):
             return self._run()
-        finally:
-            if saved < needed:
-                sys.setrecursionlimit(saved)
 
     def _run(self) -> ir.SourceUnit:
         try:
@@ -160,11 +153,7 @@ class CSharpFrontEnd(ProjectView):
         if globals_:
             self.lower_top_level(root, globals_)
         self.drain()
-        if root.has_error and not any(fn.notes for fn in self.functions):
-            first = next((n for n in walk(root) if n.type == "ERROR" or n.is_missing), None)
-            line = first.start_point[0] + 1 if first is not None else 1
-            self.notes.append((Loc(line, 1, line, 1),
-                               f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
+        note_syntax_error(root, self.functions, self.notes)
         unit = ir.SourceUnit(self.path, "csharp", self.functions, self.notes, self.lines)
         unit.dependencies = sorted(self.used_files)
         return unit
@@ -358,22 +347,9 @@ class CSharpFrontEnd(ProjectView):
 
     def finish(self, lowering: CSharpLowering, node: Node, fname: str, params: list[tuple[str, str, str]],
                body: object, kind: str = "method") -> None:
-        try:
-            fn = lowering.lower(params, body, kind)  # type: ignore[arg-type]
-        except TooDeep:
-            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{fname}() is nested too deeply to analyze; skipped"))
-            return
-        except TooManyCleanups:
-            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{fname}() has too many copies of its finally blocks to analyze (more than "
-                                    f"{MAX_FINALLY_BYTES >> 10} KB of source, each exit running its own copy); skipped"))
-            return
-        except RecursionError:
-            loc = Loc(node.start_point[0] + 1, 1, node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{fname}() exceeded the recursion limit; skipped"))
-            return
-        self.functions.append(fn)
+        fn = lower_or_note(lambda: lowering.lower(params, body, kind), node, fname, self.notes)  # type: ignore[arg-type]
+        if fn is not None:
+            self.functions.append(fn)
 
     # ------------------------------------------------------------------ local functions and lambdas
 

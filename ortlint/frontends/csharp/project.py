@@ -22,13 +22,12 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from ..managed.project_files import project_files
 from .evidence import Evidence
 from .syntax import (F_ACCESSORS, F_BODY, F_NAME, F_PARAMETERS, F_RETURNS, F_TYPE, F_TYPE_PARAMETERS, TYPE_DECLS, modifiers, named,
                      parse_budget, parse_tree, prepare, text_of)
 from .types import canon
 
-MAX_INDEX_FILES = 4000
-MAX_INDEX_BYTES = 64 * 1024 * 1024
 MAX_INDEXED_BYTES = 2 * 1024 * 1024  # larger files (generated code) are not indexed
 INDEX_PARSE_SHARE = 0.25
 _EXTERNAL_DISPOSE = re.compile(rb"\.\s*([A-Za-z_]\w*)\s*\??\s*\.\s*(?:Dispose|DisposeAsync|Close)\s*\(")
@@ -314,23 +313,9 @@ def solution_type_names(path: str) -> frozenset[str]:
     return found
 
 
-def project_files(root: str, recursive: bool) -> list[str] | None:
-    """Every `.cs` file of the project, or None when there are too many to index."""
-    files: list[str] = []
-    total = 0
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS) if recursive else []
-        for name in sorted(names):
-            if name.endswith(".cs"):
-                full = os.path.join(folder, name)
-                files.append(full)
-                try:
-                    total += os.path.getsize(full)
-                except OSError:
-                    pass
-        if len(files) > MAX_INDEX_FILES or total > MAX_INDEX_BYTES:
-            return None
-    return files
+def _project_folder(name: str) -> bool:
+    """A subfolder holding the project's sources (not build output, packages or hidden folders)."""
+    return not name.startswith(".") and name not in _SKIP_DIRS
 
 
 def project_index(path: str, api_classes: frozenset[str], api_members: frozenset[str]) -> ProjectIndex | None:
@@ -339,7 +324,7 @@ def project_index(path: str, api_classes: frozenset[str], api_members: frozenset
     key = root + ("" if recursive else os.sep + "<folder>")
     if key in _PROJECTS:
         return _PROJECTS[key]
-    files = project_files(root, recursive)
+    files = project_files(root, ".cs", _project_folder if recursive else None)
     if files is None:
         _PROJECTS[key] = None
         return None

@@ -1,5 +1,6 @@
 """The C# lowering's bookkeeping: `try` frames (handlers per exception, `finally` blocks and
-`using` disposals to run on every exit), break targets, inlined loop bodies, functions to lower."""
+`using` disposals to run on every exit) and functions to lower (break targets and inlined loop
+bodies are `managed/scopes.py`'s)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -36,22 +37,6 @@ class TryFrame:
     phase: str = "body"  # "body": exceptions go to the catches; "catch": only to the finally
     dispatch: dict[str, ir.Block] = field(default_factory=dict)
     fin_exc: dict[str, ir.Block] = field(default_factory=dict)
-
-
-@dataclass
-class Breakable:
-    """A loop or a switch: a target for `break` (and `continue` for loops)."""
-
-    brk: int
-    cont: int | None
-    is_switch: bool = False
-
-
-@dataclass
-class Inlined:
-    """A lambda body lowered in place (`list.ForEach(v => ...)`): its `return` continues the loop."""
-
-    cont: int
 
 
 @dataclass

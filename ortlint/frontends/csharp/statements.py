@@ -1,28 +1,43 @@
 """C# statements and control flow -> blocks: declarations (`using var` too), returns, `if`,
 loops, `foreach` over elements, `switch` with patterns, `goto`, `yield`, `lock`/`fixed`/`checked`,
-and local functions."""
+and local functions; the statements Java has too (`return`, `if`, loops, `break`, `continue`) are
+`managed/statements.py`'s, with the hooks below."""
 from __future__ import annotations
 
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import Branch, Index, Jump, Op, Opaque, Return, Var
-from .scopes import Breakable, Inlined, TryFrame
-from .syntax import (F_BODY, F_CONDITION, F_LEFT, F_NAME, F_RIGHT, F_TYPE, F_UPDATE, F_VALUE, declarator_value,
-                     has_token)
+from ...ir import Branch, Index, Op, Opaque, Var
+from ..managed.scopes import Breakable
+from ..managed.statements import SOME_INDEX
+from .scopes import TryFrame
+from .syntax import F_BODY, F_LEFT, F_NAME, F_RIGHT, F_TYPE, F_VALUE, declarator_value, has_token
 from .types import canon, element_type
-
-_HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")
-_LOOP_TYPES = ("while_statement", "do_statement", "for_statement", "foreach_statement")
 
 
 class CSharpStatements:
     """C# statements and control flow -> blocks."""
 
-    def lower_expr_stmt(self, node: Node) -> None:
-        self.stmt_temps = []
-        self.lower_expr(node, discard=True)
-        self.finish_statement(node)
+    # ------------------------------------------------------------------ hooks of the shared statements
+
+    def has_finally(self) -> bool:
+        return any(isinstance(c, TryFrame) and c.final is not None for c in self.ctx)
+
+    def for_inits(self, node: Node, cond: Node | None, body: Node | None, updates: list[Node]) -> list[Node]:
+        """The children of a `for` that are neither its condition, its body nor an update."""
+        return [init for init in node.named_children
+                if not (init in (cond, body) or init.type == "comment" or any(init.id == u.id for u in updates))]
+
+    def lower_for_init(self, init: Node) -> None:
+        if init.type == "variable_declaration":
+            self.lower_variable_declaration(init)
+        else:
+            self.lower_expr_stmt(init)
+
+    def loop_header(self, elem: Var, coll: ir.Expr) -> str:
+        return f"{elem.name} in {ir.expr_text(coll)}"[:90]
+
+    # ------------------------------------------------------------------ statements
 
     def stmt_block(self, node: Node) -> None:
         self.push_scope()
@@ -39,10 +54,6 @@ class CSharpStatements:
             if stmt.type == "local_function_statement":
                 continue  # declared first (below): a local function may be called before its text
             self.lower_stmt(stmt)
-
-    def stmt_expression_statement(self, node: Node) -> None:
-        for child in self.named(node):
-            self.lower_expr_stmt(child)
 
     def stmt_local_declaration_statement(self, node: Node) -> None:
         decl = next((c for c in self.named(node) if c.type == "variable_declaration"), None)
@@ -86,144 +97,6 @@ class CSharpStatements:
             self.assign_from(self.var(name), value, self.loc(d))
         return [name]
 
-    def stmt_return_statement(self, node: Node) -> None:
-        kids = self.named(node)
-        self.lower_return_value(kids[0] if kids else None, node)
-
-    def lower_return_value(self, value: Node | None, node: Node) -> None:
-        """`return v`: v is computed first, then every finally and `using` it leaves runs."""
-        self.stmt_temps = []
-        expr = self.lower_expr(value) if value is not None else None
-        ctx = self.ctx
-        inlined = next((i for i in range(len(ctx) - 1, -1, -1) if isinstance(ctx[i], Inlined)), None)
-        if inlined is not None:
-            self.run_finalizers(inlined + 1)
-            self.jump(ctx[inlined].cont)  # type: ignore[union-attr]
-            return
-        if expr is not None and any(isinstance(c, TryFrame) and c.final is not None for c in ctx) \
-                and not isinstance(expr, ir.Const):
-            held = Var(f"$ret{self.loc(node).line}_{self.temp_counter}")
-            self.locals[held.name] = False
-            self.emit(ir.Assign(self.loc(node), held, expr))
-            expr = held
-        self.run_finalizers(0)
-        if self.cur is not None:
-            self.terminate(Return(expr, self.loc(node)))
-        self.stmt_temps = []
-
-    def stmt_if_statement(self, node: Node) -> None:
-        cond = node.child_by_field_id(F_CONDITION)
-        then = node.child_by_field_id(self.F.consequence)
-        alt = node.child_by_field_id(self.F.alternative)
-        then_b, join = self.new_block(), self.new_block()
-        else_b = self.new_block() if alt is not None else join
-        self.stmt_temps = []
-        self.push_scope()  # pattern variables (`if (x is OrtValue v)`) live in the statement
-        self.lower_cond(cond, then_b, else_b)
-        temps = self.take_temps()
-        self.start(then_b)
-        self.kill_at(temps, cond if cond is not None else node)
-        if then is not None:
-            self.lower_scoped(then)
-        self.jump(join)
-        if alt is not None:
-            self.start(else_b)
-            self.kill_at(temps, cond if cond is not None else node)
-            self.lower_scoped(alt)
-            self.jump(join)
-        self.start(join)
-        if alt is None:
-            self.kill_at(temps, node)
-        self.pop_scope(None)
-
-    def lower_scoped(self, node: Node) -> None:
-        self.push_scope()
-        self.lower_stmt(node)
-        self.pop_scope(node)
-
-    # -- loops
-
-    def loop_body(self, body: Node | None, brk: ir.Block, cont: ir.Block) -> None:
-        self.ctx.append(Breakable(brk.id, cont.id))
-        try:
-            if body is not None:
-                self.lower_scoped(body)
-        finally:
-            self.ctx.pop()
-
-    def close_loop(self, exit_b: ir.Block, first: int, extra: set[int], node: Node) -> None:
-        self.start(exit_b)
-        self.emit(ir.ScopeExit(self.end_loc(node), frozenset(extra | set(range(first, len(self.blocks))))))
-
-    def stmt_while_statement(self, node: Node) -> None:
-        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
-        self.jump(header)
-        self.start(header)
-        first = len(self.blocks)
-        self.stmt_temps = []
-        self.push_scope()
-        self.lower_cond(node.child_by_field_id(F_CONDITION), body_b, exit_b, kind="loop")
-        temps = self.take_temps()
-        self.start(body_b)
-        self.kill_at(temps, node)
-        self.loop_body(node.child_by_field_id(F_BODY), exit_b, header)
-        self.jump(header)
-        self.pop_scope(None)
-        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
-        self.kill_at(temps, node)
-
-    def stmt_do_statement(self, node: Node) -> None:
-        body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
-        self.jump(body_b)
-        first = len(self.blocks)
-        self.start(body_b)
-        self.loop_body(node.child_by_field_id(F_BODY), exit_b, cond_b)
-        self.jump(cond_b)
-        self.start(cond_b)
-        self.stmt_temps = []
-        again = self.new_block()
-        self.lower_cond(node.child_by_field_id(F_CONDITION), again, exit_b, kind="loop")
-        temps = self.take_temps()
-        self.start(again)
-        self.kill_at(temps, node)
-        self.jump(body_b)
-        self.close_loop(exit_b, first, {body_b.id, cond_b.id}, node)
-        self.kill_at(temps, node)
-
-    def stmt_for_statement(self, node: Node) -> None:
-        self.push_scope()
-        cond = node.child_by_field_id(F_CONDITION)
-        body = node.child_by_field_id(F_BODY)
-        updates = node.children_by_field_id(F_UPDATE)
-        for init in node.named_children:
-            if init in (cond, body) or init.type == "comment" or any(init.id == u.id for u in updates):
-                continue
-            if init.type == "variable_declaration":
-                self.lower_variable_declaration(init)
-            else:
-                self.lower_expr_stmt(init)
-        header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
-        self.jump(header)
-        self.start(header)
-        first = len(self.blocks)
-        self.stmt_temps = []
-        if cond is not None:
-            self.lower_cond(cond, body_b, exit_b, kind="loop")
-        else:
-            self.jump(body_b)
-        temps = self.take_temps()
-        self.start(body_b)
-        self.kill_at(temps, node)
-        self.loop_body(body, exit_b, update_b)
-        self.jump(update_b)
-        self.start(update_b)
-        for update in updates:
-            self.lower_expr_stmt(update)
-        self.jump(header)
-        self.close_loop(exit_b, first, {header.id, body_b.id, update_b.id}, node)
-        self.kill_at(temps, node)
-        self.pop_scope(node)
-
     def stmt_foreach_statement(self, node: Node) -> None:
         """`foreach (T v in c)`: each iteration reads one element of c (`v = c[i]`), so a loop
         that disposes v disposes every element of c (and a results collection with them)."""
@@ -259,46 +132,6 @@ class CSharpStatements:
         self.pop_scope(None)
         self.kill(temps, self.end_loc(node))
 
-    def element_loop(self, node: Node, coll: ir.Expr, elem: Var, body) -> None:  # noqa: ANN001
-        loc = self.loc(node)
-        more = Var(f"$more{loc.line}_{len(self.blocks)}")
-        self.locals[more.name] = False
-        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
-        self.jump(header)
-        self.start(header)
-        first = len(self.blocks)
-        self.terminate(Branch(more, body_b.id, exit_b.id, loc, f"{elem.name} in {ir.expr_text(coll)}"[:90], "loop"))
-        self.start(body_b)
-        self.emit(ir.Assign(loc, more, _HAS_NEXT))
-        self.emit(ir.Assign(loc, elem, Index(coll, _SOME_INDEX)))
-        self.ctx.append(Breakable(exit_b.id, header.id))
-        try:
-            body()
-        finally:
-            self.ctx.pop()
-        self.jump(header)
-        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
-
-    def stmt_break_statement(self, node: Node) -> None:
-        for i in range(len(self.ctx) - 1, -1, -1):
-            c = self.ctx[i]
-            if isinstance(c, Breakable):
-                self.run_finalizers(i + 1)
-                self.jump(c.brk)
-                return
-        self.terminate(Jump(self.new_block().id))
-
-    def stmt_continue_statement(self, node: Node) -> None:
-        for i in range(len(self.ctx) - 1, -1, -1):
-            c = self.ctx[i]
-            if isinstance(c, Inlined):
-                self.run_finalizers(i + 1)
-                self.jump(c.cont)
-                return
-            if isinstance(c, Breakable) and c.cont is not None:
-                self.run_finalizers(i + 1)
-                self.jump(c.cont)
-                return
 
     def stmt_yield_statement(self, node: Node) -> None:
         """`yield return v` hands v to the consumer (not an exit); `yield break` is a return."""
@@ -309,7 +142,7 @@ class CSharpStatements:
             return
         self.stmt_temps = []
         value = self.lower_expr(kids[0])
-        self.emit(ir.Assign(self.loc(node), Index(Var("<yield>"), _SOME_INDEX), value))
+        self.emit(ir.Assign(self.loc(node), Index(Var("<yield>"), SOME_INDEX), value))
         self.finish_statement(node)
 
     # -- switch

@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Iterator
 
 import tree_sitter_c_sharp
 from tree_sitter import Language, Node, Parser, Tree
 
 from ..common.source import memory_cap_reached, over_memory_cap, parse_memory_cap
+from ..managed.syntax import field_id
 
 CSHARP_LANGUAGE = Language(tree_sitter_c_sharp.language())
 
 
 def _field_id(name: str) -> int:
-    fid = CSHARP_LANGUAGE.field_id_for_name(name)
-    if fid is None:
-        raise ValueError(f"tree-sitter-c-sharp has no field {name!r}")
-    return fid
+    return field_id(CSHARP_LANGUAGE, "tree-sitter-c-sharp", name)
 
 
 F_ACCESSORS = _field_id("accessors")
@@ -68,15 +65,6 @@ def named(node: Node | None) -> list[Node]:
 
 def text_of(src: bytes, node: Node | None) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace") if node is not None else ""
-
-
-def walk(node: Node) -> Iterator[Node]:
-    """Every named node below `node` (itself included), pre-order, without recursion."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
 
 
 def modifiers(src: bytes, node: Node) -> frozenset[str]:

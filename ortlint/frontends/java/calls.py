@@ -8,7 +8,6 @@ from ... import ir
 from ...ir import Var
 from ..common.cfg import TooDeep
 from .names import _DOTTED_NAME, _no_space, _split_package, base_type, element_type
-from .scopes import Inlined
 from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_ARRAY, F_BODY, F_CONSEQUENCE, F_FIELD, F_NAME, F_OBJECT, F_TYPE, lambda_param_names
 from .tables import _THIS, _VOID, MAX_NESTING, nested_name
 from .type_index import ClassInfo
@@ -164,13 +163,13 @@ and the static types of expressions that qualify them."""
         if fn.type == "method_reference":
             elem = Var(f"$each{node.start_point[0] + 1}")
             self.declare(elem.name, elem_t)
-            self.element_loop(node, coll, elem, (), lambda: self.apply_method_ref(fn, elem, elem_t))
+            self.element_loop(node, coll, elem, lambda: self.apply_method_ref(fn, elem, elem_t))
         else:
             names = lambda_param_names(fn, self.src, self.named)
             elem = Var(names[-1] if names else f"$each{node.start_point[0] + 1}")
             for n in names:
                 self.declare(n, elem_t if n == elem.name else "")
-            self.element_loop(node, coll, elem, (), lambda: self.inline_lambda_body(fn))
+            self.element_loop(node, coll, elem, lambda: self.inline_lambda_body(fn))
         self.pop_scope(None)
         return _VOID
 
@@ -196,19 +195,8 @@ and the static types of expressions that qualify them."""
     def inline_lambda_body(self, fn: Node) -> None:
         """The lambda's body as a loop body: its `return` goes to the next element."""
         body = fn.child_by_field_id(F_BODY)
-        if body is None:
-            return
-        cont = self.new_block()
-        self.ctx.append(Inlined(cont.id))
-        try:
-            if body.type == "block":
-                self.stmt_block(body)
-            else:
-                self.lower_expr_stmt(body)
-        finally:
-            self.ctx.pop()
-        self.jump(cont)
-        self.start(cont)
+        if body is not None:
+            self.inline_body(body)
 
     def static_type_of(self, node: Node) -> str | None:
         """The class named by `node` when it names a class rather than a value (`OnnxTensor`

@@ -8,11 +8,11 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Block, Branch, Jump, Opaque, Var
-from ..common.cfg import TooDeep, TooManyCleanups
+from ..common.cfg import TooDeep
 from .names import base_type
 from .scopes import Finalizer
 from .syntax import F_BODY, F_NAME, F_RESOURCES, F_TYPE, F_VALUE
-from .tables import CATCH_ALL, CATCH_ANYTHING, MAX_FINALLY_BYTES, MAX_NESTING, UNCHECKED_EXCEPTIONS
+from .tables import CATCH_ALL, CATCH_ANYTHING, MAX_NESTING, UNCHECKED_EXCEPTIONS
 
 
 class JavaExceptions:
@@ -130,17 +130,6 @@ try-with-resources (resources closed last first)."""
             return True
         info = self.unit.class_info(exc)
         return info is not None and any(c.super_name.split(".")[-1] in UNCHECKED_EXCEPTIONS for c in info.lineage())
-
-    def run_finally(self, body: Node) -> None:
-        """One copy of a `finally` block (each exit through it runs its own copy, as javac
-        does). A `finally` holding a `try` with a `return` copies the inner one at each of the
-        outer one's exits: the copies grow with the nesting exponentially (a fuzzed method of
-        twelve: minutes). Past MAX_FINALLY_BYTES of copied source the method is skipped with a
-        note (TooManyCleanups); real methods copy a few kilobytes."""
-        self.finally_bytes += body.end_byte - body.start_byte
-        if self.finally_bytes > MAX_FINALLY_BYTES:
-            raise TooManyCleanups()
-        self.stmt_block(body)
 
     def catches_exception(self, clause: Node, exc: str) -> bool:
         """Does this clause catch `exc` (a checked exception a call of the try declares)?

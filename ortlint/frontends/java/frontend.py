@@ -40,13 +40,14 @@ from ... import ir
 from ...findings import LIMIT
 from ...ir import Const, Field, Loc, Var
 from ...policy import Policy
-from ..common.cfg import TooDeep, TooManyCleanups
 from ..common.source import ParseTimeout, read_source
+from ..managed.limits import frames_for_nesting
+from ..managed.units import lower_or_note, note_syntax_error
 from .lowering import JavaLowering
 from .names import _JDK_INHERITED, _PRIMITIVES, ORT_PACKAGE, TypeNames, base_type
 from .scopes import PendingFunction
-from .syntax import F_BODY, F_DECLARATOR, F_NAME, F_PARAMETERS, F_TYPE, F_VALUE, INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, _walk, is_placeholder, lambda_param_names, modifier_words, parse_budget, parse_tree
-from .tables import _CLASS_DECLS, _SEALED_DECLS, _THIS, MAX_FINALLY_BYTES, api_roots, frames_for_nesting
+from .syntax import F_BODY, F_DECLARATOR, F_NAME, F_PARAMETERS, F_TYPE, F_VALUE, INDEX_PARSE_SHARE, MAX_INDEXED_BYTES, CommentedNodes, TakeOvers, _scan, is_placeholder, lambda_param_names, modifier_words, parse_budget, parse_tree
+from .tables import _CLASS_DECLS, _SEALED_DECLS, _THIS, FRAMES_PER_LEVEL, api_roots
 from .type_index import MAX_CLASS_NESTING, ClassInfo, ProjectTypes, project_types
 
 # ----------------------------------------------------------------------------- classes and types
@@ -121,7 +122,7 @@ class JavaFrontEnd:
 
     def run(self) -> ir.SourceUnit:
         """Header and class signatures first, then every function body (queued closures last)."""
-        with frames_for_nesting():
+        with frames_for_nesting(FRAMES_PER_LEVEL):
             return self._run()
 
     def _run(self) -> ir.SourceUnit:
@@ -150,11 +151,7 @@ class JavaFrontEnd:
             if info is not None:
                 self.queue_class_body(node.child_by_field_id(F_BODY), info, {}, header=node)
         self.drain()
-        if root.has_error and not any(fn.notes for fn in self.functions):
-            first = next((n for n in _walk(root) if n.type == "ERROR" or n.is_missing), None)
-            line = first.start_point[0] + 1 if first is not None else 1
-            self.notes.append((Loc(line, 1, line, 1),
-                               f"syntax error near line {line}; code tree-sitter could not parse is not checked"))
+        note_syntax_error(root, self.functions, self.notes)
         unit = ir.SourceUnit(self.path, "java", self.functions, self.notes, self.lines)
         unit.dependencies = sorted(self.used_files)
         return unit
@@ -414,7 +411,8 @@ class JavaFrontEnd:
     def lower_pending(self, item: PendingFunction) -> ir.Function | None:
         """Lower one queued function; too deep a nesting skips it with a note instead of crashing."""
         lowering = JavaLowering(self, item.node, item.name, item.cls, item.captured)
-        try:
+
+        def lower() -> ir.Function | None:
             if item.kind == "lambda":
                 body = item.node.child_by_field_id(F_BODY)
                 params = [(n, "") for n in lambda_param_names(item.node, self.src, self.named)]
@@ -425,19 +423,7 @@ class JavaFrontEnd:
                 return None  # abstract or interface method
             return lowering.lower(self.param_list(item.node) if item.node.type != "compact_constructor_declaration" else [],
                                   item.node.child_by_field_id(F_BODY))
-        except TooDeep:
-            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{item.name}() is nested too deeply to analyze; skipped"))
-            return None
-        except TooManyCleanups:
-            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{item.name}() has too many copies of its finally blocks to analyze (more than "
-                                    f"{MAX_FINALLY_BYTES >> 10} KB of source, each exit running its own copy); skipped"))
-            return None
-        except RecursionError:  # a walk without its own bound (plain Python only: the compiled build crashes)
-            loc = Loc(item.node.start_point[0] + 1, 1, item.node.end_point[0] + 1, 1)
-            self.notes.append((loc, f"{item.name}() exceeded the recursion limit; skipped"))
-            return None
+        return lower_or_note(lower, item.node, item.name, self.notes)
 
     def lower_initializers(self, lowering: JavaLowering, members: list[Node]) -> ir.Function | None:
         """Field initializers and initializer blocks, in order, as one function: what they

@@ -1,4 +1,5 @@
-"""The Java lowering's bookkeeping: `finally` blocks to run, break targets, inlined calls, functions still to lower."""
+"""The Java lowering's bookkeeping: `finally` blocks to run and functions still to lower (break targets and
+inlined calls are `managed/scopes.py`'s)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,7 +7,6 @@ from typing import Callable
 
 from tree_sitter import Node
 
-from ... import ir
 from .type_index import ClassInfo
 
 
@@ -16,24 +16,6 @@ class Finalizer:
 
     run: Callable[[], None]
     handler: int | None  # where exceptions go while it runs (outside the try)
-
-
-@dataclass
-class Breakable:
-    """A loop, a switch or a labeled statement: a target for `break` (and `continue`)."""
-
-    brk: int
-    cont: int | None
-    labels: tuple[str, ...] = ()
-    is_switch: bool = False
-    yield_to: ir.Expr | None = None  # switch expressions: where `yield` stores its value
-
-
-@dataclass
-class Inlined:
-    """A lambda body lowered in place (`forEach`): its `return` continues the loop."""
-
-    cont: int
 
 
 @dataclass

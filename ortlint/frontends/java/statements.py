@@ -1,28 +1,46 @@
-"""Java statements and control flow -> blocks: declarations, returns, `if`, loops and labels, `switch` (old and
-new forms, `yield`), `synchronized`, `assert`."""
+"""Java statements and control flow -> blocks: declarations, labels, loops over elements, `switch` (old and
+new forms, `yield`), `synchronized`, `assert`; the statements C# has too (`return`, `if`, loops, `break`,
+`continue`) are `managed/statements.py`'s, with the hooks below."""
 from __future__ import annotations
-
-import re
-from typing import Callable
 
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import Block, Branch, Const, Index, Jump, Op, Opaque, Return, Var
+from ...ir import Branch, Op, Opaque, Var
+from ..managed.scopes import Breakable
 from .names import element_type
-from .scopes import Breakable, Finalizer, Inlined
-from .syntax import F_ALTERNATIVE, F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSEQUENCE, F_CONSTRUCTOR, F_DECLARATOR, F_DIMENSIONS, F_INIT, F_NAME, F_TYPE, F_UPDATE, F_VALUE
-from .tables import _HAS_NEXT, _INT_LITERALS, _SOME_INDEX, _short
+from .scopes import Finalizer
+from .syntax import F_ARGUMENTS, F_BODY, F_CONDITION, F_CONSTRUCTOR, F_DECLARATOR, F_DIMENSIONS, F_INIT, F_NAME, F_TYPE, F_VALUE
+from .tables import _INT_LITERALS, _short
 
 
 class JavaStatements:
-    """Java statements and control flow -> blocks: declarations, returns, `if`, loops and labels, `switch` (old and
+    """Java statements and control flow -> blocks: declarations, labels, loops over elements, `switch` (old and
 new forms, `yield`), `synchronized`, `assert`."""
 
-    def lower_expr_stmt(self, node: Node) -> None:
-        self.stmt_temps = []
-        self.lower_expr(node, discard=True)
-        self.finish_statement(node)
+    # ------------------------------------------------------------------ hooks of the shared statements
+
+    def jump_label(self, node: Node) -> str | None:
+        """`break label;` / `continue label;` name a labeled statement."""
+        kids = self.named(node)
+        return self.text(kids[0]) if kids else None
+
+    def has_finally(self) -> bool:
+        return any(isinstance(c, Finalizer) for c in self.ctx)
+
+    def for_inits(self, node: Node, cond: Node | None, body: Node | None, updates: list[Node]) -> list[Node]:
+        return node.children_by_field_id(F_INIT)
+
+    def lower_for_init(self, init: Node) -> None:
+        if init.type == "local_variable_declaration":
+            self.lower_stmt(init)
+        else:
+            self.lower_expr_stmt(init)
+
+    def loop_header(self, elem: Var, coll: ir.Expr) -> str:
+        return f"{elem.name} : {_short(ir.expr_text(coll))}"
+
+    # ------------------------------------------------------------------ statements
 
     def stmt_block(self, node: Node) -> None:
         self.push_scope()
@@ -30,10 +48,6 @@ new forms, `yield`), `synchronized`, `assert`."""
             self.lower_stmt(child)
         self.pop_scope(node)
     stmt_constructor_body = stmt_block
-
-    def stmt_expression_statement(self, node: Node) -> None:
-        for child in self.named(node):
-            self.lower_expr_stmt(child)
 
     def stmt_local_variable_declaration(self, node: Node) -> None:
         declared = self.types.canon(node.child_by_field_id(F_TYPE))
@@ -57,64 +71,6 @@ new forms, `yield`), `synchronized`, `assert`."""
         if value is not None:
             self.assign_from(self.var(name), value, self.loc(decl))
 
-    def stmt_return_statement(self, node: Node) -> None:
-        kids = self.named(node)
-        self.lower_return_value(kids[0] if kids else None, node)
-
-    def lower_return_value(self, value: Node | None, node: Node) -> None:
-        """`return v` through finally blocks: v is computed first, then the finalizers run."""
-        self.stmt_temps = []
-        expr = self.lower_expr(value) if value is not None else None
-        ctx = self.ctx
-        target = next((i for i in range(len(ctx) - 1, -1, -1) if isinstance(ctx[i], Inlined)), None) if ctx else None
-        if target is not None:  # `return` in a lambda body lowered in place: next element
-            self.run_finalizers(target + 1)
-            self.jump(self.ctx[target].cont)  # type: ignore[union-attr]
-            return
-        if expr is not None and ctx and any(isinstance(c, Finalizer) for c in ctx) and not isinstance(expr, Const):
-            held = Var(f"$ret{self.loc(node).line}_{self.temp_counter}")
-            self.locals[held.name] = False
-            self.emit(ir.Assign(self.loc(node), held, expr))
-            expr = held
-        self.run_finalizers(0)
-        if self.cur is not None:
-            self.terminate(Return(expr, self.loc(node)))
-        self.stmt_temps = []
-
-    def stmt_if_statement(self, node: Node) -> None:
-        """Both arms get the condition's temporaries killed on entry, so nothing leaks twice."""
-        cond = node.child_by_field_id(F_CONDITION)
-        then = node.child_by_field_id(F_CONSEQUENCE)
-        alt = node.child_by_field_id(F_ALTERNATIVE)
-        then_b, join = self.new_block(), self.new_block()
-        else_b = self.new_block() if alt is not None else join
-        self.stmt_temps = []
-        self.lower_cond(cond, then_b, else_b)
-        temps = self.take_temps()
-        self.start(then_b)
-        self.kill_at(temps, cond if cond is not None else node)
-        if then is not None:
-            self.lower_scoped(then)
-        self.jump(join)
-        if alt is not None:
-            self.start(else_b)
-            self.kill_at(temps, cond if cond is not None else node)
-            self.lower_scoped(alt)
-            self.jump(join)
-        self.start(join)
-        if alt is None:
-            self.kill_at(temps, node)
-
-    def lower_scoped(self, node: Node) -> None:
-        """A statement that is its own scope (`if (c) T x = ...;` is not Java, but blocks are)."""
-        self.push_scope()
-        self.lower_stmt(node)
-        self.pop_scope(node)
-
-    def take_labels(self) -> tuple[str, ...]:
-        labels, self.pending_label = self.pending_label, ()
-        return labels
-
     def stmt_labeled_statement(self, node: Node) -> None:
         """A label on a loop names that loop; on any other statement it is a `break` target."""
         kids = self.named(node)
@@ -135,89 +91,6 @@ new forms, `yield`), `synchronized`, `assert`."""
         self.jump(after)
         self.start(after)
 
-    def loop_body(self, body: Node | None, brk: Block, cont: Block, labels: tuple[str, ...]) -> None:
-        self.ctx.append(Breakable(brk.id, cont.id, labels))
-        try:
-            if body is not None:
-                self.lower_scoped(body)
-        finally:
-            self.ctx.pop()
-
-    def close_loop(self, exit_b: Block, first: int, extra: set[int], node: Node) -> None:
-        self.start(exit_b)
-        ids = frozenset(extra | set(range(first, len(self.blocks))))
-        self.emit(ir.ScopeExit(self.end_loc(node), ids))
-
-    def stmt_while_statement(self, node: Node) -> None:
-        """header -> body -> header, with a ScopeExit on the exit edge for loops over elements."""
-        labels = self.take_labels()
-        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
-        self.jump(header)
-        self.start(header)
-        first = len(self.blocks)
-        self.stmt_temps = []
-        cond = node.child_by_field_id(F_CONDITION)
-        self.lower_cond(cond, body_b, exit_b, kind="loop")
-        temps = self.take_temps()
-        self.start(body_b)
-        self.kill_at(temps, node)
-        self.loop_body(node.child_by_field_id(F_BODY), exit_b, header, labels)
-        self.jump(header)
-        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
-        self.kill_at(temps, node)
-
-    def stmt_do_statement(self, node: Node) -> None:
-        """The body runs once before the condition is tested."""
-        labels = self.take_labels()
-        body_b, cond_b, exit_b = self.new_block(), self.new_block(), self.new_block()
-        self.jump(body_b)
-        first = len(self.blocks)
-        self.start(body_b)
-        self.loop_body(node.child_by_field_id(F_BODY), exit_b, cond_b, labels)
-        self.jump(cond_b)
-        self.start(cond_b)
-        self.stmt_temps = []
-        again = self.new_block()
-        self.lower_cond(node.child_by_field_id(F_CONDITION), again, exit_b, kind="loop")
-        temps = self.take_temps()
-        self.start(again)
-        self.kill_at(temps, node)
-        self.jump(body_b)
-        self.close_loop(exit_b, first, {body_b.id, cond_b.id}, node)
-        self.kill_at(temps, node)
-
-    def stmt_for_statement(self, node: Node) -> None:
-        """`for (init; cond; update)`: init locals live in a scope around the whole loop."""
-        labels = self.take_labels()
-        self.push_scope()
-        for init in node.children_by_field_id(F_INIT):
-            if init.type == "local_variable_declaration":
-                self.lower_stmt(init)
-            else:
-                self.lower_expr_stmt(init)
-        header, body_b, update_b, exit_b = self.new_block(), self.new_block(), self.new_block(), self.new_block()
-        self.jump(header)
-        self.start(header)
-        first = len(self.blocks)
-        cond = node.child_by_field_id(F_CONDITION)
-        self.stmt_temps = []
-        if cond is not None:
-            self.lower_cond(cond, body_b, exit_b, kind="loop")
-        else:
-            self.jump(body_b)
-        temps = self.take_temps()
-        self.start(body_b)
-        self.kill_at(temps, node)
-        self.loop_body(node.child_by_field_id(F_BODY), exit_b, update_b, labels)
-        self.jump(update_b)
-        self.start(update_b)
-        for update in node.children_by_field_id(F_UPDATE):
-            self.lower_expr_stmt(update)
-        self.jump(header)
-        self.close_loop(exit_b, first, {header.id, body_b.id, update_b.id}, node)
-        self.kill_at(temps, node)
-        self.pop_scope(node)
-
     def stmt_enhanced_for_statement(self, node: Node) -> None:
         """`for (T v : c)`: each iteration reads one element of c (`v = c[i]`), so a loop that
         closes v is recognised by the engine as closing every element of c."""
@@ -234,7 +107,7 @@ new forms, `yield`), `synchronized`, `assert`."""
         self.push_scope()
         name = self.text(name_node) if name_node is not None else "$elem"
         self.declare(name, var_type)
-        self.element_loop(node, coll, Var(name), labels, lambda: self.loop_body_stmt(node))
+        self.element_loop(node, coll, Var(name), lambda: self.loop_body_stmt(node), labels)
         self.pop_scope(None)
         self.kill(temps, self.end_loc(node))
 
@@ -242,55 +115,6 @@ new forms, `yield`), `synchronized`, `assert`."""
         body = node.child_by_field_id(F_BODY)
         if body is not None:
             self.lower_scoped(body)
-
-    def element_loop(self, node: Node, coll: ir.Expr, elem: Var, labels: tuple[str, ...],
-                     body: Callable[[], None]) -> None:
-        """A loop over the elements of `coll` whose body is produced by `body()`."""
-        loc = self.loc(node)
-        more = Var(f"$more{loc.line}_{len(self.blocks)}")
-        self.locals[more.name] = False
-        header, body_b, exit_b = self.new_block(), self.new_block(), self.new_block()
-        self.jump(header)
-        self.start(header)
-        first = len(self.blocks)
-        header_text = f"{elem.name} : {_short(ir.expr_text(coll))}"
-        self.terminate(Branch(more, body_b.id, exit_b.id, loc, header_text, "loop"))
-        self.start(body_b)
-        self.emit(ir.Assign(loc, more, _HAS_NEXT))
-        self.emit(ir.Assign(loc, elem, Index(coll, _SOME_INDEX)))
-        self.ctx.append(Breakable(exit_b.id, header.id, labels))
-        try:
-            body()
-        finally:
-            self.ctx.pop()
-        self.jump(header)
-        self.close_loop(exit_b, first, {header.id, body_b.id}, node)
-
-    def stmt_break_statement(self, node: Node) -> None:
-        kids = self.named(node)
-        label = self.text(kids[0]) if kids else None
-        for i in range(len(self.ctx) - 1, -1, -1):
-            c = self.ctx[i]
-            if isinstance(c, Breakable) and (label in c.labels if label else (c.cont is not None or c.is_switch)):
-                self.run_finalizers(i + 1)
-                self.jump(c.brk)
-                return
-        self.terminate(Jump(self.new_block().id))  # break outside anything: unreachable rest
-
-    def stmt_continue_statement(self, node: Node) -> None:
-        """`continue` (labeled or not) runs the finalizers it leaves, like `break`."""
-        kids = self.named(node)
-        label = self.text(kids[0]) if kids else None
-        for i in range(len(self.ctx) - 1, -1, -1):
-            c = self.ctx[i]
-            if isinstance(c, Inlined) and not label:
-                self.run_finalizers(i + 1)
-                self.jump(c.cont)
-                return
-            if isinstance(c, Breakable) and c.cont is not None and (label in c.labels if label else True):
-                self.run_finalizers(i + 1)
-                self.jump(c.cont)
-                return
 
     def stmt_yield_statement(self, node: Node) -> None:
         """`yield v` in a switch expression: store v as the switch's value and leave the switch."""
@@ -407,10 +231,3 @@ new forms, `yield`), `synchronized`, `assert`."""
         self.unit.queue_class(node, self.cls, self.visible_types(), prefix=f"{self.name}$")
     stmt_local_class_declaration = stmt_record_declaration = stmt_class_declaration
     stmt_enum_declaration = stmt_interface_declaration = stmt_class_declaration
-
-    def unparsed(self, node: Node) -> None:
-        names = sorted(set(re.findall(r"[A-Za-z_$][\w$]*", self.text(node))))
-        loc = self.loc(node)
-        self.notes.append((loc, f"could not parse code at line {loc.line} in {self.name}(); "
-                                "resources it names are not checked"))
-        self.emit(ir.Havoc(loc, tuple(names), "unparsed code"))

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Callable, Iterator
+from typing import Callable
 
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Tree
 
 from ..common.source import StepCounter, memory_cap_reached, parse_steps
+from ..managed.syntax import field_id
 
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
 
@@ -19,12 +20,7 @@ JAVA_LANGUAGE = Language(tree_sitter_java.language())
 
 
 def _field_id(name: str) -> int:
-    """The grammar's id of a field: `child_by_field_id` skips the name lookup that
-    `child_by_field_name` does on each of the ~million field accesses of a large tree."""
-    fid = JAVA_LANGUAGE.field_id_for_name(name)
-    if fid is None:
-        raise ValueError(f"tree-sitter-java has no field {name!r}")
-    return fid
+    return field_id(JAVA_LANGUAGE, "tree-sitter-java", name)
 
 
 F_ALTERNATIVE = _field_id("alternative")
@@ -128,14 +124,6 @@ def _scan(root: Node, src: bytes) -> tuple[list[Node], set[int]]:
             if not cursor.goto_parent() or len(parents) == 1:
                 return params, ids
             parents.pop()
-
-
-def _walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
 
 
 _CLOSURE_NODES = ("lambda_expression", "class_body")  # bodies `capture` asks about

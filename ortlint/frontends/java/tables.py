@@ -2,16 +2,14 @@
 statement tables, names of nested functions."""
 from __future__ import annotations
 
-import contextlib
 import functools
-import sys
-from typing import Iterator
 
 from tree_sitter import Node
 
 from ...ir import Const, Opaque, Var
 from ...policy import Policy
 from ..common.cfg import short
+from ..managed.limits import MAX_NESTING  # noqa: F401  (the Java modules import it from here)
 
 CATCH_ALL = frozenset({"Exception", "Throwable", "OrtException"})  # catch clauses that catch an OrtException
 
@@ -34,12 +32,6 @@ UNCHECKED_EXCEPTIONS = frozenset({
     "ClosedWatchServiceException", "DuplicateFormatFlagsException", "IllegalFormatException",
     "UnknownFormatConversionException", "MissingFormatArgumentException",
 })
-
-
-MAX_NESTING = 300
-
-
-MAX_FINALLY_BYTES = 1 << 20  # source lowered as copies of `finally` blocks, per method (run_finally)
 
 
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
@@ -112,23 +104,5 @@ def nested_name(outer: str, label: str, node: Node) -> str:
 
 
 FRAMES_PER_LEVEL = 8  # Python frames one counted nesting level may take (statement -> block -> scope -> ...)
-
-
-@contextlib.contextmanager
-def frames_for_nesting() -> Iterator[None]:
-    """Room for MAX_NESTING levels below the caller's frames. The bounds on nesting are the
-    front end's own depth counters (the compiled build has no recursion limit to stop a walk);
-    plain Python's default limit of 1 000 frames would otherwise cut some legal nesting short."""
-    saved = sys.getrecursionlimit()
-    needed = FRAMES_PER_LEVEL * MAX_NESTING + 1000
-    if saved < needed:
-        sys.setrecursionlimit(needed)
-    try:
-        yield
-    finally:
-        if saved < needed:
-            sys.setrecursionlimit(saved)
-
-_HAS_NEXT, _SOME_INDEX = Opaque("hasNext"), Opaque("i")
 
 _NULL, _TRUE, _FALSE = Const(0, "null"), Const(1, "true"), Const(0, "false")

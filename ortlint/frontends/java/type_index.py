@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ...fileio import read_prefix
+from ..managed.project_files import MAX_INDEX_BYTES, project_files
 
 MAX_CLASS_NESTING = 100  # classes inside classes; deeper ones are skipped with a note
 MAX_SUPERCLASSES = 32  # steps up a superclass chain (a cycle in broken code ends too)
-MAX_INDEX_FILES = 4000  # a source root with more .java files is not indexed (each worker reads them all)
-MAX_INDEX_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -169,23 +168,12 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
     key = root if package else root + os.sep + "<default package>"
     if key in _PROJECTS:
         return _PROJECTS[key]
-    files: list[str] = []
-    total = 0
-    for folder, dirs, names in os.walk(root):
-        # a file of the default package sees its own folder only: classes in subfolders belong
-        # to named packages, and its folder may be anything (a home directory, /tmp)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if package else []
-        for name in sorted(names):
-            if name.endswith(".java"):
-                full = os.path.join(folder, name)
-                files.append(full)
-                try:
-                    total += os.path.getsize(full)
-                except OSError:
-                    pass
-        if len(files) > MAX_INDEX_FILES or total > MAX_INDEX_BYTES:
-            _PROJECTS[key] = None
-            return None
+    # a file of the default package sees its own folder only: classes in subfolders belong
+    # to named packages, and its folder may be anything (a home directory, /tmp)
+    files = project_files(root, ".java", _visible_folder if package else None)
+    if files is None:
+        _PROJECTS[key] = None
+        return None
     index = ProjectTypes(root)
     for full in files:
         try:
@@ -197,3 +185,7 @@ def project_types(path: str, package: str, collect: Callable[[str, bytes], list[
     index.link()
     _PROJECTS[key] = index
     return index
+
+
+def _visible_folder(name: str) -> bool:
+    return not name.startswith(".")
