@@ -1,6 +1,6 @@
 """Orchestration: one run from files to a sorted report; no analysis and no formatting of its own.
 
-    runner.py     `run`: discover, parse, analyze, assemble (the entry point of cli.py and api.py)
+    runner.py     `run`: discover, parse, analyze, assemble (the entry point of cli/ and api.py)
     settings.py   `RunConfig` (what a run is asked to do) and `Limits` (what an item may cost)
     progress.py   `Progress`: what the run has done so far, for a display (changes no result)
     parsing.py    `parse_file` through the front-end registry; the parser that keeps each file's IR

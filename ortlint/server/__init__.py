@@ -7,7 +7,7 @@
     lsp.py       the pygls server: open, change (debounced), save, close, code actions,
                  configuration
 
-The server stands above the orchestration layer and below the command line (`cli.py` starts
+The server stands above the orchestration layer and below the command line (`cli/` starts
 it). It has no language of its own: any file the front-end registry reads is analyzed, so a
 language added to `frontends/registry.py` is served without a change here.
 """
