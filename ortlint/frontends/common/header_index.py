@@ -408,6 +408,11 @@ class HeaderIndex:
         # and a miss costs a `stat` per folder above (18 of them). `new_run` forgets them.
         self._resolved: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
         self._is_file: dict[str, bool] = {}
+        # The same, for `visible`: by (including folder, include folders, `<...>`), name -> header
+        self._resolved_from: dict[tuple[str, tuple[str, ...], bool], dict[str, str | None]] = {}
+        # Each header's facts and folder as this run first found them (`visible` asks for the same
+        # headers for every file: one `stat` per header and run, not one per including file)
+        self._run_facts: dict[str, tuple[HeaderFacts | None, str]] = {}
         self._kept: OrderedDict[str, tuple[bytes, Tree, HeaderFacts]] = OrderedDict()  # see take_tree
         self._kept_bytes = 0
 
@@ -415,6 +420,8 @@ class HeaderIndex:
         """Forget what resolution found (headers may have been added or removed since)."""
         self._resolved.clear()
         self._is_file.clear()
+        self._resolved_from.clear()
+        self._run_facts.clear()
         self._kept.clear()
         self._kept_bytes = 0
 
@@ -585,9 +592,9 @@ class HeaderIndex:
         here = os.path.dirname(os.path.abspath(path))
         seen = {os.path.abspath(path)}
         dirs = self.include_dirs_for(os.path.abspath(path))
-        later: list[_Include] = [(name, here, 1, True) for name in angle]
+        later: list[_Includes] = [(angle, here, 1, True)]
         found: list[HeaderFacts] = []
-        self._closure(out.headers, found, seen, dirs, [(name, here, 1, False) for name in includes], later, True)
+        self._closure(out.headers, found, seen, dirs, [(includes, here, 1, False)], later, True)
         quoted = len(found)
         self._closure(out.headers, found, seen, dirs, later, later, False)
         out.macros = _first_wins([f.macros for f in found[:quoted]])
@@ -598,29 +605,44 @@ class HeaderIndex:
         return out
 
     def _closure(self, headers: list[str], found: list[HeaderFacts], seen: set[str], dirs: tuple[str, ...],
-                 queue: list["_Include"], angle: list["_Include"], with_macros: bool) -> None:
+                 queue: list["_Includes"], angle: list["_Includes"], with_macros: bool) -> None:
         """The headers `queue` names and those they include (breadth first), appended to
         `headers` and their facts to `found` (`visible` merges them, a nearer header's definition
         first). With macros (the quoted closure), `#include <...>` lines met on the way go to
-        `angle` for the second part; without (the second part), they are followed like the rest."""
+        `angle` for the second part; without (the second part), they are followed like the rest.
+        The queue holds the include lines of one file at a time, in order."""
         head = 0
         while head < len(queue) and len(headers) < MAX_HEADERS:
-            name, from_dir, depth, is_angle = queue[head]
+            names, from_dir, depth, is_angle = queue[head]
             head += 1
-            header = self.resolve_angle(name, from_dir, dirs) if is_angle else self.resolve(name, from_dir, dirs)
-            if header is None or header in seen:
-                continue
-            seen.add(header)
-            facts = self.facts(header)
-            if facts is None:
-                continue
-            headers.append(header)
-            found.append(facts)
-            if depth < MAX_INCLUDE_DEPTH:
-                folder = os.path.dirname(header)
-                queue.extend((inc, folder, depth + 1, False) for inc in facts.includes)
-                (queue if not with_macros else angle).extend(
-                    (inc, folder, depth + 1, True) for inc in facts.angle_includes)
+            key = (from_dir, dirs, is_angle)
+            resolved = self._resolved_from.get(key)
+            if resolved is None:
+                resolved = self._resolved_from[key] = {}
+            for name in names:
+                if len(headers) >= MAX_HEADERS:
+                    return
+                try:
+                    header = resolved[name]
+                except KeyError:
+                    header = resolved[name] = self.resolve_angle(name, from_dir, dirs) if is_angle \
+                        else self.resolve(name, from_dir, dirs)
+                if header is None or header in seen:
+                    continue
+                seen.add(header)
+                entry = self._run_facts.get(header)
+                if entry is None:
+                    entry = self._run_facts[header] = (self.facts(header), os.path.dirname(header))
+                facts, folder = entry
+                if facts is None:
+                    continue
+                headers.append(header)
+                found.append(facts)
+                if depth < MAX_INCLUDE_DEPTH:
+                    if facts.includes:
+                        queue.append((facts.includes, folder, depth + 1, False))
+                    if facts.angle_includes:
+                        (queue if not with_macros else angle).append((facts.angle_includes, folder, depth + 1, True))
 
 
 def _first_wins(layers: list[dict]) -> dict:
@@ -636,7 +658,7 @@ def _first_wins(layers: list[dict]) -> dict:
     return merged
 
 
-_Include = tuple[str, str, int, bool]  # (name as written, folder of the includer, depth, `<...>`)
+_Includes = tuple[list[str], str, int, bool]  # (names as written, folder of the includer, depth, `<...>`)
 
 
 def spelled_like(header: str, analyzed: str) -> str:
