@@ -413,6 +413,7 @@ class HeaderIndex:
         # Each header's facts and folder as this run first found them (`visible` asks for the same
         # headers for every file: one `stat` per header and run, not one per including file)
         self._run_facts: dict[str, tuple[HeaderFacts | None, str]] = {}
+        self._sites: dict[tuple[str, bool], str | None] = {}  # see `macro_site`
         self._kept: OrderedDict[str, tuple[bytes, Tree, HeaderFacts]] = OrderedDict()  # see take_tree
         self._kept_bytes = 0
 
@@ -422,6 +423,7 @@ class HeaderIndex:
         self._is_file.clear()
         self._resolved_from.clear()
         self._run_facts.clear()
+        self._sites.clear()
         self._kept.clear()
         self._kept_bytes = 0
 
@@ -491,6 +493,18 @@ class HeaderIndex:
     def in_tree(self, path: str) -> bool:
         """Is `path` (absolute) inside the analyzed tree? Without a configured tree, nothing is."""
         return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
+    def macro_site(self, header: str, analyzed: str) -> str | None:
+        """`header` spelled as a finding at one of its `#define`s names it (`spelled_like`) when
+        it is inside the analyzed tree; None for a header outside it (an SDK's macro is not the
+        tree's to fix). Asked for every function-like macro every file sees: kept for the run
+        (the answer depends on the header, whether `analyzed` is absolute, and the current folder)."""
+        key = (header, os.path.isabs(analyzed))
+        try:
+            return self._sites[key]
+        except KeyError:
+            site = self._sites[key] = spelled_like(header, analyzed) if self.in_tree(os.path.abspath(header)) else None
+            return site
 
     def _walk_roots(self) -> dict[str, list[str]]:
         """Header file names -> their paths in the repositories (links to folders not followed)."""
