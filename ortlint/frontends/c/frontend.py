@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import os
-
 import tree_sitter_c
 from tree_sitter import Language, Node, Parser
 
@@ -200,10 +198,9 @@ class CFrontEnd:
         for name, found in self.visible.macros.items():
             if found.params is None or name in self.macros or self._policy_describes(name):
                 continue
-            in_tree = index.in_tree(os.path.abspath(found.path))  # an SDK header's macro is not the tree's to fix
+            site = index.macro_site(found.path, self.path)  # None: an SDK header's macro is not the tree's to fix
             self.macros[name] = Macro(name, list(found.params), found.body, found.variadic, f"{found.path}:{found.line}",
-                                      defined_at=f"{header_index.spelled_like(found.path, self.path)}:{found.line}"
-                                      if in_tree else "")
+                                      defined_at=f"{site}:{found.line}" if site is not None else "")
         for name, shape in self.policy.macro_shapes.items():
             if name not in self.macros and name not in self.visible.macros:
                 self.macros[name] = Macro(name, list(shape.params), shape.body, shape.variadic, "policy", shape.declares)

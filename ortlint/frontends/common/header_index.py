@@ -34,6 +34,7 @@ import os
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from itertools import chain
 
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Parser, Tree
@@ -94,6 +95,15 @@ class ClassFacts:
     fields: dict[str, str] = field(default_factory=dict)  # member -> declared type text
     bases: list[str] = field(default_factory=list)
     methods: set[str] = field(default_factory=set)
+    _destructor: bool | None = field(default=None, init=False, repr=False, compare=False)
+
+    def declares_destructor(self) -> bool:
+        """Is one of the methods a destructor? Asked for every visible class of every file that
+        includes the header, once the header's facts are complete: computed once."""
+        found = self._destructor
+        if found is None:
+            found = self._destructor = any(m.startswith("~") for m in self.methods)
+        return found
 
 
 @dataclass
@@ -398,6 +408,12 @@ class HeaderIndex:
         # and a miss costs a `stat` per folder above (18 of them). `new_run` forgets them.
         self._resolved: dict[tuple[str, str, tuple[str, ...]], str | None] = {}
         self._is_file: dict[str, bool] = {}
+        # The same, for `visible`: by (including folder, include folders, `<...>`), name -> header
+        self._resolved_from: dict[tuple[str, tuple[str, ...], bool], dict[str, str | None]] = {}
+        # Each header's facts and folder as this run first found them (`visible` asks for the same
+        # headers for every file: one `stat` per header and run, not one per including file)
+        self._run_facts: dict[str, tuple[HeaderFacts | None, str]] = {}
+        self._sites: dict[tuple[str, bool], str | None] = {}  # see `macro_site`
         self._kept: OrderedDict[str, tuple[bytes, Tree, HeaderFacts]] = OrderedDict()  # see take_tree
         self._kept_bytes = 0
 
@@ -405,6 +421,9 @@ class HeaderIndex:
         """Forget what resolution found (headers may have been added or removed since)."""
         self._resolved.clear()
         self._is_file.clear()
+        self._resolved_from.clear()
+        self._run_facts.clear()
+        self._sites.clear()
         self._kept.clear()
         self._kept_bytes = 0
 
@@ -474,6 +493,18 @@ class HeaderIndex:
     def in_tree(self, path: str) -> bool:
         """Is `path` (absolute) inside the analyzed tree? Without a configured tree, nothing is."""
         return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots)
+
+    def macro_site(self, header: str, analyzed: str) -> str | None:
+        """`header` spelled as a finding at one of its `#define`s names it (`spelled_like`) when
+        it is inside the analyzed tree; None for a header outside it (an SDK's macro is not the
+        tree's to fix). Asked for every function-like macro every file sees: kept for the run
+        (the answer depends on the header, whether `analyzed` is absolute, and the current folder)."""
+        key = (header, os.path.isabs(analyzed))
+        try:
+            return self._sites[key]
+        except KeyError:
+            site = self._sites[key] = spelled_like(header, analyzed) if self.in_tree(os.path.abspath(header)) else None
+            return site
 
     def _walk_roots(self) -> dict[str, list[str]]:
         """Header file names -> their paths in the repositories (links to folders not followed)."""
@@ -575,47 +606,73 @@ class HeaderIndex:
         here = os.path.dirname(os.path.abspath(path))
         seen = {os.path.abspath(path)}
         dirs = self.include_dirs_for(os.path.abspath(path))
-        later: list[_Include] = [(name, here, 1, True) for name in angle]
-        self._merge_closure(out, seen, dirs, [(name, here, 1, False) for name in includes], later, True)
-        self._merge_closure(out, seen, dirs, later, later, False)
+        later: list[_Includes] = [(angle, here, 1, True)]
+        found: list[HeaderFacts] = []
+        self._closure(out.headers, found, seen, dirs, [(includes, here, 1, False)], later, True)
+        quoted = len(found)
+        self._closure(out.headers, found, seen, dirs, later, later, False)
+        out.macros = _first_wins([f.macros for f in found[:quoted]])
+        out.prototypes = _first_wins([f.prototypes for f in found])
+        out.classes = _first_wins([f.classes for f in found])
+        out.aliases = _first_wins([f.aliases for f in found])
+        out.returns = _first_wins([f.returns for f in found])
         return out
 
-    def _merge_closure(self, out: Visible, seen: set[str], dirs: tuple[str, ...], queue: list["_Include"],
-                       angle: list["_Include"], with_macros: bool) -> None:
-        """Merge the headers `queue` names and those they include (breadth first) into `out`.
-        With macros (the quoted closure), `#include <...>` lines met on the way go to `angle`
-        for the second part; without (the second part), they are followed like the rest."""
+    def _closure(self, headers: list[str], found: list[HeaderFacts], seen: set[str], dirs: tuple[str, ...],
+                 queue: list["_Includes"], angle: list["_Includes"], with_macros: bool) -> None:
+        """The headers `queue` names and those they include (breadth first), appended to
+        `headers` and their facts to `found` (`visible` merges them, a nearer header's definition
+        first). With macros (the quoted closure), `#include <...>` lines met on the way go to
+        `angle` for the second part; without (the second part), they are followed like the rest.
+        The queue holds the include lines of one file at a time, in order."""
         head = 0
-        while head < len(queue) and len(out.headers) < MAX_HEADERS:
-            name, from_dir, depth, is_angle = queue[head]
+        while head < len(queue) and len(headers) < MAX_HEADERS:
+            names, from_dir, depth, is_angle = queue[head]
             head += 1
-            header = self.resolve_angle(name, from_dir, dirs) if is_angle else self.resolve(name, from_dir, dirs)
-            if header is None or header in seen:
-                continue
-            seen.add(header)
-            facts = self.facts(header)
-            if facts is None:
-                continue
-            out.headers.append(header)
-            if with_macros:
-                for key, value in facts.macros.items():
-                    out.macros.setdefault(key, value)
-            for key, flags in facts.prototypes.items():
-                out.prototypes.setdefault(key, flags)
-            for key, cls in facts.classes.items():
-                out.classes.setdefault(key, cls)
-            for key, alias in facts.aliases.items():
-                out.aliases.setdefault(key, alias)
-            for key, returned in facts.returns.items():
-                out.returns.setdefault(key, returned)
-            if depth < MAX_INCLUDE_DEPTH:
-                folder = os.path.dirname(header)
-                queue.extend((inc, folder, depth + 1, False) for inc in facts.includes)
-                (queue if not with_macros else angle).extend(
-                    (inc, folder, depth + 1, True) for inc in facts.angle_includes)
+            key = (from_dir, dirs, is_angle)
+            resolved = self._resolved_from.get(key)
+            if resolved is None:
+                resolved = self._resolved_from[key] = {}
+            for name in names:
+                if len(headers) >= MAX_HEADERS:
+                    return
+                try:
+                    header = resolved[name]
+                except KeyError:
+                    header = resolved[name] = self.resolve_angle(name, from_dir, dirs) if is_angle \
+                        else self.resolve(name, from_dir, dirs)
+                if header is None or header in seen:
+                    continue
+                seen.add(header)
+                entry = self._run_facts.get(header)
+                if entry is None:
+                    entry = self._run_facts[header] = (self.facts(header), os.path.dirname(header))
+                facts, folder = entry
+                if facts is None:
+                    continue
+                headers.append(header)
+                found.append(facts)
+                if depth < MAX_INCLUDE_DEPTH:
+                    if facts.includes:
+                        queue.append((facts.includes, folder, depth + 1, False))
+                    if facts.angle_includes:
+                        (queue if not with_macros else angle).append((facts.angle_includes, folder, depth + 1, True))
 
 
-_Include = tuple[str, str, int, bool]  # (name as written, folder of the includer, depth, `<...>`)
+def _first_wins(layers: list[dict]) -> dict:
+    """The layers merged, the first layer holding a key giving its value, keys in the order they
+    first appear: what `setdefault` of every item, layer after layer, gives. Done with dict
+    operations (no Python step per key): a file of a large tree sees thousands of names from
+    hundreds of headers, and the per-key loop was a tenth of its parse."""
+    if not layers:
+        return {}
+    merged = dict.fromkeys(chain.from_iterable(layers))  # every key, in order of first appearance
+    for layer in reversed(layers):
+        merged.update(layer)  # existing keys keep their place; the nearest layer writes last
+    return merged
+
+
+_Includes = tuple[list[str], str, int, bool]  # (names as written, folder of the includer, depth, `<...>`)
 
 
 def spelled_like(header: str, analyzed: str) -> str:

@@ -357,24 +357,34 @@ class FileModel:
         for name, returned in visible.returns.items():
             self.returns.setdefault(name, returned)
         bases: dict[str, list[str]] = {}
+        classes = self.classes
+        # (a file of a large tree sees hundreds of header classes, each under its short and its
+        # qualified name: the per-member loops below run only where a merge can add something)
         for name, facts in visible.classes.items():
-            info = self.classes.get(name)
+            info = classes.get(name)
             if info is None:
-                info = self.classes[name] = ClassInfo(name.rsplit("::", 1)[-1], name, from_header=True)
-                self.classes.setdefault(info.name, info)
-            for member, type_text in facts.fields.items():
-                if member not in info.fields:
-                    info.fields[member] = type_text
-            info.declared_methods.update(m for m in facts.methods if m not in info.methods)
-            info.has_dtor_decl = info.has_dtor_decl or any(m.startswith("~") for m in facts.methods)
+                info = classes[name] = ClassInfo(name.rsplit("::", 1)[-1], name, from_header=True)
+                classes.setdefault(info.name, info)
+            fields = info.fields
+            if not fields:
+                fields.update(facts.fields)
+            elif not facts.fields.keys() <= fields.keys():
+                for member, type_text in facts.fields.items():
+                    if member not in fields:
+                        fields[member] = type_text
+            if facts.methods:
+                info.declared_methods.update(facts.methods.difference(info.methods) if info.methods else facts.methods)
+                if not info.has_dtor_decl:
+                    info.has_dtor_decl = facts.declares_destructor()
             bases.setdefault(info.qualname, []).extend(facts.bases)
         for name, facts in (own.classes.items() if own is not None else ()):
-            info = self.classes.get(name)
+            info = classes.get(name)
             if info is not None and facts.bases:
                 bases.setdefault(info.qualname, []).extend(facts.bases)
         self._bases.update(bases)
         for qual, names in bases.items():
-            self._inherit(self.classes.get(qual), names)
+            if names:  # (no base: nothing to inherit)
+                self._inherit(classes.get(qual), names)
 
     def _inherit(self, info: ClassInfo | None, base_names: list[str]) -> None:
         """Copy the members of `base_names` (transitively, each class once) into `info`."""
