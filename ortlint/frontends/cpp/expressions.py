@@ -12,7 +12,7 @@ from ..c.syntax import _VOID
 from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
-from .model import TABLE_TYPES, TypeRef, clean_name, parse_type
+from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -124,7 +124,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             if copied is not None:
                 return copied
         if left.type == "identifier" and op == "=":
-            own = self.owner_of(self.text(left))
+            own = self.owner_of(self.text(left)) or self.smart_reference_param(self.text(left))
             if own is not None and own.what == "smart":
                 target = self.lower_expr(left)
                 right = node.child_by_field_id(self.F.right)
@@ -141,6 +141,15 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 self.adopt_deleter(self.text(left), right, own)
                 return target
         return self.assignment_value(node, op)
+
+    def smart_reference_param(self, name: str) -> Ownership | None:
+        """How a `std::unique_ptr<T> &out` parameter owns: the caller's smart pointer, so
+        assigning to it (`out = std::move(info);`) destroys what the caller's held first, as
+        assigning to a local one does (the parameter itself is destroyed by nobody here)."""
+        if name not in self.borrowed_params or self.lookup("types", name) is None:
+            return None
+        own = self.model.ownership(self.lookup("types", name))
+        return own if own.what == "smart" and not own.shared else None
 
     def call_args(self, node: Node) -> list[Node]:
         arguments = node.child_by_field_id(self.F.arguments)
@@ -277,7 +286,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         elsewhere may run later, so what they touch is no longer checked."""
         lambdas = self.lambda_args(arg_nodes)
         refs = self.model.ref_params.get(name, frozenset())
-        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs or self.is_unique_lvalue(a) else self.lower_expr(a)
                       for i, a in enumerate(arg_nodes)])
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
         hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
@@ -291,6 +300,17 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             else:
                 self.havoc_captures(lam)
         return result
+
+    def is_unique_lvalue(self, node: Node) -> bool:
+        """A `std::unique_ptr` local named as an argument (`Info::Create(path, out)`): it cannot
+        be copied and does not convert to a raw pointer, so the parameter is a reference to the
+        caller's object (`std::unique_ptr<T> &out`), even when the callee's declaration is not in
+        sight: what the callee stores into it is the caller's smart pointer's."""
+        inner = self.unparen(node)
+        if inner is None or inner.type != "identifier":
+            return False
+        own = self.owner_of(self.text(inner))
+        return own is not None and own.what == "smart" and not own.shared
 
     @staticmethod
     def by_reference(arg: ir.Expr) -> ir.Expr:
