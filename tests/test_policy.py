@@ -129,3 +129,18 @@ def test_table_arity_counts_add_up_across_files(tmp_path: Path) -> None:
     policy = load_policy([p])
     assert policy.table_arity["CreateAllocator"] == frozenset({3, 4, 5})  # the OrtApi's 3 too
     assert policy.table_arity["Solo"] == frozenset({2})
+
+
+def test_a_release_not_to_suggest_is_named_only_when_nothing_else_releases_the_kind(tmp_path: Path) -> None:
+    """`Ort::detail::OrtRelease` releases every Ort handle, but messages keep naming the API's
+    own Release function; a kind only such a helper releases still gets it named."""
+    policy = load_policy()
+    assert policy.lookup("plain", "Ort::detail::OrtRelease").release is not None
+    assert policy.releasers_of("ort.Value") == ["ReleaseValue"]
+    p = tmp_path / "helpers.toml"
+    p.write_text('[[kind]]\nid = "my.Thing"\nlabel = "Thing"\n\n'
+                 '[[call]]\nname = "DropAny"\nsuggest = false\nrelease = { arg = 0, kinds = ["my.Thing"] }\n')
+    assert load_policy([p]).releasers_of("my.Thing") == ["DropAny"]
+    p.write_text('[[call]]\nname = "DropAny"\nsuggest = "no"\nrelease = { arg = 0, kinds = ["ort.Value"] }\n')
+    with pytest.raises(PolicyError, match="suggest"):
+        load_policy([p])
