@@ -529,7 +529,7 @@ class FileModel:
         if params is None:
             return
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
-        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and self.is_value_reference(
+        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and p.type != "variadic_parameter_declaration" and self.is_value_reference(
             declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
             self.ref_params.setdefault(key, indexes)
