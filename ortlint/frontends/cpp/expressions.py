@@ -237,7 +237,28 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         elif self.cls is not None and "::" not in name and self.cls.has_method(name) and self.type_of_name(name) is None:
             return self.call_own_method(node, name, arg_nodes, discard, dest)
         name = self.unqualify_library_name(name)
-        return self.lower_plain_call(node, name, arg_nodes, discard, dest)
+        return self.lower_plain_call(node, self.own_function_callee(fn, name, len(arg_nodes)), arg_nodes, discard, dest)
+
+    def own_function_callee(self, fn: Node, name: str, arity: int) -> str:
+        """A bare call of a name the policy knows (`ThrowOnError(api, st)`) that C++ lookup
+        binds to a function this file defines, which the policy's description does not fit
+        (an argument it names is not a pointer there: the file's own two-argument helper, not
+        the C++ API's `Ort::ThrowOnError(status)`): spelled from the global scope
+        (`::ThrowOnError`), so that it is that function, analyzed, not the policy's."""
+        if fn.type != "identifier" or "::" in name:
+            return name
+        spec = self.unit.policy.lookup("plain", name)
+        if spec is None:
+            return name
+        own = self.model.own_function(name, self.ns, arity)
+        if own is None:
+            return name
+        full, pointers = own
+        named = {a for a in (spec.status_check.arg if spec.status_check else None,
+                             spec.release.arg if spec.release else None) if a is not None}
+        named |= {int(a.into[1:]) for a in spec.acquires if a.into[:1] == "*" and a.into[1:].isdigit()}
+        fits = all(i < len(pointers) and pointers[i] for i in named)
+        return name if fits else "::" + full
 
     def is_deferral_macro(self, fn: Node, name: str) -> bool:
         """`DEFER(image, free(image))`, `SCOPE_EXIT(...)`: a macro from a header whose code
