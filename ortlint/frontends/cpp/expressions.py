@@ -124,7 +124,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             if copied is not None:
                 return copied
         if left.type == "identifier" and op == "=":
-            own = self.owner_of(self.text(left)) or self.smart_reference_param(self.text(left))
+            own = self.owner_of(self.text(left)) or self.smart_reference_param(self.text(left), node.child_by_field_id(self.F.right))
             if own is not None and own.what == "smart":
                 target = self.lower_expr(left)
                 right = node.child_by_field_id(self.F.right)
@@ -142,14 +142,29 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 return target
         return self.assignment_value(node, op)
 
-    def smart_reference_param(self, name: str) -> Ownership | None:
-        """How a `std::unique_ptr<T> &out` parameter owns: the caller's smart pointer, so
-        assigning to it (`out = std::move(info);`) destroys what the caller's held first, as
-        assigning to a local one does (the parameter itself is destroyed by nobody here)."""
-        if name not in self.borrowed_params or self.lookup("types", name) is None:
+    def smart_reference_param(self, name: str, right: Node | None) -> Ownership | None:
+        """How a `std::unique_ptr<T> &out` parameter owns when a local is moved into it
+        (`out = std::move(info);`, an out-parameter filled): the caller's smart pointer, whose
+        old object that assignment destroys, as assigning to a local one does (the parameter
+        itself is destroyed by nobody here). Other assignments (`out = nullptr;`, then a new
+        value, then maybe a throw) keep the plain store: a callee's writes to out-parameters
+        are not carried to the caller on its exceptional exits, so the caller's object would
+        look destroyed twice."""
+        if name not in self.borrowed_params or not self.is_moved_local(right):
             return None
-        own = self.model.ownership(self.lookup("types", name))
-        return own if own.what == "smart" and not own.shared else None
+        type_text = self.lookup("types", name)
+        own = self.model.ownership(type_text) if type_text is not None else None
+        return own if own is not None and own.what == "smart" and not own.shared else None
+
+    def is_moved_local(self, node: Node | None) -> bool:
+        """`std::move(name)` of a local."""
+        inner = self.unparen(node) if node is not None else None
+        if inner is None or inner.type != "call_expression":
+            return False
+        fn = inner.child_by_field_id(self.F.function)
+        args = self.call_args(inner)
+        return (fn is not None and strip_template_args(clean_name(self.text(fn))) in _MOVES and len(args) == 1
+                and self.unparen(args[0]).type == "identifier" and self.text(self.unparen(args[0])) in self.locals)
 
     def call_args(self, node: Node) -> list[Node]:
         arguments = node.child_by_field_id(self.F.arguments)
