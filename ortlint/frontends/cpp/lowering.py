@@ -58,6 +58,7 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
         self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.packs: dict[str, list[str]] = {}  # parameter pack -> the parameters it is lowered as (packs.py)
+        self.pack_depth = 0  # pack expansions being lowered (packs.py: a nested one is not expanded again)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
         self.noexcept = False  # an exception leaving the function ends the process (is_noexcept)
         # smart-pointer temporaries alive until their full expression ends (`destroy_temporary`)

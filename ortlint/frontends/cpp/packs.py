@@ -44,18 +44,20 @@ class CppPacks:
         temporary (its members go where it goes)."""
         pattern = node.named_children[0] if node.named_children else None
         names = self.pack_names_in(pattern) if pattern is not None else []
-        if not names:
+        if not names or self.pack_depth > 0:  # a nested expansion: once (else PACK_SLOTS ** depth lowerings)
             return self.expr_fallback(node)
         temp = self.temp()
         self.locals[temp.name] = True  # an aggregate: handed on with what it holds
         loc = self.loc(node)
         saved = self.rename
+        self.pack_depth += 1
         try:
             for i in range(PACK_SLOTS):
                 self.rename = {**saved, **{n: Var(self.packs[n][i]) for n in names}}
                 self.emit(ir.Assign(loc, Field(temp, str(i)), self.lower_expr(pattern)))
         finally:
             self.rename = saved
+            self.pack_depth -= 1
         return temp
 
     def pack_names_in(self, pattern: Node) -> list[str]:
