@@ -115,6 +115,7 @@ class CallSpec:
     untyped: bool = False  # field_of: also matched on a receiver whose type is unknown
     status_kind: str = "ort.Status"  # returns = "status": the kind of the non-NULL result (OgaResult: "oga.Result")
     nonzero: bool = False  # the result is never 0 (GetErrorCode of a status: a non-NULL status is never ORT_OK)
+    suggest: bool = True  # named in messages as the way to release its kinds (false: an overloaded helper)
 
 
 # What a macro whose definition is not visible does, as the statement the front ends expand it
@@ -224,10 +225,13 @@ class Policy:
         table = self.__dict__.get("_releasers")
         if table is None or table[0] != len(self.calls):  # a table built once (rebuilt if calls are added)
             by_kind: dict[str, set[str]] = {}
+            helpers: dict[str, set[str]] = {}  # `suggest = false`: named only when nothing else releases the kind
             for s in self.calls.values():
                 if s.release:
                     for k in s.release.kinds:
-                        by_kind.setdefault(k, set()).add(s.name)
+                        (by_kind if s.suggest else helpers).setdefault(k, set()).add(s.name)
+            for k, names in helpers.items():
+                by_kind.setdefault(k, names)
             table = self.__dict__["_releasers"] = (len(self.calls), {k: sorted(v) for k, v in by_kind.items()})
         return list(table[1].get(kind, ()))
 
@@ -298,7 +302,7 @@ _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "fra
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
-              "nonzero"}
+              "nonzero", "suggest"}
 _ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements", "copy_back"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
@@ -606,8 +610,17 @@ class _Loader:
                 origin=origin, type=self._java_type(raw, key, i), stores=self._stores(raw, key, i),
                 view=bool(raw.get("view", False)), element=bool(raw.get("element", False)),
                 field_of=field_of, untyped=untyped, status_kind=status_kind, nonzero=nonzero,
+                suggest=self._suggest(raw, key, i),
             ))
         return specs
+
+    def _suggest(self, raw: dict[str, Any], key: str, i: int) -> bool:
+        """`suggest = false`: a release that messages never recommend (an overloaded helper such as
+        `Ort::detail::OrtRelease`, which releases every handle type but is not the API's own way)."""
+        value = raw.get("suggest", True)
+        if not isinstance(value, bool):
+            self.fail(f"{key}.suggest", "must be true or false", "call", i)
+        return value
 
     def _styles(self, raw: dict[str, Any], key: str, i: int) -> list[str]:
         """`style = "table"`, or a list: `style = ["table", "method"]` for an API table reached both

@@ -136,3 +136,18 @@ def test_status_error_code_is_never_ok() -> None:
     """An OrtStatus* exists only for a failure: GetErrorCode() of it is never ORT_OK (0)."""
     spec = default_policy().lookup("table", "GetErrorCode")
     assert spec is not None and spec.nonzero
+
+
+def test_a_release_not_to_suggest_is_named_only_when_nothing_else_releases_the_kind(tmp_path: Path) -> None:
+    """`Ort::detail::OrtRelease` releases every Ort handle, but messages keep naming the API's
+    own Release function; a kind only such a helper releases still gets it named."""
+    policy = load_policy()
+    assert policy.lookup("plain", "Ort::detail::OrtRelease").release is not None
+    assert policy.releasers_of("ort.Value") == ["ReleaseValue"]
+    p = tmp_path / "helpers.toml"
+    p.write_text('[[kind]]\nid = "my.Thing"\nlabel = "Thing"\n\n'
+                 '[[call]]\nname = "DropAny"\nsuggest = false\nrelease = { arg = 0, kinds = ["my.Thing"] }\n')
+    assert load_policy([p]).releasers_of("my.Thing") == ["DropAny"]
+    p.write_text('[[call]]\nname = "DropAny"\nsuggest = "no"\nrelease = { arg = 0, kinds = ["ort.Value"] }\n')
+    with pytest.raises(PolicyError, match="suggest"):
+        load_policy([p])

@@ -13,6 +13,7 @@ smart pointers, lambdas and inlining of the file's own methods.
     inlining.py      the file's own methods, constructors, destructors and lambdas inlined
     expressions.py   expressions and calls (new/delete, member, table and typed method calls)
     arguments.py     what arguments build: blocks of code given to macros, lists building stored objects
+    packs.py         function parameter packs: a pack as several parameters, its expansion as all of them
     model.py         the file model: classes, members, aliases, return types; the policy's C++ view
     guards.py        status guard classes (`Ort::Status`, `[[guard]]`)
     containers.py    containers that own what is stored into them

@@ -12,7 +12,7 @@ from ..c.syntax import _VOID
 from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
-from .model import TABLE_TYPES, TypeRef, clean_name, parse_type
+from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -124,7 +124,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             if copied is not None:
                 return copied
         if left.type == "identifier" and op == "=":
-            own = self.owner_of(self.text(left))
+            own = self.owner_of(self.text(left)) or self.smart_reference_param(self.text(left), node.child_by_field_id(self.F.right))
             if own is not None and own.what == "smart":
                 target = self.lower_expr(left)
                 right = node.child_by_field_id(self.F.right)
@@ -141,6 +141,30 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 self.adopt_deleter(self.text(left), right, own)
                 return target
         return self.assignment_value(node, op)
+
+    def smart_reference_param(self, name: str, right: Node | None) -> Ownership | None:
+        """How a `std::unique_ptr<T> &out` parameter owns when a local is moved into it
+        (`out = std::move(info);`, an out-parameter filled): the caller's smart pointer, whose
+        old object that assignment destroys, as assigning to a local one does (the parameter
+        itself is destroyed by nobody here). Other assignments (`out = nullptr;`, then a new
+        value, then maybe a throw) keep the plain store: a callee's writes to out-parameters
+        are not carried to the caller on its exceptional exits, so the caller's object would
+        look destroyed twice."""
+        if name not in self.borrowed_params or not self.is_moved_local(right):
+            return None
+        type_text = self.lookup("types", name)
+        own = self.model.ownership(type_text) if type_text is not None else None
+        return own if own is not None and own.what == "smart" and not own.shared else None
+
+    def is_moved_local(self, node: Node | None) -> bool:
+        """`std::move(name)` of a local."""
+        inner = self.unparen(node) if node is not None else None
+        if inner is None or inner.type != "call_expression":
+            return False
+        fn = inner.child_by_field_id(self.F.function)
+        args = self.call_args(inner)
+        return (fn is not None and strip_template_args(clean_name(self.text(fn))) in _MOVES and len(args) == 1
+                and self.unparen(args[0]).type == "identifier" and self.text(self.unparen(args[0])) in self.locals)
 
     def call_args(self, node: Node) -> list[Node]:
         arguments = node.child_by_field_id(self.F.arguments)
@@ -228,7 +252,28 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         elif self.cls is not None and "::" not in name and self.cls.has_method(name) and self.type_of_name(name) is None:
             return self.call_own_method(node, name, arg_nodes, discard, dest)
         name = self.unqualify_library_name(name)
-        return self.lower_plain_call(node, name, arg_nodes, discard, dest)
+        return self.lower_plain_call(node, self.own_function_callee(fn, name, len(arg_nodes)), arg_nodes, discard, dest)
+
+    def own_function_callee(self, fn: Node, name: str, arity: int) -> str:
+        """A bare call of a name the policy knows (`ThrowOnError(api, st)`) that C++ lookup
+        binds to a function this file defines, which the policy's description does not fit
+        (an argument it names is not a pointer there: the file's own two-argument helper, not
+        the C++ API's `Ort::ThrowOnError(status)`): spelled from the global scope
+        (`::ThrowOnError`), so that it is that function, analyzed, not the policy's."""
+        if fn.type != "identifier" or "::" in name:
+            return name
+        spec = self.unit.policy.lookup("plain", name)
+        if spec is None:
+            return name
+        own = self.model.own_function(name, self.ns, arity)
+        if own is None:
+            return name
+        full, pointers = own
+        named = {a for a in (spec.status_check.arg if spec.status_check else None,
+                             spec.release.arg if spec.release else None) if a is not None}
+        named |= {int(a.into[1:]) for a in spec.acquires if a.into[:1] == "*" and a.into[1:].isdigit()}
+        fits = all(i < len(pointers) and pointers[i] for i in named)
+        return name if fits else "::" + full
 
     def is_deferral_macro(self, fn: Node, name: str) -> bool:
         """`DEFER(image, free(image))`, `SCOPE_EXIT(...)`: a macro from a header whose code
@@ -277,7 +322,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         elsewhere may run later, so what they touch is no longer checked."""
         lambdas = self.lambda_args(arg_nodes)
         refs = self.model.ref_params.get(name, frozenset())
-        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs or self.is_unique_lvalue(a) else self.lower_expr(a)
                       for i, a in enumerate(arg_nodes)])
         result = self.emit_call(node, name, "plain", None, args, discard, dest)
         hold_constructed_status(self, node, name, args, result)  # cpp_guards: `auto st = Ort::Status(call)`
@@ -291,6 +336,17 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             else:
                 self.havoc_captures(lam)
         return result
+
+    def is_unique_lvalue(self, node: Node) -> bool:
+        """A `std::unique_ptr` local named as an argument (`Info::Create(path, out)`): it cannot
+        be copied and does not convert to a raw pointer, so the parameter is a reference to the
+        caller's object (`std::unique_ptr<T> &out`), even when the callee's declaration is not in
+        sight: what the callee stores into it is the caller's smart pointer's."""
+        inner = self.unparen(node)
+        if inner is None or inner.type != "identifier":
+            return False
+        own = self.owner_of(self.text(inner))
+        return own is not None and own.what == "smart" and not own.shared
 
     @staticmethod
     def by_reference(arg: ir.Expr) -> ir.Expr:

@@ -17,6 +17,7 @@ from .expressions import CppExpressions
 from .inlining import CppInlining
 from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
+from .packs import CppPacks, is_pack_param
 from .scopes import Frame, InlineTarget, Scope, TryContext
 from .statements import CppStatements
 from .types import CppTypes
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 
 class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
-                  CppExpressions, FunctionLowering):
+                  CppPacks, CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
     language = "cpp"
@@ -56,6 +57,8 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
         self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
+        self.packs: dict[str, list[str]] = {}  # parameter pack -> the parameters it is lowered as (packs.py)
+        self.pack_depth = 0  # pack expansions being lowered (packs.py: a nested one is not expanded again)
         self.node_src: dict[int, bytes] = {}  # lambdas kept for later -> the text their tree belongs to
         self.noexcept = False  # an exception leaving the function ends the process (is_noexcept)
         # smart-pointer temporaries alive until their full expression ends (`destroy_temporary`)
@@ -78,6 +81,9 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
             name = declarator_name(decl, self.src) or f"$arg{len(names)}"
             names.append(name)
             self.frames[-1].types[name] = self.declared_type(p.child_by_field_id(self.F.type), decl)
+            if is_pack_param(p) and self.node.type != "lambda_expression":
+                self.add_pack_slots(name, names, self.frames[-1].types[name])
+                continue  # each slot is an argument's value (forwarded, never written back)
             if is_reference_param(p):
                 self.borrowed_params.add(name)  # the caller's object: not destroyed when we return
                 if self.node.type != "lambda_expression" and self.model.is_value_reference(self.frames[-1].types[name]):

@@ -521,6 +521,47 @@ class FileModel:
         if ns:
             self.returns.setdefault("::".join(ns + (name,)), text)
 
+    def own_function(self, name: str, ns: tuple[str, ...], arity: int) -> tuple[str, tuple[bool, ...]] | None:
+        """The function this file defines (not a method) that a call by bare `name` with
+        `arity` arguments from namespace `ns` reaches, as C++ lookup finds it: in `ns` or an
+        enclosing namespace (an anonymous namespace's are the global scope's), innermost
+        first, its parameter count matching. (full name, which parameters are pointers), or
+        None when the file defines none."""
+        index = self.__dict__.get("_own_functions")
+        if index is None:
+            index = self.__dict__["_own_functions"] = self._index_own_functions()
+        found = index.get(name)
+        if not found:
+            return None
+        for i in range(len(ns), -1, -1):
+            scope = ns[:i]
+            for where, pointers in found:
+                if where == scope and len(pointers) == arity:
+                    return "::".join(scope + (name,)), pointers
+        return None
+
+    def _index_own_functions(self) -> dict[str, list[tuple[tuple[str, ...], tuple[bool, ...]]]]:
+        """Bare name -> (namespace, which parameters are pointers) of each non-member function
+        defined here (not those with default or variadic arguments: any count may match)."""
+        index: dict[str, list[tuple[tuple[str, ...], tuple[bool, ...]]]] = {}
+        for node, ns, cls, _internal in self.declarations:
+            if cls is not None or node.type != "function_definition":
+                continue
+            func = find_function_declarator(node.child_by_field_id(self.F.declarator))
+            name_node = func.child_by_field_id(self.F.declarator) if func is not None else None
+            params = func.child_by_field_id(self.F.parameters) if func is not None else None
+            if name_node is None or params is None or name_node.type != "identifier":
+                continue
+            if any(c.type in ("variadic_parameter", "variadic_parameter_declaration", "optional_parameter_declaration")
+                   for c in params.named_children):
+                continue
+            plist = [c for c in params.named_children if c.type == "parameter_declaration"]
+            pointers = tuple(parse_type(declared_type_text(self.src, p.child_by_field_id(self.F.type),
+                                                           p.child_by_field_id(self.F.declarator))).pointers > 0
+                             for p in plist)
+            index.setdefault(node_text(self.src, name_node), []).append((ns, pointers))
+        return index
+
     def is_value_reference(self, type_text: str) -> bool:
         """A reference to a pointer, a smart pointer or a number (`void *&p`, `std::unique_ptr<T> &p`,
         `size_t &n`): assigning to it writes the caller's variable (a smart pointer given by
@@ -539,7 +580,7 @@ class FileModel:
         if params is None:
             return
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
-        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and self.is_value_reference(
+        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and p.type != "variadic_parameter_declaration" and self.is_value_reference(
             declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
             self.ref_params.setdefault(key, indexes)

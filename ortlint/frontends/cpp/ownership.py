@@ -440,6 +440,8 @@ the file's own classes constructed and destroyed (members released by their dest
             else:
                 self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
             return _VOID
+        if name == "clear" and not arg_nodes and self.model.owns_what_it_holds(self._element_type(self.expr_type(base)) or ""):
+            return self.clear_container(node, base)
         if name in ("size", "empty", "capacity", "reserve", "resize", "at", "front", "back", "clear", "length"):
             for a in arg_nodes:
                 self.lower_expr(a, discard=True)
@@ -447,6 +449,16 @@ the file's own classes constructed and destroyed (members released by their dest
                 return Index(self.lower_expr(base), Opaque("i"))
             return Opaque(self.short_text(node))
         return None
+
+    def clear_container(self, node: Node, base: Node) -> ir.Expr:
+        """`v.clear()` of a container whose elements own what they hold (smart pointers): the
+        elements are destroyed, what is stored afterwards is new (`for (auto &t : done)
+        t.reset(); done.clear();` then refilled on the next iteration is not the same elements
+        released twice). (A container of raw pointers keeps its reading: clearing it drops
+        the pointers, and what they held leaks unless released before.)"""
+        target = self.lower_expr(base)
+        self.emit(ir.Assign(self.loc(node), target, Opaque(self.short_text(node))))
+        return Opaque(self.short_text(node))
 
     @contextmanager
     def object_context(self, cls: ClassInfo | None, obj: ir.Expr | None) -> Iterator[None]:

@@ -7,7 +7,7 @@ from typing import Callable
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
+from ...ir import Const, Deref, Field, Halt, Index, Jump, Loc, Opaque, Return, Var
 from ..c.syntax import _short, declarator_name
 from ..common.cfg import MAX_CLEANUP_RUNS, TooManyCleanups
 from .guards import guard_condition
@@ -27,6 +27,7 @@ range-for loops, `using` declarations, conditions with declarations."""
         scope = self.scopes.pop()
         if self.cur is not None and scope.cleanups:
             self.run_cleanups([scope], end_loc(self.loc(node)))
+            self.forget_destroyed_pointers(scope, end_loc(self.loc(node)))
         for name, outside in reversed(scope.shadowing):  # the hidden locals are visible again
             if outside is None:
                 self.rename.pop(name, None)
@@ -35,6 +36,17 @@ range-for loops, `using` declarations, conditions with declarations."""
         if self.handler != scope.handler:
             self.handler = scope.handler
             self.split()
+
+    def forget_destroyed_pointers(self, scope: Scope, loc: Loc) -> None:
+        """A smart pointer destroyed at its scope's end holds nothing afterwards. A sibling
+        block's object of the same name is the same variable here, and a path that skips its
+        declaration (`#if` / `#else` around it) still runs its destructor: it must find the
+        pointer empty, not the first object, already destroyed."""
+        for name, _emit in scope.cleanups:
+            own = self.owner_of(name)
+            if own is not None and own.what == "smart" and self.cur is not None:
+                target = self.rename.get(name, Var(name))
+                self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
 
     def split(self) -> None:
         """Start a new block so that a changed handler applies from here on."""

@@ -154,12 +154,7 @@ types of calls, receivers of member calls (from the file model, the header index
             return self.expr_type(args[0], depth + 1) if args else None
         if self.cls is not None and name in self.cls.methods:
             return self.model.returns.get(f"{self.cls.qualname}::{name}")
-        found = self.model.returns.get(name)
-        if found is None and self.ns and "::" not in name:  # declared in an enclosing namespace (a header's)
-            for i in range(len(self.ns), 0, -1):
-                found = self.model.returns.get("::".join(self.ns[:i] + (name,)))
-                if found is not None:
-                    break
+        found = self.declared_return(name)
         if found is not None:
             return found
         m = _ORT_CREATE.match(self.model.qualify_ort(name))
@@ -184,7 +179,28 @@ types of calls, receivers of member calls (from the file model, the header index
         qualified = f"{self.model.qualify_ort(ref.name)}::{name}"
         if qualified in _ORT_RETURNS:
             return _ORT_RETURNS[qualified]
-        return self.model.returns.get(qualified)
+        found = self.model.returns.get(qualified)
+        if found is None:
+            cls = self.model.find_class(strip_template_args(ref.name), self.ns)
+            if cls is not None and cls.qualname != ref.name:
+                found = self.model.returns.get(f"{cls.qualname}::{name}")
+        return found
+
+    def declared_return(self, name: str) -> str | None:
+        """The declared return type of the function a call by `name` reaches, looked up as C++
+        does: the name as written, then inside each enclosing namespace, innermost first
+        (`EinsumOp::Transpose(...)` called from `onnxruntime::EinsumOp::DeviceHelpers` is
+        `onnxruntime::EinsumOp::Transpose`, declared in a header as returning a
+        `std::unique_ptr<Tensor>`)."""
+        returns = self.model.returns
+        found = returns.get(name)
+        if found is not None or not self.ns or name.startswith("::"):
+            return found
+        for i in range(len(self.ns), 0, -1):
+            found = returns.get("::".join(self.ns[:i] + (name,)))
+            if found is not None:
+                return found
+        return None
 
     def receiver_type(self, fn: Node, depth: int = 0) -> str | None:
         """The type of the object a member call is made on (pointer stripped for `->`).
