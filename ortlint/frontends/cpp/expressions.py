@@ -13,6 +13,7 @@ from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
 from .model import TABLE_TYPES, TypeRef, clean_name, parse_type
+from .self_owning import hand_over_self, may_own_themselves, self_ownership
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -73,7 +74,19 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             storage = self.lower_expr(self.named(placement)[0])
             self.emit_call_node(node, callee, "new", None, args, True, None)
             return storage
+        if may_own_themselves(self.model) and self.registers_itself(node):
+            # `new Watcher(loop, fd);`: owned by whoever its constructor registered it with
+            result = self.emit_call_node(node, callee, "new", None, args, False, dest)
+            hand_over_self(self, result, self.loc(node), "registered with another object by its constructor")
+            return result
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
+
+    def registers_itself(self, node: Node) -> bool:
+        """Does the constructor of the class `new` builds give `this` to a call (`attach(loop,
+        this)`)? Then the object is owned by that one from its construction (`self_owning.py`)."""
+        type_node = node.child_by_field_id(self.F.type)
+        found = self_ownership(self.model, self.unit.policy, self.text(type_node), self.ns) if type_node is not None else None
+        return found is not None and found.on_construction
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
@@ -359,6 +372,25 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         return self.emit_call(node, "new", "new", None, args, discard, dest)
 
     def lower_member_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`x.f(...)` / `x->f(...)`; an object that deletes itself is its own once one of its
+        methods starts its work (`worker->Queue()`: `self_owning.py`)."""
+        result = self.lower_member_call_of(node, fn, arg_nodes, discard, dest)
+        if may_own_themselves(self.model):
+            self.hand_over_started_object(node, fn)
+        return result
+
+    def hand_over_started_object(self, node: Node, fn: Node) -> None:
+        """`w->Queue()` on a `Napi::AsyncWorker`, `job->Start()` on a class with `delete this`."""
+        base = fn.child_by_field_id(self.F.argument)
+        field_node = fn.child_by_field_id(self.F.field)
+        if base is None or field_node is None or self.strip_casts(base).type == "this":
+            return
+        base_type = self.expr_type(base)
+        found = self_ownership(self.model, self.unit.policy, base_type, self.ns) if base_type else None
+        if found is not None and found.handed_over_by(strip_template_args(clean_name(self.text(field_node)))):
+            hand_over_self(self, self.lower_expr(base), self.loc(node), "an object that deletes itself, started here")
+
+    def lower_member_call_of(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`x.f(...)` / `x->f(...)`: classified by what x is (see the module docstring)."""
         base = fn.child_by_field_id(self.F.argument)
         field_node = fn.child_by_field_id(self.F.field)

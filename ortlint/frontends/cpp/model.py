@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from tree_sitter import Node
 
@@ -334,6 +334,7 @@ class FileModel:
         self._bases: dict[str, list[str]] = {}  # class -> base class names (from add_visible)
         self._found: dict[tuple[str, tuple[str, ...]], ClassInfo | None] = {}  # see find_class
         self._found_size = 0
+        self.self_owning_cache: dict[tuple[str, tuple[str, ...]], Any] = {}  # self_owning.self_ownership
 
     # -- collection ---------------------------------------------------------------------
 
@@ -604,6 +605,10 @@ class FileModel:
                 if found is not None:
                     todo.append(found)
         return None
+
+    def base_names(self, qualname: str) -> list[str]:
+        """The base classes of the class `qualname`, as written (`Napi::AsyncWorker`, `Base<T>`)."""
+        return self._bases.get(qualname, [])
 
     def derives_from(self, type_name: str, base_name: str, ns: tuple[str, ...] = ()) -> bool:
         """Is `type_name` a class of the tree that derives, directly or not, from `base_name`
