@@ -106,13 +106,51 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         return self.model.delete_operator(ref.name, self.ns) if ref.pointers == 1 and not ref.array else None
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """`T{args}` in C++ constructs a T like `T(args)`."""
+        """`T{args}` in C++ constructs a T like `T(args)`; an aggregate literal (designated
+        initializers, or C's `(T){...}`) builds the aggregate slot by slot (`aggregate_literal`)."""
         type_node = node.child_by_field_id(self.F.type)
         value = node.child_by_field_id(self.F.value)
         args = [a for a in value.named_children if a.type != "comment"] if value is not None else []
         if type_node is None:
             return super().expr_compound_literal_expression(node, discard, dest)
+        if value is not None and self.is_aggregate_literal(node, type_node, args):
+            return self.aggregate_literal(value, dest)
         return self.lower_named_call(node, type_node, args, discard, dest)
+
+    def assign_special(self, target: ir.Expr, value: Node, loc: Loc) -> bool:
+        """`Tensor t = (Tensor){.data = p, ...};` / `t = (Tensor){...}`: the members are stored
+        into t's slots directly, as for `Tensor t = {...}` (the C lowering's reading)."""
+        if value.type == "compound_literal_expression":
+            type_node = value.child_by_field_id(self.F.type)
+            init = value.child_by_field_id(self.F.value)
+            args = [a for a in init.named_children if a.type != "comment"] if init is not None else []
+            if type_node is not None and init is not None and init.type == "initializer_list" \
+                    and self.is_aggregate_literal(value, type_node, args):
+                self.lower_initializer(target, init)
+                return True
+        return super().assign_special(target, value, loc)
+
+    def is_aggregate_literal(self, node: Node, type_node: Node, args: list[Node]) -> bool:
+        """`(Tensor){.data = new uint8_t[n], .shape = ...}` / `Tensor{.data = p}`: designated
+        initializers, or the C spelling with the type in parentheses, initialize an aggregate
+        member by member; no constructor runs (a class of the file with constructors is
+        constructed as written)."""
+        designated = any(a.type == "initializer_pair" for a in args)
+        c_style = node.children[0].type == "(" if node.children else False
+        if not (designated or c_style):
+            return False
+        cls = self.model.find_class(clean_name(self.text(type_node)), self.ns)
+        return cls is None or not cls.ctors
+
+    def aggregate_literal(self, value: Node, dest: ir.Expr | None) -> ir.Expr:
+        """The aggregate a compound literal builds: its members are slots of a temporary (or of
+        the variable it initializes), so what they hold goes where the aggregate goes (copied
+        into a local, stored through a pointer, returned), as for a C initializer."""
+        target = dest if dest is not None else self.temp()
+        if type(target) is Var and target.name not in self.locals:
+            self.locals[target.name] = True
+        self.lower_initializer(target, value)
+        return target
 
     def expr_condition_clause(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         value = node.child_by_field_id(self.F.value)
