@@ -538,7 +538,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 return self.lower_plain_call(node, f"{cls.method_owner(name)}::{name}", arg_nodes, discard, dest)
         receiver = self.lower_expr(base) if base is not None else None
         qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
-        return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+        refs = self.model.ref_params.get(qualified, frozenset())  # (a method of a header's class defined here)
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+                      for i, a in enumerate(arg_nodes)])
+        return self.emit_call(node, qualified, "method", receiver, args, discard, dest)
 
     def policy_method(self, qualname: str, name: str) -> bool:
         """Does the policy describe `Class::name` itself (not through an untyped field)?"""
