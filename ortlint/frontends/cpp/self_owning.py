@@ -31,6 +31,7 @@ from .syntax import _expr_vars as _vars_of
 
 if TYPE_CHECKING:
     from ...policy import Policy
+    from ...policy_self_owning import SelfOwningSpec
 
 # `delete this`, or `this` adopted by a smart pointer (`std::unique_ptr<T> self(this)`, `{this}`,
 # `std::unique_ptr<T>(this)`)
@@ -67,6 +68,8 @@ def _may_own_themselves(model: FileModel) -> bool:
     if _DELETES_THIS.search(model.src):
         return True
     listed = model.policy.self_owning
+    if any(spec.on_construction and name.rsplit("::", 1)[-1].encode() in model.src for name, spec in listed.items()):
+        return True  # (`new torch::jit::ProfileOp(...)`: a listed library class built here)
     for qualname in {info.qualname for info in model.classes.values()}:
         if listed and any(clean_name(strip_template(b)) in listed for b in model.base_names(qualname)):
             return True
@@ -115,12 +118,29 @@ def _constructors(cls: ClassInfo) -> list[Node]:
     return cls.ctors + (cls.methods.get(last, []) if last != cls.name else [])
 
 
+def _listed(policy: "Policy", name: str, ns: tuple[str, ...]) -> "SelfOwningSpec | None":
+    """The `[[self_owning]]` entry of the library class `name` (as written, or qualified by one
+    of the enclosing namespaces `ns`)."""
+    listed = policy.self_owning
+    if not listed:
+        return None
+    for i in range(len(ns), -1, -1):
+        spec = listed.get("::".join(ns[:i] + (name,)))
+        if spec is not None:
+            return spec
+    return None
+
+
 def _self_ownership(model: FileModel, policy: "Policy", name: str, ns: tuple[str, ...]) -> SelfOwnership | None:
     cls = _find_class(model, name, ns)
     if cls is None:
-        return None
+        spec = _listed(policy, name, ns)  # a library class (`new torch::jit::ProfileOp(graph, ...)`)
+        if spec is None:
+            return None
+        return SelfOwnership(spec.handed_over_by if spec.handed_over_by else frozenset(), spec.on_construction)
     methods: set[str] = set()
     any_method = False
+    registered = False  # (a listed base owned from its construction)
     seen: set[str] = set()
     todo: list[ClassInfo] = [cls]
     while todo and len(seen) < 16:
@@ -134,10 +154,11 @@ def _self_ownership(model: FileModel, policy: "Policy", name: str, ns: tuple[str
             spec = policy.self_owning.get(base_name)
             if spec is not None:
                 methods |= spec.handed_over_by
+                registered = registered or spec.on_construction
             found = model.find_class(base_name, ns)
             if found is not None:
                 todo.append(found)
-    on_construction = any(_gives_this_away(model, ctor) for ctor in _constructors(cls))
+    on_construction = registered or any(_gives_this_away(model, ctor) for ctor in _constructors(cls))
     if not (any_method or methods or on_construction):
         return None
     return SelfOwnership(None if any_method else frozenset(methods), on_construction)
