@@ -13,7 +13,7 @@ from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
 from .model import TABLE_TYPES, TypeRef, clean_name, parse_type
-from .self_owning import hand_over_self, may_own_themselves, self_ownership
+from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -74,7 +74,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             storage = self.lower_expr(self.named(placement)[0])
             self.emit_call_node(node, callee, "new", None, args, True, None)
             return storage
-        if may_own_themselves(self.model) and self.registers_itself(node):
+        if may_register_themselves(self.model) and self.registers_itself(node):
             # `new Watcher(loop, fd);`: owned by whoever its constructor registered it with
             result = self.emit_call_node(node, callee, "new", None, args, False, dest)
             hand_over_self(self, result, self.loc(node), "registered with another object by its constructor")
@@ -413,7 +413,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         """`x.f(...)` / `x->f(...)`; an object that deletes itself is its own once one of its
         methods starts its work (`worker->Queue()`: `self_owning.py`)."""
         result = self.lower_member_call_of(node, fn, arg_nodes, discard, dest)
-        if may_own_themselves(self.model):
+        if may_start_themselves(self.model):
             self.hand_over_started_object(node, fn)
         return result
 

@@ -39,7 +39,9 @@ _DELETES_THIS = re.compile(rb"\bdelete\s+this\b|\b(?:unique_ptr|shared_ptr)\s*<[
 
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
-_ANY = ("", ("*",))  # the cache key of `may_own_themselves` (no class has an empty name)
+# the cache keys of may_start_themselves / may_register_themselves (no class has an empty name)
+_STARTS = ("", ("start",))
+_REGISTERS = ("", ("register",))
 
 
 @dataclass(frozen=True)
@@ -54,24 +56,47 @@ class SelfOwnership:
         return self.methods is None or method in self.methods
 
 
-def may_own_themselves(model: FileModel) -> bool:
-    """Could any object of this file's classes own itself? Most files have no `delete this`, no
-    constructor mentioning `this` and no self-owning library base: then no call is asked about
-    (remembered per model)."""
-    found = model.self_owning_cache.get(_ANY)
+def may_start_themselves(model: FileModel) -> bool:
+    """Could a method call hand an object of this file over to itself? Only with a `delete this`
+    (or `unique_ptr(this)`) in the file or a class of the file derived from a listed library base
+    with `handed_over_by` methods; most files have neither, and their member calls are never
+    asked about (remembered per model)."""
+    return _cached_flag(model, _STARTS, _may_start_themselves)
+
+
+def may_register_themselves(model: FileModel) -> bool:
+    """Could a `new` of this file build an object owned from its construction? Only with a
+    constructor that mentions `this`, or a listed `on_construction` class named in the file."""
+    return _cached_flag(model, _REGISTERS, _may_register_themselves)
+
+
+def _cached_flag(model: FileModel, key: tuple[str, tuple[str, ...]], compute) -> bool:
+    found = model.self_owning_cache.get(key)
     if found is None:
-        found = model.self_owning_cache[_ANY] = _may_own_themselves(model)
+        found = model.self_owning_cache[key] = bool(compute(model))
     return bool(found)
 
 
-def _may_own_themselves(model: FileModel) -> bool:
+def _listed_bases(model: FileModel, qualname: str) -> list["SelfOwningSpec"]:
+    listed = model.policy.self_owning
+    if not listed:
+        return []
+    return [listed[n] for n in (clean_name(strip_template(b)) for b in model.base_names(qualname)) if n in listed]
+
+
+def _may_start_themselves(model: FileModel) -> bool:
     if _DELETES_THIS.search(model.src):
         return True
+    return any(spec.handed_over_by for qualname in {info.qualname for info in model.classes.values()}
+               for spec in _listed_bases(model, qualname))
+
+
+def _may_register_themselves(model: FileModel) -> bool:
     listed = model.policy.self_owning
-    if any(spec.on_construction and name.rsplit("::", 1)[-1].encode() in model.src for name, spec in listed.items()):
-        return True  # (`new torch::jit::ProfileOp(...)`: a listed library class built here)
+    if any(spec.on_construction and name.encode() in model.src for name, spec in listed.items()):
+        return True  # (`new torch::jit::ProfileOp(...)`, as written; classes of the file derived from one below)
     for qualname in {info.qualname for info in model.classes.values()}:
-        if listed and any(clean_name(strip_template(b)) in listed for b in model.base_names(qualname)):
+        if any(spec.on_construction for spec in _listed_bases(model, qualname)):
             return True
         if any(b"this" in model.src[c.start_byte:c.end_byte] for c in _constructors(model.classes[qualname])):
             return True
