@@ -178,6 +178,7 @@ def _trailing_decorations(data: bytes) -> list[tuple[int, int]]:
 
 # `#define NAME` with nothing after it (a comment at most): an empty object-like macro of the file
 _EMPTY_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:/\*[^\n]*?\*/[ \t]*|//[^\n]*)?\r?$", re.M)
+_ANY_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 _DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.M)
 
 
@@ -185,7 +186,14 @@ def empty_macro_names(data: bytes, header_macros: dict[str, object]) -> list[str
     """The empty object-like macros (`#define __fd_take`, `#define API_EXPORT`) defined in the
     file or in the tree's headers it includes (`header_macros`: name -> MacroDef) that the file
     uses. Most files use none: each name is looked for in the bytes first."""
-    names = {m.group(1).decode() for m in _EMPTY_DEFINE.finditer(data)} if b"define" in data else set()
+    names: set[str] = set()
+    if b"define" in data:
+        empty = [m.span() for m in _EMPTY_DEFINE.finditer(data)]
+        names = {data[a:b].split(b"define", 1)[1].split()[0].decode() for a, b in empty}
+        starts = {a for a, _ in empty}
+        # a name the file also defines with a body (`#ifdef __GNUC__ #define UNUSED __attribute__((unused))
+        # #else #define UNUSED #endif`) may stand where a body is needed: not blanked
+        names -= {m.group(1).decode() for m in _ANY_DEFINE.finditer(data) if m.start() not in starts}
     for name, macro in header_macros.items():
         if getattr(macro, "params", None) is None and not str(getattr(macro, "body", "x")).strip():
             names.add(name)
