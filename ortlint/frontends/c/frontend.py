@@ -140,8 +140,7 @@ class CFrontEnd:
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         visible_macros = self._oracle_macros() if oracle else self.visible.macros
-        if not oracle:  # (libclang expands them itself)
-            self.src = blank_empty_macros(self.src, empty_macro_names(self.src, visible_macros))
+        self.src = blank_empty_macros(self.src, empty_macro_names(self.src, visible_macros))
         self.src = blank_embedded_code(blank_class_decorations(self.src))
         self.src = rewrite_definition_macros(self.src, visible_macros, self.policy)
         names, complete = statement_macro_sets(self.src, self.visible, self.policy)
