@@ -94,17 +94,7 @@ dropped)."""
         if self.is_arrow(node):
             self.emit(ir.Use(self.loc(node), base))
             return Field(Deref(base), name)
-        self.note_struct_local(base)
         return Field(base, name)
-
-    def note_struct_local(self, base: ir.Expr) -> None:
-        """`c.model = p`: a local whose members are named with `.` is a struct value, an
-        aggregate whose fields go where it goes (given to a call by value, `take(c)` /
-        `new Worker(env, c)`, as when it is returned)."""
-        while type(base) is Field:
-            base = base.base
-        if type(base) is Var and self.locals.get(base.name) is False:
-            self.locals[base.name] = True
 
     def expr_subscript_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         F = self.F
