@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from .paths import PACKAGE_DIR
 from .policy_callbacks import CallbackSpec, load_callbacks
+from .policy_self_owning import SelfOwningSpec, load_self_owning
 from .policy_csharp import CsharpApiClass, load_csharp_api
 from .policy_guards import GuardSpec, load_guards
 from .tomlfile import read_toml
@@ -178,6 +179,8 @@ class Policy:
     guards: dict[str, GuardSpec] = field(default_factory=dict)  # [[guard]]: status-holding classes (policy_guards.py)
     callbacks: dict[str, list[CallbackSpec]] = field(default_factory=dict)  # [[callback]]: field -> contracts (policy_callbacks.py)
     csharp_api: dict[str, CsharpApiClass] = field(default_factory=dict)  # [[csharp_api]]: .NET classes (policy_csharp.py)
+    # [[self_owning]]: library base classes whose objects delete themselves (policy_self_owning.py)
+    self_owning: dict[str, SelfOwningSpec] = field(default_factory=dict)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -295,7 +298,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__", "table_arity",
-             "csharp_api"}
+             "csharp_api", "self_owning"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements"}
@@ -405,6 +408,7 @@ class _Loader:
         self._load_java_api()
         load_guards(self.policy.guards, self.doc.get("guard"), self.fail)
         load_callbacks(self.policy.callbacks, self.doc.get("callback"), self.fail)
+        load_self_owning(self.policy.self_owning, self.doc.get("self_owning"), self.fail)
         load_csharp_api(self.policy.csharp_api, self.doc.get("csharp_api"), self.fail)
         calls = self._tables("call")
         for i, raw in enumerate(calls):

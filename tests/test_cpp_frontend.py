@@ -249,3 +249,20 @@ def test_inherited_methods_are_called_on_the_class_that_declares_them() -> None:
     fn = next(f for f in unit.functions if f.name == "f")
     assert [c.callee for c in calls(fn)] == ["Wrapper::Own", "gen::Engine::Busy", "gen::Engine::Step"]
 
+
+
+def test_empty_macros_are_blanked_outside_directives() -> None:
+    """`#define __fd_take` (empty, object-like) then `void Destroy(__fd_take T* p)`: its uses
+    vanish as the preprocessor makes them (same length, lines kept), but not in directives
+    (`#ifndef GUARD_H` keeps its name); a macro with a body or parameters is left alone."""
+    from ortlint.frontends.common.decorations import blank_empty_macros, empty_macro_names
+    from ortlint.frontends.common.header_index import MacroDef
+    text = (b"#ifndef GUARD_H\n#define GUARD_H\n#define __take /* owner */\n#define KEEP(x) x\n"
+            b"void Destroy(__take Thing* p);\nint KEEP(n) = WIDTH;\n#endif  // GUARD_H\n")
+    headers = {"WIDTH": MacroDef("WIDTH", None, "4", False, "h.h", 1), "API": MacroDef("API", None, "", False, "h.h", 2)}
+    names = empty_macro_names(text, headers)
+    assert names == ["GUARD_H", "__take"]  # (API is not used here; WIDTH has a body)
+    out = blank_empty_macros(text, names)
+    assert len(out) == len(text) and out.count(b"\n") == text.count(b"\n")
+    assert b"void Destroy(       Thing* p);" in out
+    assert out.count(b"GUARD_H") == 3 and b"#define __take" in out and b"KEEP(n) = WIDTH" in out

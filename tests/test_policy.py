@@ -46,6 +46,9 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[table_arity]\nRun = [8, "nine"]\n', "table_arity.Run: must be an argument count"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, declare-or-return"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare-or-return"\narg = 15\n', "must be followed by its expression"),
+    ('[[self_owning]]\nbases = ["W"]\n', "self_owning[0].handed_over_by: must be a non-empty list"),
+    ('[[self_owning]]\nbases = ["W"]\nhanded_over_by = ["Queue"]\ndeletes = true\n', "self_owning[0].deletes: unknown key"),
+    ('[[self_owning]]\nhanded_over_by = ["Queue"]\n', "self_owning[0].base: a non-empty class name"),
 ])
 
 
@@ -151,3 +154,15 @@ def test_a_release_not_to_suggest_is_named_only_when_nothing_else_releases_the_k
     p.write_text('[[call]]\nname = "DropAny"\nsuggest = "no"\nrelease = { arg = 0, kinds = ["ort.Value"] }\n')
     with pytest.raises(PolicyError, match="suggest"):
         load_policy([p])
+
+
+def test_self_owning_bases_are_policy_data(tmp_path: Path) -> None:
+    """`[[self_owning]]`: library bases whose objects delete themselves (handed over by the
+    methods listed) or are owned from their construction (rules/cpp.toml lists Napi's workers)."""
+    p = write(tmp_path, '[[self_owning]]\nbases = ["Lib::Task"]\nhanded_over_by = ["Run", "Post"]\n\n'
+                        '[[self_owning]]\nbase = "Lib::Node"\non_construction = true\n')
+    policy = load_policy([p])
+    assert policy.self_owning["Lib::Task"].handed_over_by == {"Run", "Post"}
+    assert not policy.self_owning["Lib::Task"].on_construction
+    assert policy.self_owning["Lib::Node"].on_construction and not policy.self_owning["Lib::Node"].handed_over_by
+    assert policy.self_owning["Napi::AsyncWorker"].handed_over_by == {"Queue"}

@@ -112,7 +112,8 @@ dropped)."""
         address_of = self.src[op.start_byte:op.end_byte] == b"&"
         arg = self.lower_expr(node.child_by_field_id(self.F.argument))
         if address_of:
-            return AddrOf(arg)
+            # `&*p` is p (C11 6.5.3.2), and so is `&r` of a C++ reference parameter read as `*r`
+            return arg.base if type(arg) is Deref else AddrOf(arg)
         self.emit(ir.Use(self.loc(node), arg))
         return Deref(arg)
 

@@ -15,7 +15,7 @@ from ...ir import Const, Loc, Var
 from ...policy import Policy
 from ..common import header_index
 from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
-from ..common.decorations import blank_class_decorations, blank_declaration_heads
+from ..common.decorations import blank_class_decorations, blank_declaration_heads, blank_empty_macros, empty_macro_names
 from ..common.declaration_macros import declare_unknown_macro_arguments, mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
 from ..common.embedded import blank_embedded_code
@@ -133,11 +133,12 @@ class CFrontEnd:
         function's head or braces are rewritten (see definition_macros), statement macros
         invoked without `;` are terminated and `#if` blocks inside parentheses keep one branch
         (see source.terminate_statement_macros, source.blank_conditionals_in_parens); unknown
-        decorations in declarations and embedded JavaScript or assembly are blanked first (see
-        decorations, embedded)."""
+        decorations in declarations, uses of empty object-like macros (`#define __fd_take`) and
+        embedded JavaScript or assembly are blanked first (see decorations, embedded)."""
         oracle = getattr(self, "oracle", None) is not None
         self.visible = header_index.EMPTY if oracle else header_index.current().visible(self.path, self.source.original)
         visible_macros = self._oracle_macros() if oracle else self.visible.macros
+        self.src = blank_empty_macros(self.src, empty_macro_names(self.src, visible_macros))
         self.src = blank_embedded_code(blank_class_decorations(self.src))
         self.src = rewrite_definition_macros(self.src, visible_macros, self.policy)
         names, complete = statement_macro_sets(self.src, self.visible, self.policy)

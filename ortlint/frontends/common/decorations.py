@@ -174,3 +174,48 @@ def _trailing_decorations(data: bytes) -> list[tuple[int, int]]:
         if _DECLARATION_LINE.match(data, line):
             spans.append(m.span(1))
     return spans
+
+
+# `#define NAME` with nothing after it (a comment at most): an empty object-like macro of the file
+_EMPTY_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:/\*[^\n]*?\*/[ \t]*|//[^\n]*)?\r?$", re.M)
+_ANY_DEFINE = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
+_DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[^\n]*", re.M)
+
+
+def empty_macro_names(data: bytes, header_macros: dict[str, object]) -> list[str]:
+    """The empty object-like macros (`#define __fd_take`, `#define API_EXPORT`) defined in the
+    file or in the tree's headers it includes (`header_macros`: name -> MacroDef) that the file
+    uses. Most files use none: each name is looked for in the bytes first."""
+    names: set[str] = set()
+    if b"define" in data:
+        empty = [m.span() for m in _EMPTY_DEFINE.finditer(data)]
+        names = {data[a:b].split(b"define", 1)[1].split()[0].decode() for a, b in empty}
+        starts = {a for a, _ in empty}
+        # a name the file also defines with a body (`#ifdef __GNUC__ #define UNUSED __attribute__((unused))
+        # #else #define UNUSED #endif`) may stand where a body is needed: not blanked
+        names -= {m.group(1).decode() for m in _ANY_DEFINE.finditer(data) if m.start() not in starts}
+    for name, macro in header_macros.items():
+        if getattr(macro, "params", None) is None and not str(getattr(macro, "body", "x")).strip():
+            names.add(name)
+    return sorted(n for n in names if n.encode() in data)
+
+
+def blank_empty_macros(data: bytes, names: list[str]) -> bytes:
+    """`data` with every use of the empty object-like macros `names` made blanks, outside
+    preprocessor directives (`#ifndef GUARD_H` keeps its name), as the preprocessor would make
+    them vanish. An annotation written where the grammar allows no word
+    (`void Destroy(__fd_take T *p)`: a parameter with two types) otherwise misparses the
+    declaration it decorates: the parameter named `T*p`, its `delete p` releasing nothing."""
+    if not names:
+        return data
+    word = re.compile(rb"\b(?:" + b"|".join(re.escape(n.encode()) for n in names) + rb")\b")
+    directives = [m.span() for m in _DIRECTIVE_LINE.finditer(data)] if b"#" in data else []
+    spans = []
+    d = 0
+    for m in word.finditer(data):
+        while d < len(directives) and directives[d][1] < m.start():
+            d += 1
+        if d < len(directives) and directives[d][0] <= m.start():
+            continue  # in a directive (a guard, an `#ifdef`, a definition)
+        spans.append(m.span())
+    return _blanked(data, spans)

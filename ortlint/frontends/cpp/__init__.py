@@ -17,6 +17,9 @@ smart pointers, lambdas and inlining of the file's own methods.
     model.py         the file model: classes, members, aliases, return types; the policy's C++ view
     guards.py        status guard classes (`Ort::Status`, `[[guard]]`)
     containers.py    containers that own what is stored into them
+    self_owning.py   objects that own themselves (`delete this`, `[[self_owning]]` bases, constructors
+                     registering `this`): handed over when started or built
+    address_taken.py reference parameters whose address the callee keeps (`owner.AddChild(*node)`)
     scopes.py        the lowering's bookkeeping (scopes, frames, try contexts, the libclang oracle)
     syntax.py        name tables, template stripping, declarators
 """

@@ -13,6 +13,7 @@ from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
 from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
+from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -73,7 +74,19 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             storage = self.lower_expr(self.named(placement)[0])
             self.emit_call_node(node, callee, "new", None, args, True, None)
             return storage
+        if may_register_themselves(self.model) and self.registers_itself(node):
+            # `new Watcher(loop, fd);`: owned by whoever its constructor registered it with
+            result = self.emit_call_node(node, callee, "new", None, args, False, dest)
+            hand_over_self(self, result, self.loc(node), "registered with another object by its constructor")
+            return result
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
+
+    def registers_itself(self, node: Node) -> bool:
+        """Does the constructor of the class `new` builds give `this` to a call (`attach(loop,
+        this)`)? Then the object is owned by that one from its construction (`self_owning.py`)."""
+        type_node = node.child_by_field_id(self.F.type)
+        found = self_ownership(self.model, self.unit.policy, self.text(type_node), self.ns) if type_node is not None else None
+        return found is not None and found.on_construction
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
@@ -93,13 +106,51 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         return self.model.delete_operator(ref.name, self.ns) if ref.pointers == 1 and not ref.array else None
 
     def expr_compound_literal_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
-        """`T{args}` in C++ constructs a T like `T(args)`."""
+        """`T{args}` in C++ constructs a T like `T(args)`; an aggregate literal (designated
+        initializers, or C's `(T){...}`) builds the aggregate slot by slot (`aggregate_literal`)."""
         type_node = node.child_by_field_id(self.F.type)
         value = node.child_by_field_id(self.F.value)
         args = [a for a in value.named_children if a.type != "comment"] if value is not None else []
         if type_node is None:
             return super().expr_compound_literal_expression(node, discard, dest)
+        if value is not None and self.is_aggregate_literal(node, type_node, args):
+            return self.aggregate_literal(value, dest)
         return self.lower_named_call(node, type_node, args, discard, dest)
+
+    def assign_special(self, target: ir.Expr, value: Node, loc: Loc) -> bool:
+        """`Tensor t = (Tensor){.data = p, ...};` / `t = (Tensor){...}`: the members are stored
+        into t's slots directly, as for `Tensor t = {...}` (the C lowering's reading)."""
+        if value.type == "compound_literal_expression":
+            type_node = value.child_by_field_id(self.F.type)
+            init = value.child_by_field_id(self.F.value)
+            args = [a for a in init.named_children if a.type != "comment"] if init is not None else []
+            if type_node is not None and init is not None and init.type == "initializer_list" \
+                    and self.is_aggregate_literal(value, type_node, args):
+                self.lower_initializer(target, init)
+                return True
+        return super().assign_special(target, value, loc)
+
+    def is_aggregate_literal(self, node: Node, type_node: Node, args: list[Node]) -> bool:
+        """`(Tensor){.data = new uint8_t[n], .shape = ...}` / `Tensor{.data = p}`: designated
+        initializers, or the C spelling with the type in parentheses, initialize an aggregate
+        member by member; no constructor runs (a class of the file with constructors is
+        constructed as written)."""
+        designated = any(a.type == "initializer_pair" for a in args)
+        c_style = node.children[0].type == "(" if node.children else False
+        if not (designated or c_style):
+            return False
+        cls = self.model.find_class(clean_name(self.text(type_node)), self.ns)
+        return cls is None or not cls.ctors
+
+    def aggregate_literal(self, value: Node, dest: ir.Expr | None) -> ir.Expr:
+        """The aggregate a compound literal builds: its members are slots of a temporary (or of
+        the variable it initializes), so what they hold goes where the aggregate goes (copied
+        into a local, stored through a pointer, returned), as for a C initializer."""
+        target = dest if dest is not None else self.temp()
+        if type(target) is Var and target.name not in self.locals:
+            self.locals[target.name] = True
+        self.lower_initializer(target, value)
+        return target
 
     def expr_condition_clause(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         value = node.child_by_field_id(self.F.value)
@@ -415,6 +466,25 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         return self.emit_call(node, "new", "new", None, args, discard, dest)
 
     def lower_member_call(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
+        """`x.f(...)` / `x->f(...)`; an object that deletes itself is its own once one of its
+        methods starts its work (`worker->Queue()`: `self_owning.py`)."""
+        result = self.lower_member_call_of(node, fn, arg_nodes, discard, dest)
+        if may_start_themselves(self.model):
+            self.hand_over_started_object(node, fn)
+        return result
+
+    def hand_over_started_object(self, node: Node, fn: Node) -> None:
+        """`w->Queue()` on a `Napi::AsyncWorker`, `job->Start()` on a class with `delete this`."""
+        base = fn.child_by_field_id(self.F.argument)
+        field_node = fn.child_by_field_id(self.F.field)
+        if base is None or field_node is None or self.strip_casts(base).type == "this":
+            return
+        base_type = self.expr_type(base)
+        found = self_ownership(self.model, self.unit.policy, base_type, self.ns) if base_type else None
+        if found is not None and found.handed_over_by(strip_template_args(clean_name(self.text(field_node)))):
+            hand_over_self(self, self.lower_expr(base), self.loc(node), "an object that deletes itself, started here")
+
+    def lower_member_call_of(self, node: Node, fn: Node, arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """`x.f(...)` / `x->f(...)`: classified by what x is (see the module docstring)."""
         base = fn.child_by_field_id(self.F.argument)
         field_node = fn.child_by_field_id(self.F.field)
@@ -524,7 +594,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 return self.lower_plain_call(node, f"{cls.method_owner(name)}::{name}", arg_nodes, discard, dest)
         receiver = self.lower_expr(base) if base is not None else None
         qualified = f"{self.model.qualify_ort(rtype.name)}::{name}"
-        return self.emit_call(node, qualified, "method", receiver, tuple([self.lower_expr(a) for a in arg_nodes]), discard, dest)
+        refs = self.model.ref_params.get(qualified, frozenset())  # (a method of a header's class defined here)
+        args = tuple([self.by_reference(self.lower_expr(a)) if i in refs else self.lower_expr(a)
+                      for i, a in enumerate(arg_nodes)])
+        return self.emit_call(node, qualified, "method", receiver, args, discard, dest)
 
     def policy_method(self, qualname: str, name: str) -> bool:
         """Does the policy describe `Class::name` itself (not through an untyped field)?"""

@@ -15,6 +15,7 @@ from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
 from .inlining import CppInlining
+from .address_taken import address_taken_names
 from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .packs import CppPacks, is_pack_param
@@ -56,6 +57,7 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         self.guard_lambdas: set[int] = set()  # lambdas that are scope guards (run at scope exit)
         self.guard_init: ir.Expr | None = None  # the smart pointer being initialized
         self.ref_params: set[str] = set()  # `T &p` parameters: `p` is `*p` of the caller's address
+        self._address_taken: frozenset[str] | None = None  # see address_taken_params
         self.borrowed_params: set[str] = set()  # reference parameters of any type (no destructor at exit)
         self.packs: dict[str, list[str]] = {}  # parameter pack -> the parameters it is lowered as (packs.py)
         self.pack_depth = 0  # pack expansions being lowered (packs.py: a nested one is not expanded again)
@@ -86,9 +88,17 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
                 continue  # each slot is an argument's value (forwarded, never written back)
             if is_reference_param(p):
                 self.borrowed_params.add(name)  # the caller's object: not destroyed when we return
-                if self.node.type != "lambda_expression" and self.model.is_value_reference(self.frames[-1].types[name]):
+                if self.node.type != "lambda_expression" and (self.model.is_value_reference(self.frames[-1].types[name])
+                                                              or name in self.address_taken_params()):
                     self.ref_params.add(name)
         return names
+
+    def address_taken_params(self) -> frozenset[str]:
+        """Names whose address the body takes (`Childs.push_back(&child)`): a reference
+        parameter among them is the caller's object's address (address_taken.py)."""
+        if self._address_taken is None:
+            self._address_taken = address_taken_names(self.src, self.node.child_by_field_id(self.F.body))
+        return self._address_taken
 
     def _params_node(self, fn_node: Node) -> Node | None:
         declarator = fn_node.child_by_field_id(self.F.declarator)

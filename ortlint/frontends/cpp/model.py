@@ -14,14 +14,15 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from tree_sitter import Node
 
 from ...policy import Policy
-from ..c.syntax import find_function_declarator, inner_declarator, is_array_declarator
+from ..c.syntax import declarator_name, find_function_declarator, inner_declarator, is_array_declarator
 from ..common.cfg import FieldIds, field_ids
 from ..common.header_index import method_declarator
+from .address_taken import address_taken_names
 
 if TYPE_CHECKING:
     from ..common.header_index import HeaderFacts, Visible
@@ -334,6 +335,7 @@ class FileModel:
         self._bases: dict[str, list[str]] = {}  # class -> base class names (from add_visible)
         self._found: dict[tuple[str, tuple[str, ...]], ClassInfo | None] = {}  # see find_class
         self._found_size = 0
+        self.self_owning_cache: dict[tuple[str, tuple[str, ...]], Any] = {}  # self_owning.self_ownership
 
     # -- collection ---------------------------------------------------------------------
 
@@ -499,10 +501,10 @@ class FileModel:
         if cls is not None:
             self._add_method(cls, name, node)
             self._record_return(f"{cls.qualname}::{name}", (), ret)
-            self._record_ref_params(f"{cls.qualname}::{name}", (), declarator)
+            self._record_ref_params(f"{cls.qualname}::{name}", (), declarator, node.child_by_field_id(self.F.body))
         else:
             self._record_return(name, ns, ret)
-            self._record_ref_params(name, ns, declarator)
+            self._record_ref_params(name, ns, declarator, node.child_by_field_id(self.F.body))
 
     def _return_text(self, node: Node) -> str:
         declarator = node.child_by_field_id(self.F.declarator)
@@ -573,8 +575,11 @@ class FileModel:
         return not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none" \
             and not t.name.startswith("std::")
 
-    def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None) -> None:
-        """Which parameters are references to pointers or numbers: callers pass the variable."""
+    def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None,
+                           body: Node | None = None) -> None:
+        """Which parameters are references to pointers or numbers, or references to objects
+        whose address the definition's `body` takes (address_taken.py): callers pass the
+        variable (its address)."""
         func = find_function_declarator(declarator)
         params = func.child_by_field_id(self.F.parameters) if func is not None else None
         if params is None:
@@ -582,8 +587,11 @@ class FileModel:
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
         indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and p.type != "variadic_parameter_declaration" and self.is_value_reference(
             declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
+        kept = address_taken_names(self.src, body)
+        kept_indexes = frozenset(i for i, p in enumerate(plist) if kept and is_reference_param(p)
+                                 and declarator_name(p.child_by_field_id(self.F.declarator), self.src) in kept)
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
-            self.ref_params.setdefault(key, indexes)
+            self.ref_params[key] = self.ref_params.get(key, indexes) | kept_indexes
 
     def _add_method(self, cls: ClassInfo, name: str, node: Node) -> None:
         """Attach a definition to its class: constructor, destructor or method (bodiless = declared only)."""
@@ -655,6 +663,10 @@ class FileModel:
                 if found is not None:
                     todo.append(found)
         return None
+
+    def base_names(self, qualname: str) -> list[str]:
+        """The base classes of the class `qualname`, as written (`Napi::AsyncWorker`, `Base<T>`)."""
+        return self._bases.get(qualname, [])
 
     def derives_from(self, type_name: str, base_name: str, ns: tuple[str, ...] = ()) -> bool:
         """Is `type_name` a class of the tree that derives, directly or not, from `base_name`
