@@ -1,4 +1,5 @@
-"""Memory the run gives back: chunks handed to tree-sitter are not kept (chunked_input)."""
+"""Memory the run gives back: chunks handed to tree-sitter are not kept (chunked_input), and
+freed heap pages go back to the system (orchestration/memory)."""
 from __future__ import annotations
 
 import ctypes
@@ -11,6 +12,7 @@ import tree_sitter_c
 
 from ortlint.chunked_input import ChunkedInput
 from ortlint.frontends.common.source import parse_limited
+from ortlint.orchestration.memory import release_free_memory
 
 
 def _source(functions: int) -> bytes:
@@ -63,3 +65,8 @@ def test_only_references_nobody_accounts_for_are_dropped() -> None:
     small = ChunkedInput(b"int x;", 4096)
     piece = small.read(0, None)
     assert piece == b"int x;" and piece is not small.data
+
+
+def test_release_free_memory_is_harmless() -> None:
+    release_free_memory()
+    release_free_memory()
