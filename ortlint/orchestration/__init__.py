@@ -9,6 +9,7 @@
     tasks.py      the units of work (analyze one function) and the collector pause they run under
     parallel.py   the worker processes: parse and analyze there, a crash or overrun loses one item
     schedule.py   which component goes next to which worker
+    memory.py     freed heap pages handed back to the system (a worker after parsing)
     caching.py    what the run keeps in and takes from the cache
     cache.py      the cache itself (per-file records, whole-run replay)
 """

@@ -43,6 +43,7 @@ from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
 from ..findings import LIMIT, LOST, STOPPED
 from ..policy import Policy, load_policy
+from .memory import release_free_memory
 from .program import UnitMeta, unit_meta
 from .progress import Progress
 from .settings import Limits
@@ -181,6 +182,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                             functions[(fn.path, fn.name, fn.loc.line)] = fn
                         metas.append(unit_meta(unit, policy))
                         cpu.append(time.process_time() - began)
+                release_free_memory()  # the syntax trees' memory, freed file by file, back to the system
                 reply: tuple = ("ok", (metas, cpu))
             elif kind == "analyze":
                 _, jobs, new_constants, adopted = message

@@ -13,7 +13,7 @@ from .cache import FileRecord, FunctionRecord
 FunctionKey = tuple[str, str, int]  # (path, name, line)
 
 
-@dataclass
+@dataclass(slots=True)
 class FunctionInfo:
     """A function of the program: its IR when parsed, or its cached record when not (yet)."""
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from ...chunked_input import ChunkedInput
 from ...fileio import read_prefix
 from ...findings import LIMIT
 from ...policy import Policy
@@ -181,12 +182,9 @@ def parse_limited(parser: object, data: bytes, steps: int | None = None) -> obje
     calls its progress callback only when it reads through a callback, so the bytes are handed
     over in chunks (same tree, same offsets)."""
     counter = StepCounter(parse_steps(len(data)) if steps is None else steps)
-
-    def read(offset: int, _point: object) -> bytes:
-        return data[offset:offset + _CHUNK]
-
+    source = ChunkedInput(data, _CHUNK)  # (py-tree-sitter keeps the chunks: released below)
     try:
-        return parser.parse(read, progress_callback=counter)  # type: ignore[attr-defined]
+        return parser.parse(source.read, progress_callback=counter)  # type: ignore[attr-defined]
     except ValueError as exc:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
         reason = counter.reason()
         if reason is not None:
@@ -197,6 +195,8 @@ def parse_limited(parser: object, data: bytes, steps: int | None = None) -> obje
                              "parse this file, it is not analyzed")
         error.memory = True
         raise error from exc
+    finally:
+        source.release()
 
 
 def parse_memory_cap() -> int:
