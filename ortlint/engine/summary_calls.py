@@ -149,6 +149,8 @@ class SummaryTransfer:
             if self.fn.language == "csharp":  # `ref x` set to null by the callee: it took the object (or disposed it)
                 self._escape_val(state, self._eval(state, e), None)
             self._store(state, e, ("k", 0), ev.loc)
+        elif effect.what == "replace":
+            self._store(state, e, None, ev.loc)  # the callee stored another value: read it afresh
         else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
             rid, res = self._value_res(state, e, create=True)
             if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):

@@ -13,6 +13,7 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import element_of, expr_vars, narrow, owner_text, shown, strip_value, too_deep
 from .messages import subject
+from .replaced import bind_written_unknown
 from .state import (
     BORROWED,
     CONSUMED,
@@ -340,7 +341,10 @@ class ValueTransfer:
         if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
         elif value is None:
-            state.b.pop(key, None)
+            if bind_written_unknown(state, key):  # a parameter's memory: the caller must see the write
+                self._note_key(key)
+            else:
+                state.b.pop(key, None)
         else:
             if "[]" in key and old is not None and old[0] == "r" and old != value:
                 self._keep_in_collection(state, old[1], key)
