@@ -11,6 +11,7 @@ import dataclasses
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
+from .addresses import never_null
 from .exprs import dedupe, element_of, in_temp, shown
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
@@ -128,6 +129,10 @@ class SummaryTransfer:
         """Narrow `state` to a case's preconditions (`_summary_plan`: (expression, is NULL));
         False when the state contradicts one."""
         for e, c_eq in pre:
+            if never_null(e):  # `&ctx->cb`: the callee's NULL arm cannot run (engine/addresses.py)
+                if c_eq:
+                    return False
+                continue
             v = self._eval(state, e)
             if v is None and not self._is_lvalue(e):
                 continue
