@@ -48,6 +48,7 @@ class Summary:
     cases: tuple[Case, ...]
     origin: str  # "policy <file:line>" or "<path>:<line>"
     params: tuple[str, ...] = ()
+    compared_only: tuple[int, ...] = ()  # parameters only compared (engine/compared_only.py)
 
     @property
     def noreturn(self) -> bool:

@@ -1,6 +1,7 @@
 """The summary of the analyzed function, from its exit states (see `summaries.Summary`)."""
 from __future__ import annotations
 
+from .compared_only import compared_only_params
 from .exprs import param_path
 from .replaced import replaced_param_locations
 from .state import CONSUMED, ESCAPED, HELD, RELEASED, State, Val, is_nonnull_fact, is_null_fact
@@ -22,7 +23,8 @@ class Summarizing:
             cases.append(self._case_of(state, how, value))
         if not cases:
             return None
-        return Summary(self.fn.name, simplify_cases(cases), f"{self.fn.path}:{self.fn.loc.line}", tuple(self.fn.params))
+        return Summary(self.fn.name, simplify_cases(cases), f"{self.fn.path}:{self.fn.loc.line}", tuple(self.fn.params),
+                       compared_only_params(self.fn))
 
 
     def _case_of(self, state: State, how: str, value: Val | None) -> Case:
