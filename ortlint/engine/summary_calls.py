@@ -17,6 +17,8 @@ from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
 from .summaries import Case, Effect, Summary
 
+HANDED_OVER = ("<callee>",)  # where a resource an analyzed callee took went
+
 
 class SummaryTransfer:
     """Part of `FunctionAnalyzer` (see analyze.py for the state it shares)."""
@@ -148,7 +150,9 @@ class SummaryTransfer:
             self._release_expr(state, self._release_call(ev, effect, e), e, rel, effect.relby or ev.callee, helper,
                                effect.where)
         elif effect.what == "escape":
-            self._escape_val(state, self._eval(state, e), None)
+            # handed to the callee, which kept it (in a list node, a registry): returning it
+            # afterwards lends it, it does not hand over a new one (`_ret_spec`)
+            self._escape_val(state, self._eval(state, e), HANDED_OVER)
             self._escape_contents(state, e)
         elif effect.what == "clear":
             if self.fn.language == "csharp":  # `ref x` set to null by the callee: it took the object (or disposed it)
