@@ -1,15 +1,29 @@
-"""Arguments that are addresses of storage, hence never NULL.
+"""Arguments that are addresses of storage: the same arm of a callee at every call.
 
-`my_malloc(n, &ctx->callbacks)` and `set_data(&obj->ref, p)` pass the address of a field (or of
-a local, or of an array element): whatever the callee does when that parameter is NULL cannot
-happen at this call. A summary case with the precondition "parameter == NULL" is infeasible for
-it, and "parameter != NULL" holds without narrowing anything.
+`p = my_malloc(n, &ctx->hooks); ... my_free(p, &ctx->hooks);` where both wrappers test the
+hooks pointer against NULL (hooks, else malloc/free). The address of a field or a local is never
+NULL; but the hooks arm allocates through a function pointer the analysis cannot follow, so the
+malloc arm is the one that models "allocates" and "releases". What must not happen is the two
+calls taking different arms (the malloc arm for the allocation, the hooks arm, which releases
+nothing, for the release): a false leak. So the answer to "is `&ctx->hooks` NULL?" is remembered
+on the path like any condition the state cannot evaluate, and every later call given the same
+address takes the same arm. A real leak (a path that never calls `my_free`) is still found.
 """
 from __future__ import annotations
 
-from ..ir import AddrOf, Deref, Expr
+from functools import lru_cache
+
+from ..ir import AddrOf, Const, Deref, Expr, Op
+
+_NULL = Const(0, "NULL")
 
 
 def never_null(e: Expr) -> bool:
     """`&x`, `&p->f`, `&a[i]`: the address of an object. `&*p` is `p` itself and may be NULL."""
     return type(e) is AddrOf and type(e.base) is not Deref
+
+
+@lru_cache(maxsize=4096)
+def null_test(e: Expr) -> Op:
+    """`e == NULL`, the remembered condition for an address argument (one object per address)."""
+    return Op("==", (e, _NULL))

@@ -11,7 +11,7 @@ import dataclasses
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
-from .addresses import never_null
+from .addresses import never_null, null_test
 from .exprs import dedupe, element_of, in_temp, shown
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
@@ -131,8 +131,8 @@ class SummaryTransfer:
         """Narrow `state` to a case's preconditions (`_summary_plan`: (expression, is NULL));
         False when the state contradicts one."""
         for e, c_eq in pre:
-            if never_null(e):  # `&ctx->cb`: the callee's NULL arm cannot run (engine/addresses.py)
-                if c_eq:
+            if never_null(e):  # `&ctx->cb`: the same arm as at the other calls given it (engine/addresses.py)
+                if self._assume_memo(state, null_test(e), c_eq) is None:
                     return False
                 continue
             v = self._eval(state, e)
