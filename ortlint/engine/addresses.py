@@ -5,15 +5,19 @@ hooks pointer against NULL (hooks, else malloc/free). The address of a field or 
 NULL; but the hooks arm allocates through a function pointer the analysis cannot follow, so the
 malloc arm is the one that models "allocates" and "releases". What must not happen is the two
 calls taking different arms (the malloc arm for the allocation, the hooks arm, which releases
-nothing, for the release): a false leak. So the answer to "is `&ctx->hooks` NULL?" is remembered
-on the path like any condition the state cannot evaluate, and every later call given the same
-address takes the same arm. A real leak (a path that never calls `my_free`) is still found.
+nothing, for the release): a false leak. So a path that took the NULL arm remembers it like a
+condition the state cannot evaluate, and every later call given the same address takes the NULL
+arm too. The non-NULL arm (the truth) is remembered by nothing: it adds no condition that would
+keep otherwise equal states apart. A real leak (a path that never calls `my_free`) is still found.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
+from typing import Any
+
 from ..ir import AddrOf, Const, Deref, Expr, Op
+from .state import State
 
 _NULL = Const(0, "NULL")
 
@@ -27,3 +31,13 @@ def never_null(e: Expr) -> bool:
 def null_test(e: Expr) -> Op:
     """`e == NULL`, the remembered condition for an address argument (one object per address)."""
     return Op("==", (e, _NULL))
+
+
+def address_arm(analyzer: Any, state: State, e: Expr, is_null: bool) -> bool:
+    """Whether the case of a callee that assumes `e` (an address) NULL / non-NULL is feasible on
+    this path, narrowing `state` to it: the NULL arm is remembered, the other must not contradict
+    an earlier NULL arm. (`analyzer`: the FunctionAnalyzer, for its remembered conditions.)"""
+    test = null_test(e)
+    if is_null:
+        return analyzer._assume_memo(state, test, True) is not None
+    return (test, True) not in state.conds

@@ -9,6 +9,8 @@ a value it does not know (it reads it afresh), the same way "clear" tells it tha
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from .exprs import param_path
 from .state import UNKNOWN, State, Val
 from .summaries import Effect
@@ -44,18 +46,19 @@ def _entry_value(key: tuple, val: Val) -> bool:
 WRITTEN = "#w"  # suffix of the identity of an unknown value a function stored into a parameter's memory
 
 
-def bind_written_unknown(state: State, key: tuple) -> bool:
-    """`*list = prev;` with `prev` unknown (read before it was ever named): a store of an unknown
+def bind_written_unknown(state: State, key: tuple, retire: Callable[[State, str], None]) -> bool:
+    """`*list = prev;` with `prev` unknown (read before it was ever named; the caller passes only
+    copies of a variable or of memory, not arithmetic on integers): a store of an unknown
     value would just drop the binding, and the exit state could not tell the location from one
     never touched. Inside a parameter's memory it gets an identity of its own instead (never
-    the one a read makes, `_entry_value`), so the summary says it was replaced. True when bound."""
+    the one a read makes, `_entry_value`), so the summary says it was replaced. One name per location: `retire` (the analyzer's
+    `_retire`) renames what an earlier write bound there. True when bound."""
     if key[0][:2] != "@p" or param_path(key[0][1:]) is None:
         return False
-    base = key[0][1:] + "/" + "/".join(key[1:]) + WRITTEN
-    rid, n = base, 1
-    while rid in state.r:
-        n += 1
-        rid = f"{base}{n}"
+    rid = key[0][1:] + "/" + "/".join(key[1:]) + WRITTEN
+    if rid in state.r:  # written before (a loop): the earlier value becomes `rid#prev`, so names converge
+        retire(state, rid)
     state.r[rid] = UNKNOWN
     state.b[key] = ("r", rid)
     return True
+

@@ -343,7 +343,7 @@ class ValueTransfer:
         if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
         elif value is None:
-            if bind_written_unknown(state, key):  # a parameter's memory: the caller must see the write
+            if type(value_expr) in _LVALUES and bind_written_unknown(state, key, self._retire):  # the caller must see it
                 self._note_key(key)
             else:
                 state.b.pop(key, None)
