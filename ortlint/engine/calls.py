@@ -83,6 +83,8 @@ class CallTransfer:
             summary = self.summaries(ev)
         neutral = spec is None and summary is None and self.policy.is_neutral(ev.style, ev.callee)
         released_args = self._released_args(spec, summary)
+        if summary is not None:  # a key the callee only compares: passing a released pointer is no use
+            released_args |= set(summary.compared_only)
         used_args = tuple((arg, _var_key(arg)) for i, arg in enumerate(ev.args)
                           if i not in released_args and type(arg) is not Const)
         used_receiver = None

@@ -26,6 +26,7 @@ ParamPath = tuple  # (param index, op, op, ...)
 class Effect:
     path: ParamPath
     what: str  # "release" | "escape" | "consume" | "clear" (*path is NULL after the call)
+    # | "replace" (*path holds another value, unknown to the caller: engine/replaced.py)
     relby: str | None = None  # the policy call that performs the release (for kind checks)
     where: str = ""  # "file:line" of that release inside the callee, for traces
 
@@ -47,6 +48,7 @@ class Summary:
     cases: tuple[Case, ...]
     origin: str  # "policy <file:line>" or "<path>:<line>"
     params: tuple[str, ...] = ()
+    compared_only: tuple[int, ...] = ()  # parameters only compared (engine/compared_only.py)
 
     @property
     def noreturn(self) -> bool:
@@ -71,7 +73,7 @@ class Summary:
                                                     for p, v in case.pre))
             for e in case.effects:
                 verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release",
-                        "clear": "sets to NULL"}[e.what]
+                        "clear": "sets to NULL", "replace": "stores another value into"}[e.what]
                 via = f" with {e.relby}()" if e.relby and e.what == "release" else ""
                 at = f" at {e.where}" if e.where else ""
                 parts.append(f"{verb} {self.param_text(e.path)}{via}{at}")

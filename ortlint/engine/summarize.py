@@ -1,7 +1,9 @@
 """The summary of the analyzed function, from its exit states (see `summaries.Summary`)."""
 from __future__ import annotations
 
+from .compared_only import compared_only_params
 from .exprs import param_path
+from .replaced import replaced_param_locations
 from .state import CONSUMED, ESCAPED, HELD, RELEASED, State, Val, is_nonnull_fact, is_null_fact
 from .summaries import Case, Effect, MAX_CASES, Summary, simplify_cases
 
@@ -21,7 +23,8 @@ class Summarizing:
             cases.append(self._case_of(state, how, value))
         if not cases:
             return None
-        return Summary(self.fn.name, simplify_cases(cases), f"{self.fn.path}:{self.fn.loc.line}", tuple(self.fn.params))
+        return Summary(self.fn.name, simplify_cases(cases), f"{self.fn.path}:{self.fn.loc.line}", tuple(self.fn.params),
+                       compared_only_params(self.fn))
 
 
     def _case_of(self, state: State, how: str, value: Val | None) -> Case:
@@ -49,6 +52,8 @@ class Summarizing:
                 if out_path is not None and out_path[0] < len(self.fn.params):
                     outs.append((out_path + tuple(res.esc[1:]), res.kind))
         effects.extend(self._cleared_params(state))
+        claimed = {e.path for e in effects if e.what == "clear"} | {path for path, _kind in outs}
+        effects.extend(replaced_param_locations(state, len(self.fn.params), claimed))
         ret = self._ret_spec(state, value) if how == "return" else None
         exit_kind = {"return": "return", "throw": "throw", "abort": "abort"}.get(how, "return")
         return Case(tuple(pre), tuple(effects), tuple(sorted(set(outs))), ret, exit_kind)

@@ -11,10 +11,14 @@ import dataclasses
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
+from .addresses import address_arm, never_null
 from .exprs import dedupe, element_of, in_temp, shown
+from .replaced import bind_written_unknown
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
 from .summaries import Case, Effect, Summary
+
+HANDED_OVER = ("<callee>",)  # where a resource an analyzed callee took went
 
 
 class SummaryTransfer:
@@ -128,6 +132,10 @@ class SummaryTransfer:
         """Narrow `state` to a case's preconditions (`_summary_plan`: (expression, is NULL));
         False when the state contradicts one."""
         for e, c_eq in pre:
+            if never_null(e):  # `&ctx->cb`: the same arm as at the other calls given it (engine/addresses.py)
+                if not address_arm(self, state, e, c_eq):
+                    return False
+                continue
             v = self._eval(state, e)
             if v is None and not self._is_lvalue(e):
                 continue
@@ -143,16 +151,33 @@ class SummaryTransfer:
             self._release_expr(state, self._release_call(ev, effect, e), e, rel, effect.relby or ev.callee, helper,
                                effect.where)
         elif effect.what == "escape":
-            self._escape_val(state, self._eval(state, e), None)
+            # handed to the callee, which kept it (in a list node, a registry): returning it
+            # afterwards lends it, it does not hand over a new one (`_ret_spec`)
+            self._escape_val(state, self._eval(state, e), HANDED_OVER)
             self._escape_contents(state, e)
         elif effect.what == "clear":
             if self.fn.language == "csharp":  # `ref x` set to null by the callee: it took the object (or disposed it)
                 self._escape_val(state, self._eval(state, e), None)
             self._store(state, e, ("k", 0), ev.loc)
+        elif effect.what == "replace":
+            self._replace_location(state, e, ev)
         else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
             rid, res = self._value_res(state, e, create=True)
             if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):
                 state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _replace_location(self, state: State, e: Expr, ev: Call) -> None:
+        """The callee stored another value at `e` (engine/replaced.py): forget what the caller
+        knew was there. In memory a parameter of this function reaches, the new value gets an
+        identity, so this function's own summary says the location was replaced too."""
+        key = self._resolve(state, e, create=True)
+        if key is None or not bind_written_unknown(state, key, self._retire):
+            self._store(state, e, None, ev.loc)
+            return
+        if key in self._prefixes:
+            self._invalidate(state, key)
+        self._note_key(key)
 
 
     def _release_call(self, ev: Call, effect: Effect, e: Expr) -> Call:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
-from .exprs import element_of, expr_vars, narrow, owner_text, shown, strip_value, too_deep
+from .exprs import element_of, expr_vars, narrow, owner_text, param_path, shown, strip_value, too_deep
 from .messages import subject
+from .replaced import bind_written_unknown
 from .state import (
     BORROWED,
     CONSUMED,
@@ -338,6 +339,8 @@ class ValueTransfer:
             if value_expr is not None:
                 self._escape_contents(state, value_expr)
             return
+        if value is None and value_expr is not None and key[0][:1] == "@":
+            value = self._param_value_kept(state, key, value_expr)
         # `_is_local_loc`, its common answer inline (a local or a temporary: most stores)
         first = key[0][:1]
         local = first == "$" or (first != "@" and key[0] in self.fn.locals) or self._is_local_loc(state, key)
@@ -347,7 +350,10 @@ class ValueTransfer:
         if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
         elif value is None:
-            state.b.pop(key, None)
+            if type(value_expr) in _LVALUES and bind_written_unknown(state, key, self._retire):  # the caller must see it
+                self._note_key(key)
+            else:
+                state.b.pop(key, None)
         else:
             if "[]" in key and old is not None and old[0] == "r" and old != value:
                 self._keep_in_collection(state, old[1], key)
@@ -368,6 +374,24 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr, key)
         if value is None and value_expr is not None and type(value_expr) in _LVALUES:
             self._copy_aggregate(state, value_expr, key, local)
+
+
+    def _param_value_kept(self, state: State, key: LocKey, value_expr: Expr) -> Val | None:
+        """`n = calloc(..); n->next = *list; *list = n;`: a pointer read from a parameter's
+        memory into memory this function made. Reading it never named it (a read of an unbound
+        location is unknown), so the new node would keep nothing; named here, it escapes with
+        the node and the summary says the callee took it (the old head is in the new one)."""
+        if type(value_expr) is not Deref and type(value_expr) is not Field:
+            return None
+        res = state.r.get(key[0][1:])
+        if res is None or res.st != HELD or res.kind is None:
+            return None
+        src = self._resolve(state, value_expr, create=True)
+        if src is None or src[0][:2] != "@p" or param_path(src[0][1:]) is None or "[]" in src \
+                or src in self._prefixes or too_deep(src):
+            return None  # (a struct whose fields this function reads is copied field by field)
+        v = state.b.get(src)
+        return v if v is not None else ("r", self._new_opaque(state, src))
 
 
     def _copy_aggregate(self, state: State, source: Expr, key: LocKey, local: bool) -> None:
