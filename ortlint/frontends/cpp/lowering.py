@@ -19,13 +19,14 @@ from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .scopes import Frame, InlineTarget, Scope, TryContext
 from .statements import CppStatements
+from .struct_arguments import CppStructArguments
 from .types import CppTypes
 
 if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
+class CppLowering(CppStructArguments, CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
                   CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
