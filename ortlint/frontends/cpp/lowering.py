@@ -11,6 +11,7 @@ from ...ir import Var
 from ..c.lowering import FunctionLowering
 from ..c.syntax import declarator_name, find_function_declarator
 from .arguments import CppArguments
+from .base_destructors import CppBaseDestructors
 from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppStructArguments, CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
+class CppLowering(CppStructArguments, CppBaseDestructors, CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
                   CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
@@ -99,8 +100,9 @@ class CppLowering(CppStructArguments, CppTypes, CppStatements, CppExceptions, Cp
         for name in self.params:  # a guard passed by value is destroyed when the function ends
             if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
                 self.own_parameter(name)
-        self.lower_member_initializers(self.node)
-        self.lower_stmt(body)
+        with self.base_destructors_on_throw():
+            self.lower_member_initializers(self.node)
+            self.lower_stmt(body)
         self.pop_scope(self.node)
 
     def is_noexcept(self) -> bool:
