@@ -12,6 +12,7 @@ from ..c.lowering import FunctionLowering
 from ..c.syntax import declarator_name, find_function_declarator
 from .arguments import CppArguments
 from .base_destructors import CppBaseDestructors
+from .container_moves import CppContainerMoves, CppMapKeyStores
 from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppStructArguments, CppBaseDestructors, CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
+class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, CppMapKeyStores,
+                  CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
                   CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
