@@ -19,6 +19,7 @@ from .expressions import CppExpressions
 from .inlining import CppInlining
 from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
+from .pp_alternatives import CppAlternativeDeclarations
 from .scopes import Frame, InlineTarget, Scope, TryContext
 from .statements import CppStatements
 from .struct_arguments import CppStructArguments
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, CppMapKeyStores,
+class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, CppMapKeyStores, CppAlternativeDeclarations,
                   CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
                   CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
