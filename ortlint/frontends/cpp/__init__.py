@@ -14,6 +14,10 @@ smart pointers, lambdas and inlining of the file's own methods.
     expressions.py   expressions and calls (new/delete, member, table and typed method calls)
     arguments.py     what arguments build: blocks of code given to macros, lists building stored objects
     packs.py         function parameter packs: a pack as several parameters, its expansion as all of them
+    struct_arguments.py  a local struct whose fields were filled, passed to a call, hands on what they hold
+    base_destructors.py  an exception leaving a constructor runs its bases' destructors
+    container_moves.py   `a.swap(b)` of containers; `map_[k]` keeping pointer keys
+    pp_alternatives.py   an owner each `#if` alternative declares is destroyed once
     model.py         the file model: classes, members, aliases, return types; the policy's C++ view
     guards.py        status guard classes (`Ort::Status`, `[[guard]]`)
     containers.py    containers that own what is stored into them

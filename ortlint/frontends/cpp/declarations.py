@@ -12,6 +12,16 @@ from .model import VIEWS, clean_name, parse_type
 from .syntax import _AUTO, _CASTS, _MAKERS, _MOVES, _SCALARS, strip_template_args
 
 
+def declares_reference(target: Node) -> bool:
+    """`T& r`, and `T*& r` (a reference to a pointer: the `&` sits under the `*` declarators)."""
+    while target.type == "pointer_declarator":
+        inner = target.child_by_field_name("declarator")
+        if inner is None:
+            return False
+        target = inner
+    return target.type == "reference_declarator"
+
+
 class CppDeclarations:
     """C++ declarations: locals and their initializers (constructor calls, `auto`, structured bindings), telling a
 prototype or a construction from a call."""
@@ -62,7 +72,7 @@ prototype or a construction from a call."""
         """`T& ep = info->ep;`, `auto& cache = Cache();`: a reference to an object this function
         does not hold (reached through a pointer, a member, a call's result). What is stored
         into it is stored there, not in a local (like a static local)."""
-        if target is None or target.type != "reference_declarator" or value is None:
+        if target is None or not declares_reference(target) or value is None:
             return False
         inner = self.strip_casts(value)
         if inner.type == "identifier":

@@ -512,6 +512,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             handled = self.container_op(node, base, name, arg_nodes, discard, dest)
             if handled is not None:
                 return handled
+        if op == "." and base_own is not None and base_own.what == "container" and name == "swap":
+            swapped = self.swap_containers(node, base, arg_nodes)  # container_moves: `tmp.swap(v)`
+            if swapped is not None:
+                return swapped
         if op == ".":
             stored = owning_map_store(self, node, base, name, arg_nodes)  # cpp_containers: `cache.emplace(k, std::move(p))`
             if stored is not None:

@@ -11,6 +11,8 @@ from ...ir import Var
 from ..c.lowering import FunctionLowering
 from ..c.syntax import declarator_name, find_function_declarator
 from .arguments import CppArguments
+from .base_destructors import CppBaseDestructors
+from .container_moves import CppContainerMoves, CppMapKeyStores
 from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
@@ -19,15 +21,18 @@ from .address_taken import address_taken_names
 from .model import ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .packs import CppPacks, is_pack_param
+from .pp_alternatives import CppAlternativeDeclarations
 from .scopes import Frame, InlineTarget, Scope, TryContext
 from .statements import CppStatements
+from .struct_arguments import CppStructArguments
 from .types import CppTypes
 
 if TYPE_CHECKING:
     from .frontend import CppFrontEnd
 
 
-class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
+class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, CppMapKeyStores, CppAlternativeDeclarations,
+                  CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOwnership, CppInlining, CppArguments,
                   CppPacks, CppExpressions, FunctionLowering):
     """Builds the control-flow graph of one C++ function, method or lambda."""
 
@@ -114,8 +119,9 @@ class CppLowering(CppTypes, CppStatements, CppExceptions, CppDeclarations, CppOw
         for name in self.params:  # a guard passed by value is destroyed when the function ends
             if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
                 self.own_parameter(name)
-        self.lower_member_initializers(self.node)
-        self.lower_stmt(body)
+        with self.base_destructors_on_throw():
+            self.lower_member_initializers(self.node)
+            self.lower_stmt(body)
         self.pop_scope(self.node)
 
     def is_noexcept(self) -> bool:

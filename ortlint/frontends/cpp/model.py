@@ -688,6 +688,12 @@ class FileModel:
                     todo.append(found)
         return False
 
+    def base_classes(self, cls: ClassInfo) -> list[ClassInfo]:
+        """The direct bases of `cls` that the tree declares (a template base by its template)."""
+        ns = tuple(cls.qualname.split("::")[:-1])
+        found = (self.find_class(clean_name(strip_template(b)), ns) for b in dict.fromkeys(self._bases.get(cls.qualname, ())))
+        return [b for b in found if b is not None and b is not cls]
+
     def resolve_alias(self, t: TypeRef, depth: int = 0) -> TypeRef:
         """Follow `using X = ...` / `typedef ... X` (keeping the pointers written at the use)."""
         while depth < 8 and not t.args and t.name in self.aliases:

@@ -161,8 +161,14 @@ types of calls, receivers of member calls (from the file model, the header index
         if m:
             return m.group(1)
         if self.is_type_name(name) or guard_spec(self, name) is not None:
-            return name
+            return self.constructed_type(fn, name)
         return None
+
+    def constructed_type(self, fn: Node, name: str) -> str:
+        """`T(...)`: the type built, with the template arguments written
+        (`std::unique_ptr<char[]>(new char[n])` is an array owner: `delete[]`)."""
+        text = clean_name(self.text(fn))
+        return text if "<" in text and strip_template_args(text) == name else name
 
     def _member_call_type(self, fn: Node, depth: int) -> str | None:
         """`x.f()`: smart-pointer get/release give the pointee; known Ort:: methods and this file's methods their declared return type."""

@@ -1,0 +1,63 @@
+"""A constructor that throws destroys the base subobjects it has already built: `struct Env :
+Base<OrtEnv> { Env() { Check(api->CreateEnv(.., &p_)); Check(api->SetX(p_)); } }` leaks nothing
+when the second call throws, since `~Base()` releases `p_`. The rule "the destructor does not run
+when a constructor throws" holds for the class's own destructor, not for its bases'.
+
+Lowered as a `try` around the constructor's body whose handler runs each base's destructor (its
+body in place when the tree has it; else a call of it given the base's members, a callee the
+tree does not define) and throws on."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from ... import ir
+from .model import ClassInfo
+from .scopes import TryContext
+
+
+class CppBaseDestructors:
+    """Base subobjects destroyed when an exception leaves a constructor."""
+
+    @contextmanager
+    def base_destructors_on_throw(self) -> Iterator[None]:
+        """Around a constructor's body: an exception leaving it runs the bases' destructors."""
+        bases = self.bases_destroyed_on_throw()
+        if not bases:
+            yield
+            return
+        pad = self.new_block()
+        outer = self.handler
+        self.try_stack.append(TryContext(pad.id, len(self.scopes)))
+        self.handler = pad.id
+        self.split()
+        try:
+            yield
+        finally:
+            self.try_stack.pop()
+            self.handler = outer
+        after = self.cur
+        self.start(pad)
+        loc = self.loc(self.node)
+        for base in bases:
+            self.destroy_base(base, loc)
+        self.terminate(ir.Halt(loc, "throw"))
+        self.cur = after
+
+    def bases_destroyed_on_throw(self) -> list[ClassInfo]:
+        """The bases with a destructor, when this function is a constructor that may throw (a
+        constructor defined out of its class, in another file than the class, included)."""
+        if "::" not in self.name or self.node.type == "lambda_expression":
+            return []
+        owner, short = self.name.rsplit("::", 1)
+        cls = self.cls if self.cls is not None else self.model.find_class(owner)
+        if cls is None or short != cls.name or self.is_noexcept():
+            return []
+        return [b for b in self.model.base_classes(cls) if b.dtor is not None or b.has_dtor_decl]
+
+    def destroy_base(self, base: ClassInfo, loc: ir.Loc) -> None:
+        """Run `~Base()` on this object: its body in place, or a call handed the base's members."""
+        if base.dtor is not None and self.inline_method(base.dtor, base, self.this_obj, [], loc):
+            return
+        members = tuple(self.member_expr(m) for m in base.field_order)
+        self.emit_call_node(self.node, f"{base.qualname}::~{base.name}", "plain", None, members, True, None, loc)
