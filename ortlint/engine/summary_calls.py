@@ -170,7 +170,13 @@ class SummaryTransfer:
     def _replace_location(self, state: State, e: Expr, ev: Call) -> None:
         """The callee stored another value at `e` (engine/replaced.py): forget what the caller
         knew was there. In memory a parameter of this function reaches, the new value gets an
-        identity, so this function's own summary says the location was replaced too."""
+        identity, so this function's own summary says the location was replaced too. An object
+        the caller still held there and the callee did not release is handed over to the callee
+        (`out = nullptr; out = std::make_unique<T>();` into a `std::unique_ptr<T>&` destroys it):
+        the caller lost it without losing track of it, so it is no leak of the caller's."""
+        rid, res = self._value_res(state, e, create=False)
+        if rid is not None and res is not None and res.st == HELD:
+            state.r[rid] = res.with_st(CONSUMED)
         key = self._resolve(state, e, create=True)
         if key is None or not bind_written_unknown(state, key, self._retire):
             self._store(state, e, None, ev.loc)
