@@ -95,6 +95,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.params = {name: i for i, name in enumerate(fn.params)}
         self.sites: dict[str, Site] = {}
         self.findings: dict[tuple, Finding] = {}
+        self.shown: set[tuple] = set()  # (rule, line, col, message) of each finding: one report each
         self.leaks: dict[str, LeakRecord] = {}
         self.exits: list[tuple[State, str, Val | None]] = []
         self.unknown: dict[str, int] = {}

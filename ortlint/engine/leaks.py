@@ -205,8 +205,8 @@ class LeakCollection:
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
                 macro: str = "", macro_at: str = "", facts: FixFacts | None = None) -> None:
         key = (rule, loc.line, loc.col, anchor)
-        if key in self.findings:
-            return
+        if key in self.findings or (rule, loc.line, loc.col, message) in self.shown:
+            return  # two released identities met at one call read the same to the user: one finding
         if self.fn.language in ("go", "csharp"):
             return  # Go and C# code: only ORT020/ORT030 (disposing twice or a use after it is the binding's own business)
         trace = self._trace_for(state, rid, (loc.line, loc.col, message)) if rid else (Step(self.fn.path, loc.line, loc.col, message),)
@@ -216,6 +216,7 @@ class LeakCollection:
                 macro, macro_at = site.macro, site.macro_at
         if macro:
             trace = (Step(self.fn.path, loc.line, loc.col, f"in the expansion of {macro}"),) + tuple(trace)
+        self.shown.add((rule, loc.line, loc.col, message))
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at,
                                      facts=None if macro else facts)
