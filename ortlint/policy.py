@@ -60,6 +60,7 @@ class Acquire:
     into: str
     owner: int | None = None  # argument that owns it (JNI array or string; parent of a borrow)
     nullable: bool = True  # "return": NULL means failure; "*N": a successful call may write NULL
+    only_if_null: int | None = None  # acquired only when this argument is NULL (`realpath(p, NULL)`; with a buffer it returns the buffer)
 
     @property
     def arg(self) -> int | None:
@@ -306,7 +307,7 @@ _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
               "nonzero", "suggest"}
-_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from"}
+_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from", "only_if_null"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements", "copy_back"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
 
@@ -691,7 +692,11 @@ class _Loader:
             owner = RECEIVER
         if owner is not None and not isinstance(owner, int):
             self.fail(f"{key}.owner", "must be an argument index", "call", i)
-        return Acquire(kind=kind, into=into, owner=owner, nullable=bool(raw.get("nullable", into == "return")))
+        only_if_null = raw.get("only_if_null")
+        if only_if_null is not None and (not isinstance(only_if_null, int) or isinstance(only_if_null, bool) or only_if_null < 0):
+            self.fail(f"{key}.only_if_null", "must be an argument index", "call", i)
+        return Acquire(kind=kind, into=into, owner=owner, nullable=bool(raw.get("nullable", into == "return")),
+                       only_if_null=only_if_null)
 
     def _release(self, raw: Any, key: str, i: int) -> Release:
         if not isinstance(raw, dict):

@@ -166,3 +166,14 @@ def test_self_owning_bases_are_policy_data(tmp_path: Path) -> None:
     assert not policy.self_owning["Lib::Task"].on_construction
     assert policy.self_owning["Lib::Node"].on_construction and not policy.self_owning["Lib::Node"].handed_over_by
     assert policy.self_owning["Napi::AsyncWorker"].handed_over_by == {"Queue"}
+
+
+def test_an_acquisition_only_when_an_argument_is_null_is_policy_data(tmp_path: Path) -> None:
+    """`realpath(p, NULL)` allocates, `realpath(p, buf)` returns buf: `only_if_null` names the
+    argument; anything but an argument index is refused with the key in the message."""
+    spec = load_policy().lookup("plain", "realpath")
+    assert spec is not None and [a.only_if_null for a in spec.acquires] == [1]
+    p = tmp_path / "bad.toml"
+    p.write_text('[[call]]\nname = "Resolve"\nacquire = { kind = "libc.heap", into = "return", only_if_null = "buf" }\n')
+    with pytest.raises(PolicyError, match="only_if_null"):
+        load_policy([p])

@@ -8,6 +8,8 @@ local references created again by the same call while the previous one is alive 
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import ir
 from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Op, Opaque, Var
 from ..policy import Acquire, CallSpec, RECEIVER, Release
@@ -274,6 +276,8 @@ class CallTransfer:
 
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
         """Split into success and failure where the call can fail, then acquire on success."""
+        if any(a.only_if_null is not None for a in spec.acquires):
+            spec = replace(spec, acquires=tuple(a for a in spec.acquires if self._acquires_here(ev, a)))
         ret_acq = None
         for acq in spec.acquires:
             if acq.into == "return" and self.policy.kinds[acq.kind].owned:
@@ -330,6 +334,18 @@ class CallTransfer:
                 loc = self._resolve(state, arg.base, create=False)
                 if loc is not None and loc in state.b and state.b[loc][0] != "r":
                     del state.b[loc]
+
+
+    @staticmethod
+    def _acquires_here(ev: Call, acq: Acquire) -> bool:
+        """An acquisition made only when an argument is NULL (`only_if_null`): made when that
+        argument is written as a NULL constant, not when the caller passes its own buffer."""
+        if acq.only_if_null is None:
+            return True
+        if acq.only_if_null >= len(ev.args):
+            return False
+        arg = ev.args[acq.only_if_null]
+        return isinstance(arg, Const) and arg.value == 0
 
 
     def _acquire_all(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
