@@ -70,3 +70,33 @@ def test_only_references_nobody_accounts_for_are_dropped() -> None:
 def test_release_free_memory_is_harmless() -> None:
     release_free_memory()
     release_free_memory()
+
+
+def test_java_and_csharp_parses_keep_no_reference_to_the_file() -> None:
+    """Their read callbacks returned memoryview slices, which py-tree-sitter kept: each one
+    held the whole file's bytes for the rest of the worker's life."""
+    from ortlint.frontends.csharp.syntax import parse_tree as parse_csharp
+    from ortlint.frontends.java.syntax import parse_tree as parse_java
+    for parse, method in ((parse_java, b"int f(int a)"), (parse_csharp, b"int F(int a)")):
+        data = bytes(bytearray(b"class A { %s { return a + 1; } }\n" % method * 2000))
+        refs = sys.getrefcount(data)
+        tree = parse(data)
+        assert tree is not None and tree.root_node.child_count == 2000
+        del tree
+        gc.collect()
+        assert sys.getrefcount(data) == refs
+
+
+def test_macro_expansion_trees_kept_are_bounded_and_recent() -> None:
+    """The process keeps at most MAX_SNIPPETS expansion trees, the least recently used dropped
+    (4096 kept cost a worker about 20 MB for 3 % more hits than 256)."""
+    from ortlint.frontends.c import frontend
+    from ortlint.frontends.c.frontend import CFrontEnd
+    fe = CFrontEnd.__new__(CFrontEnd)
+    fe.ts_language, fe.parser = frontend.C_LANGUAGE, tree_sitter.Parser(frontend.C_LANGUAGE)
+    first = fe.parse_snippet("keep_me(0);")
+    for i in range(frontend.MAX_SNIPPETS * 2):
+        assert fe.parse_snippet("keep_me(0);") is first  # used again and again: never dropped
+        fe.parse_snippet("other(%d);" % i)
+    assert len(frontend._SNIPPETS) == frontend.MAX_SNIPPETS
+    assert frontend._snippet_chars == sum(len(text) for _lang, text in frontend._SNIPPETS)

@@ -6,6 +6,7 @@ C++ front end subclasses `FunctionLowering` and only adds what C++ has on top.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections import OrderedDict
 
 import tree_sitter_c
 from tree_sitter import Language, Node, Parser
@@ -38,9 +39,9 @@ from .syntax import _NOT_CODE, C_TYPE_NAMES, _descendants_with_errors, _uncovere
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
-MAX_SNIPPETS = 4096  # macro expansion trees kept by the process (CFrontEnd.parse_snippet)
-MAX_SNIPPET_CHARS = 4 << 20
-_SNIPPETS: dict[tuple[Language, str], object] = {}
+MAX_SNIPPETS = 256  # macro expansion trees kept by the process, least recently used dropped (CFrontEnd.parse_snippet)
+MAX_SNIPPET_CHARS = 1 << 20
+_SNIPPETS: OrderedDict[tuple[Language, str], object] = OrderedDict()  # least recently used first
 _snippet_chars = 0
 
 
@@ -84,12 +85,13 @@ class CFrontEnd:
         global _snippet_chars
         key = (self.ts_language, text)
         tree = _SNIPPETS.get(key)
-        if tree is None:
-            if len(_SNIPPETS) >= MAX_SNIPPETS or _snippet_chars > MAX_SNIPPET_CHARS:
-                _SNIPPETS.clear()
-                _snippet_chars = 0
-            tree = _SNIPPETS[key] = self.parser.parse(text.encode())
-            _snippet_chars += len(text)
+        if tree is not None:
+            _SNIPPETS.move_to_end(key)
+            return tree
+        while _SNIPPETS and (len(_SNIPPETS) >= MAX_SNIPPETS or _snippet_chars > MAX_SNIPPET_CHARS):
+            _snippet_chars -= len(_SNIPPETS.popitem(last=False)[0][1])
+        tree = _SNIPPETS[key] = self.parser.parse(text.encode())
+        _snippet_chars += len(text)
         return tree
 
     def is_static(self, node: Node) -> bool:

@@ -199,6 +199,12 @@ def parse_limited(parser: object, data: bytes, steps: int | None = None) -> obje
         source.release()
 
 
+def chunked_input(data: bytes) -> ChunkedInput:
+    """A read callback over `data` for any front end's parse; call `release()` once the parse
+    returned (py-tree-sitter keeps every chunk it was given: see chunked_input)."""
+    return ChunkedInput(data, _CHUNK)
+
+
 def parse_memory_cap() -> int:
     """The resident size past which a parse that starts now is cancelled (PARSE_MEMORY_MB above
     the current size; 0: no cap). Every front end's parse asks it (`over_memory_cap`) from

@@ -15,7 +15,7 @@ import time
 import tree_sitter_c_sharp
 from tree_sitter import Language, Node, Parser, Tree
 
-from ..common.source import memory_cap_reached, over_memory_cap, parse_memory_cap
+from ..common.source import chunked_input, memory_cap_reached, over_memory_cap, parse_memory_cap
 from ..managed.syntax import field_id
 
 CSHARP_LANGUAGE = Language(tree_sitter_c_sharp.language())
@@ -326,12 +326,9 @@ def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
     limit = budget if budget is not None else parse_budget(len(src))
     deadline = time.process_time() + limit
     memory_cap = parse_memory_cap()
-    view = memoryview(src)
+    source = chunked_input(src)  # (py-tree-sitter keeps what `read` returns: a memoryview kept the whole file)
     calls = [0]
     over = [False]
-
-    def read(offset: int, point: object) -> memoryview:
-        return view[offset:]
 
     def cancel(state: object, has_error: bool) -> bool:
         calls[0] += 1
@@ -341,11 +338,13 @@ def parse_tree(src: bytes, budget: float | None = None) -> Tree | None:
         return time.process_time() > deadline
 
     try:
-        return Parser(CSHARP_LANGUAGE).parse(read, progress_callback=cancel)
+        return Parser(CSHARP_LANGUAGE).parse(source.read, progress_callback=cancel)
     except ValueError as exc:  # "Parsing failed": cancelled
         if over[0]:
             raise memory_cap_reached() from exc
         return None
+    finally:
+        source.release()
 
 
 def declarator_value(decl: Node) -> Node | None:

@@ -11,7 +11,7 @@ from typing import Callable
 import tree_sitter_java
 from tree_sitter import Language, Node, Parser, Tree
 
-from ..common.source import StepCounter, memory_cap_reached, parse_steps
+from ..common.source import StepCounter, chunked_input, memory_cap_reached, parse_steps
 from ..managed.syntax import field_id
 
 _SKIP = frozenset({"line_comment", "block_comment", ";"})
@@ -249,14 +249,12 @@ def parse_tree(src: bytes, steps: int | None = None) -> Tree | None:
     (`source.parse_memory_cap`; a 4 MB file of 60 KB lines took tree-sitter-java to 1 GB): past
     it, ParseTimeout says so."""
     counter = StepCounter(parse_steps(len(src)) if steps is None else steps)
-    view = memoryview(src)
-
-    def read(offset: int, point: object) -> memoryview:
-        return view[offset:]
-
+    source = chunked_input(src)  # (py-tree-sitter keeps what `read` returns: a memoryview kept the whole file)
     try:
-        return Parser(JAVA_LANGUAGE).parse(read, progress_callback=counter)
+        return Parser(JAVA_LANGUAGE).parse(source.read, progress_callback=counter)
     except ValueError as exc:  # "Parsing failed": cancelled
         if counter.over_memory:
             raise memory_cap_reached() from exc
         return None
+    finally:
+        source.release()
