@@ -13,4 +13,5 @@
     decorations.py          unknown export and declaration macros (`class MY_EXPORTS Name {`,
                             `MY_API Type *f(`) recognized as decorations and blanked
     embedded.py             JavaScript (`EM_ASM`, `EM_JS`) and MSVC `__asm {}` blocks made opaque
+    trees.py                the pre-order walk over a syntax tree (Go, Java, C#)
 """

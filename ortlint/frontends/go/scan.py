@@ -11,12 +11,12 @@ import functools
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import tree_sitter_go
 from tree_sitter import Language, Node
 
 from ...fileio import read_prefix
+from ..common.trees import walk  # noqa: F401  (re-exported: the front end's modules import it from here)
 
 GO_LANGUAGE = Language(tree_sitter_go.language())
 BINDING_PATH = "github.com/yalue/onnxruntime_go"
@@ -26,14 +26,6 @@ BUILTIN_TYPES = frozenset({
     "bool", "byte", "rune", "string", "error", "int", "int8", "int16", "int32", "int64", "uint", "uint8",
     "uint16", "uint32", "uint64", "uintptr", "float32", "float64", "complex64", "complex128", "any"})
 _CLEANUP_METHODS = (b"Destroy", b"Close")
-
-
-def walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
 
 
 @dataclass

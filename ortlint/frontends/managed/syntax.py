@@ -1,9 +1,9 @@
 """Syntax-tree helpers both managed front ends use: field ids of a grammar, a pre-order walk."""
 from __future__ import annotations
 
-from typing import Iterator
+from tree_sitter import Language
 
-from tree_sitter import Language, Node
+from ..common.trees import walk  # noqa: F401  (re-exported: the front end's modules import it from here)
 
 
 def field_id(language: Language, grammar: str, name: str) -> int:
@@ -15,10 +15,3 @@ def field_id(language: Language, grammar: str, name: str) -> int:
     return fid
 
 
-def walk(node: Node) -> Iterator[Node]:
-    """Every named node below `node` (itself included), pre-order, without recursion."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
