@@ -16,6 +16,7 @@ from ...ir import Const, Loc, Var
 from ...policy import Policy
 from ..common import header_index
 from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
+from ..common.conditionals import lost_tokens, one_alternative
 from ..common.decorations import blank_class_decorations, blank_declaration_heads, blank_empty_macros, empty_macro_names
 from ..common.declaration_macros import declare_unknown_macro_arguments, mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
@@ -49,6 +50,9 @@ _snippet_chars = 0
 
 
 # ----------------------------------------------------------------------------- the unit
+
+
+PP_ROUNDS = 3  # retries with conditional groups reduced (see _one_alternative_per_group)
 
 
 class CFrontEnd:
@@ -174,12 +178,39 @@ class CFrontEnd:
         # is not, like outcome's OUTCOME_TRY overload dispatch, is read as its users read it)
         fixed = declare_unknown_macro_arguments(fixed, self.statement_macro_names)
         fixed = rewrite_string_macros(fixed, self.visible_macros, self._blank_text, self.language_name == "cpp")
-        if fixed == self.src:
-            return tree
-        self.src = fixed
+        if fixed != self.src:
+            self._use_text(fixed)
+            tree = parse_limited(self.parser, self.src)
+            if not tree.root_node.has_error:
+                return tree
+        return self._one_alternative_per_group(tree)
+
+    def _one_alternative_per_group(self, tree):
+        """The tree of the text where each conditional group that broke the parse keeps one
+        alternative (see conditionals), when that loses less of the file; else `tree`. A group
+        reduced can uncover the next one (an enclosing group's error recovery hid it), so up to
+        PP_ROUNDS retries are made and the best parse is kept."""
+        lines, lost = lost_tokens(tree.root_node)
+        best, best_text, text = tree, self.src, self.src
+        for _round in range(PP_ROUNDS):
+            fixed = one_alternative(text, lines)
+            if fixed == text:
+                break
+            text = fixed
+            retried = parse_limited(self.parser, text)
+            lines, size = lost_tokens(retried.root_node)
+            if size < lost:
+                best, best_text, lost = retried, text, size
+            if not size:
+                break
+        if best is not tree:
+            self._use_text(best_text)
+        return best
+
+    def _use_text(self, text: bytes) -> None:
+        self.src = text
         self.ascii = self.src.isascii()
         self.index_facts = None  # (of the text before)
-        return parse_limited(self.parser, self.src)
 
     def _blank_text(self, text: str) -> str:
         """`text` with the policy's decorations blanked (a macro body, for string_macros)."""

@@ -153,6 +153,7 @@ _CPP_MARKERS = re.compile(
     rb"|class[ \t]+\w+[ \t]*(?:final[ \t]*)?\{|(?:public|private|protected)[ \t]*:)"
     rb"|^[ \t]*using[ \t]+\w+(?:(?:::\w+)+[ \t]*;|[ \t]*=)"  # `using ns::Logger;`, `using Id = int;`
     rb"|\b(?:static|reinterpret|const|dynamic)_cast[ \t]*<"
+    rb"|(?:[>&*][ \t]*|\w[ \t]+|::)operator[ \t]*(?:\(\)|\[\]|[=!<>+\-*/%^&|~]{1,3})[ \t]*\("  # `T& operator=(`
     rb"|\bstd::\w|\btry[ \t]*\{|#[ \t]*include[ \t]*<(?:vector|string|memory|map|iostream|functional|mutex|cstdint|cstdio|cstring|cstdlib)>",
     re.M)
 

@@ -1,0 +1,62 @@
+"""Conditional groups that break the parse keep one alternative (frontends/common/conditionals)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ortlint.api import default_policy
+from ortlint.frontends.common.conditionals import groups_of, one_alternative
+from ortlint.frontends.cpp.frontend import parse_c_family, parse_cpp
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _lines(text: str) -> set[int]:
+    return set(range(len(text.split("\n"))))
+
+
+def test_groups_are_found_inner_first_with_continuation_lines() -> None:
+    text = "#if A \\\n  && B\nx\n#ifdef C\ny\n#endif\n#else\nz\n#endif\n"
+    outer, = [g for g in groups_of(text.encode().split(b"\n")) if g.directives[0] == (0, 1)]
+    assert outer.directives == [(0, 1), (6, 6), (8, 8)]
+    assert groups_of(text.encode().split(b"\n"))[0].directives == [(3, 3), (5, 5)]
+
+
+def test_a_touched_group_keeps_its_first_alternative_and_every_offset() -> None:
+    text = "int a;\n#if X\nint b;\n#else\nint c;\n#endif\n"
+    fixed = one_alternative(text.encode(), {1})
+    assert len(fixed) == len(text.encode()) and fixed.count(b"\n") == text.count("\n")
+    assert b"int b;" in fixed and b"int c;" not in fixed and b"#" not in fixed
+
+
+def test_groups_away_from_errors_are_left_as_they_are() -> None:
+    text = "#if X\nint b;\n#else\nint c;\n#endif\nint d\n"
+    assert one_alternative(text.encode(), {5}) == text.encode()
+
+
+def test_if_zero_and_error_alternatives_are_never_kept() -> None:
+    text = "#if 0\nold();\n#else\nnew_();\n#endif\n#ifndef CFG\n#error need CFG\n#else\nok();\n#endif\n"
+    fixed = one_alternative(text.encode(), set())
+    assert b"new_();" in fixed and b"old();" not in fixed  # `#if 0` groups always
+    fixed = one_alternative(text.encode(), _lines(text))
+    assert b"ok();" in fixed and b"error" not in fixed
+
+
+def test_a_nested_error_does_not_disqualify_the_enclosing_alternative() -> None:
+    text = "#ifndef GUARD\n#if BAD\n#error no\n#endif\nint f();\n#endif\n"
+    fixed = one_alternative(text.encode(), _lines(text))
+    assert b"int f();" in fixed
+
+
+def test_the_split_constructor_fixture_parses_without_a_gap() -> None:
+    for name in ("conditional_split_construct.cpp", "conditional_split_construct_clean.cpp"):
+        path = FIXTURES / "cpp" / name
+        unit = parse_cpp(str(path), default_policy(), path.read_bytes())
+        assert not [m for _l, m in unit.notes if "could not parse" in m], name
+        assert any(f.name.endswith("Load") for f in unit.functions)
+
+
+def test_a_header_with_only_an_operator_is_read_as_cpp() -> None:
+    code = b"struct Options {\n  Options& operator=(const Options& other);\n  int device_id{0};\n};\n"
+    unit = parse_c_family("options.h", default_policy(), code)
+    assert unit.language == "cpp"
+    assert not [m for _l, m in unit.notes if "could not parse" in m]
