@@ -60,3 +60,17 @@ def test_a_header_with_only_an_operator_is_read_as_cpp() -> None:
     unit = parse_c_family("options.h", default_policy(), code)
     assert unit.language == "cpp"
     assert not [m for _l, m in unit.notes if "could not parse" in m]
+
+
+def test_errors_inside_a_recovered_function_count_as_lost() -> None:
+    """An error inside a function body loses code too (its note says the resources there are not
+    checked), so a group that broke it is reduced like one at file level."""
+    import tree_sitter_cpp
+    from tree_sitter import Language, Parser
+
+    from ortlint.frontends.common.conditionals import lost_tokens
+
+    code = b"int f(int *p) {\n  int a = 1;\n  __vector unsigned int v = g(p);\n  return a;\n}\nint h() { return 0; }\n"
+    tree = Parser(Language(tree_sitter_cpp.language())).parse(code)
+    lines, size = lost_tokens(tree.root_node)
+    assert size > 0 and lines <= {2}

@@ -70,16 +70,16 @@ def groups_of(lines: list[bytes]) -> list[Group]:
 
 def lost_tokens(root: object) -> tuple[set[int], int]:
     """The 0-based lines and the byte count of the tokens error recovery skipped (inside ERROR
-    nodes), outside the function definitions it still recovered: where a group can have broken
-    the parse, and how much of the file the parse lost (smaller is better)."""
+    nodes; a function definition it recovered inside one is not lost, its own errors are):
+    where a group can have broken the parse, and how much of the file the parse lost (smaller
+    is better)."""
     lines: set[int] = set()
     size = 0
     stack = [(root, False)]
     while stack:
         node, inside = stack.pop()
-        if node.type == "function_definition":  # type: ignore[attr-defined]
-            continue
-        inside = inside or node.type == "ERROR"  # type: ignore[attr-defined]
+        kind = node.type  # type: ignore[attr-defined]
+        inside = kind == "ERROR" or (inside and kind != "function_definition")
         children = node.children  # type: ignore[attr-defined]
         if inside and not children:
             lines.update(range(node.start_point[0], node.end_point[0] + 1))  # type: ignore[attr-defined]
