@@ -189,18 +189,22 @@ class CFrontEnd:
         """The tree of the text where each conditional group that broke the parse keeps one
         alternative (see conditionals), when that loses less of the file; else `tree`. A group
         reduced can uncover the next one (an enclosing group's error recovery hid it), so up to
-        PP_ROUNDS retries are made and the best parse is kept."""
+        PP_ROUNDS retries are made and the best parse is kept. Each retry edits the previous
+        tree (blanking keeps every offset) and parses incrementally, reusing what did not change."""
         lines, lost = lost_tokens(tree.root_node)
-        best, best_text, text = tree, self.src, self.src
+        best, best_text, text, previous = tree, self.src, self.src, tree
         for _round in range(PP_ROUNDS):
-            fixed = one_alternative(text, lines)
-            if fixed == text:
+            fixed, blanked = one_alternative(text, lines)
+            if not blanked:
                 break
+            previous = previous.copy()
+            for begin, end, start_point, end_point in blanked:
+                previous.edit(begin, end, end, start_point, end_point, end_point)
             text = fixed
-            retried = parse_limited(self.parser, text)
-            lines, size = lost_tokens(retried.root_node)
+            previous = parse_limited(self.parser, text, old_tree=previous)
+            lines, size = lost_tokens(previous.root_node)
             if size < lost:
-                best, best_text, lost = retried, text, size
+                best, best_text, lost = previous, text, size
             if not size:
                 break
         if best is not tree:

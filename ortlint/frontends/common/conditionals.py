@@ -89,17 +89,21 @@ def lost_tokens(root: object) -> tuple[set[int], int]:
     return lines, size
 
 
-def one_alternative(data: bytes, error_lines: set[int]) -> bytes:
+Blanked = tuple[int, int, tuple[int, int], tuple[int, int]]  # start and end byte, start and end point
+
+
+def one_alternative(data: bytes, error_lines: set[int]) -> tuple[bytes, list[Blanked]]:
     """`data` where each group with a directive on an error line, and each `#if 0` group, keeps
-    one alternative (see the module docstring); `data` itself when no group qualifies."""
+    one alternative (see the module docstring), with the ranges blanked (so the previous tree
+    can be edited and parsed again incrementally); `data` and no range when no group qualifies."""
     lines = data.split(b"\n")
     groups = groups_of(lines)
     if not groups:
-        return data
+        return data, []
     starts = _line_starts(lines)
     out = bytearray(data)
     spans = sorted(group.span for group in groups)
-    changed = False
+    blanked: list[Blanked] = []
     for group in groups:
         touched = any(line in error_lines for first, last in group.directives for line in range(first, last + 1))
         if not touched and not any(group.never):
@@ -107,11 +111,10 @@ def one_alternative(data: bytes, error_lines: set[int]) -> bytes:
         keep = _kept(group, lines, spans)
         for number, (first, last) in enumerate(group.alternatives()):
             if number != keep and first <= last:
-                _blank(out, starts, lines, first, last)
+                blanked.append(_blank(out, starts, lines, first, last))
         for first, last in group.directives:
-            _blank(out, starts, lines, first, last)
-        changed = True
-    return bytes(out) if changed else data
+            blanked.append(_blank(out, starts, lines, first, last))
+    return (bytes(out), blanked) if blanked else (data, [])
 
 
 def _kept(group: Group, lines: list[bytes], spans: list[tuple[int, int]]) -> int | None:
@@ -144,6 +147,7 @@ def _line_starts(lines: list[bytes]) -> list[int]:
     return starts
 
 
-def _blank(out: bytearray, starts: list[int], lines: list[bytes], first: int, last: int) -> None:
+def _blank(out: bytearray, starts: list[int], lines: list[bytes], first: int, last: int) -> Blanked:
     begin, end = starts[first], starts[last] + len(lines[last])
     out[begin:end] = bytes(out[begin:end]).translate(_SPACES)
+    return begin, end, (first, 0), (last, len(lines[last]))

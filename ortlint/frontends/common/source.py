@@ -176,7 +176,7 @@ class StepCounter:
         return None
 
 
-def parse_limited(parser: object, data: bytes, steps: int | None = None) -> object:
+def parse_limited(parser: object, data: bytes, steps: int | None = None, old_tree: object = None) -> object:
     """`parser.parse(data)`, cancelled after `steps` progress callbacks (default:
     `parse_steps(len(data))`) or past the parse memory cap: raises ParseTimeout. tree-sitter
     calls its progress callback only when it reads through a callback, so the bytes are handed
@@ -184,6 +184,8 @@ def parse_limited(parser: object, data: bytes, steps: int | None = None) -> obje
     counter = StepCounter(parse_steps(len(data)) if steps is None else steps)
     source = ChunkedInput(data, _CHUNK)  # (py-tree-sitter keeps the chunks: released below)
     try:
+        if old_tree is not None:  # an edited tree of the same text: parsed again incrementally
+            return parser.parse(source.read, old_tree, progress_callback=counter)  # type: ignore[attr-defined]
         return parser.parse(source.read, progress_callback=counter)  # type: ignore[attr-defined]
     except ValueError as exc:  # py-tree-sitter reports a cancelled parse as "Parsing failed"
         reason = counter.reason()
