@@ -98,7 +98,18 @@ class Summarizing:
         if res is not None and res.kind and res.esc == ("<return>",):
             held = self._held_elements(state, rid)
             return ("fresh", res.kind, False, held) if held else ("fresh", res.kind)
+        if res is not None and res.st == ESCAPED and res.kind and res.esc and res.esc[0].startswith("@"):
+            return self._returned_out(res.esc)
         return None
+
+    def _returned_out(self, esc: tuple) -> tuple | None:
+        """A new object stored into an out-parameter and also returned (`tmp->data = p;
+        return p;`): the return value is what the out location holds, one object the caller
+        releases through either name (not a second, unknown one)."""
+        out_path = param_path(esc[0][1:])
+        if out_path is None or out_path[0] >= len(self.fn.params):
+            return None
+        return ("param", out_path + tuple(esc[1:]))
 
     def _held_elements(self, state: State, rid: str) -> tuple[str, ...]:
         """Kinds of the resources a returned collection keeps (`m.put("x", createTensor(..));
