@@ -17,6 +17,7 @@ from ...policy import Policy
 from ..common import header_index
 from ..common.cfg import MAX_CLEANUP_RUNS, TooDeep, TooManyCleanups, field_ids
 from ..common.conditionals import lost_tokens, one_alternative
+from ..common.member_macros import blank_member_macros
 from ..common.decorations import blank_class_decorations, blank_declaration_heads, blank_empty_macros, empty_macro_names
 from ..common.declaration_macros import declare_unknown_macro_arguments, mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
@@ -187,7 +188,8 @@ class CFrontEnd:
 
     def _one_alternative_per_group(self, tree):
         """The tree of the text where each conditional group that broke the parse keeps one
-        alternative (see conditionals), when that loses less of the file; else `tree`. A group
+        alternative (see conditionals) and bare member macros on error lines are blanked (see
+        member_macros), when that loses less of the file; else `tree`. A group
         reduced can uncover the next one (an enclosing group's error recovery hid it), so up to
         PP_ROUNDS retries are made and the best parse is kept. Each retry edits the previous
         tree (blanking keeps every offset) and parses incrementally, reusing what did not change."""
@@ -195,6 +197,8 @@ class CFrontEnd:
         best, best_text, text, previous = tree, self.src, self.src, tree
         for _round in range(PP_ROUNDS):
             fixed, blanked = one_alternative(text, lines)
+            fixed, bare = blank_member_macros(fixed, lines)
+            blanked += bare
             if not blanked:
                 break
             previous = previous.copy()

@@ -13,6 +13,8 @@
     decorations.py          unknown export and declaration macros (`class MY_EXPORTS Name {`,
                             `MY_API Type *f(`) recognized as decorations and blanked
     conditionals.py         `#if` groups that broke the parse reduced to one alternative (a retry)
+    member_macros.py        bare `NAME(args)` lines without `;` (member-declaring macros) on error
+                            lines blanked (the same retry)
     embedded.py             JavaScript (`EM_ASM`, `EM_JS`) and MSVC `__asm {}` blocks made opaque
     trees.py                the pre-order walk over a syntax tree (Go, Java, C#)
 """
