@@ -48,7 +48,8 @@ from .ignorefiles import Chain, IgnoreFiles, deciding_file, ignored, vcs_top
 # environments and caches, and vendored code.
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "build", "build-*", "_build", "Build", "cmake-build-*", "bazel-*",
                     "CMakeFiles", "out", "dist", "target", ".gradle", ".cxx", ".externalNativeBuild", "DerivedData",
-                    ".cache", "node_modules", "vendor", "third_party", "third-party", "external", ".venv", "venv",
+                    ".cache", "node_modules", "vendor", "third_party", "third-party", "3rdparty",
+                    "3rd_party", "3rd-party", "thirdparty", "ThirdParty", "external", ".venv", "venv",
                     "__pycache__", ".tox", ".ortlint_cache", ".mypy_cache", ".pytest_cache")
 
 

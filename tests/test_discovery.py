@@ -99,7 +99,8 @@ def test_unreadable_ignore_file_is_a_warning_not_a_stall(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("folder", ["build", "build-android", "_build", "Build", "bazel-out", "cmake-build-debug",
-                                    ".cache", "out", "target", ".cxx", "CMakeFiles", "third_party"])
+                                    ".cache", "out", "target", ".cxx", "CMakeFiles", "third_party", "3rdparty",
+                                    "3rd_party", "thirdparty", "ThirdParty"])
 def test_default_excludes_skip_build_folders(tmp_path: Path, folder: str) -> None:
     write(tmp_path, f"{folder}/x.c", CLEAN_C)
     write(tmp_path, "main.c", CLEAN_C)
