@@ -74,3 +74,11 @@ def test_errors_inside_a_recovered_function_count_as_lost() -> None:
     tree = Parser(Language(tree_sitter_cpp.language())).parse(code)
     lines, size = lost_tokens(tree.root_node)
     assert size > 0 and lines <= {2}
+
+
+def test_an_objective_c_header_is_skipped_like_a_dot_m_file() -> None:
+    code = b"#import <Foundation/Foundation.h>\n@interface ORTThing : NSObject\n- (nullable instancetype)init;\n@end\n"
+    unit = parse_c_family("ort_thing.h", default_policy(), code)
+    assert unit.functions == [] and unit.notes == []
+    plain = parse_c_family("plain.h", default_policy(), b"int f(void) { return 0; }\n/* @interface in a comment\n@end */\n")
+    assert [f.name for f in plain.functions] == ["f"]

@@ -187,14 +187,21 @@ def parse_cpp(path: str, policy: Policy, data: bytes | None = None, oracle: Orac
         return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)
 
 
+_OBJC = re.compile(rb"^[ \t]*@(?:interface|protocol|implementation)\b[^\n]*\n(?:.*\n)*?[ \t]*@end\b", re.M)
+
+
 def parse_c_family(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
     """Front-end entry point for `.c` and `.h` files: C, unless the file is written in C++
-    (namespaces, classes, try, std::), as C++ projects' `.h` headers and some `.c` files are."""
+    (namespaces, classes, try, std::), as C++ projects' `.h` headers and some `.c` files are.
+    An Objective-C header (`@interface ... @end`) is no C: it is skipped like a `.m` file,
+    rather than reported as unparsed code."""
     if path.endswith(".h") and is_cpp_header(path, data):
         return parse_cpp(path, policy, data)
     source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
+    if path.endswith(".h") and b"@" in source.data and _OBJC.search(_COMMENTS.sub(b" ", source.data)):
+        return ir.SourceUnit(path, "c", [], [], source.lines)
     if is_cpp_header(path, source.data):
         return parse_cpp(path, policy, data, source=source)
     return lower_c(source, policy)
