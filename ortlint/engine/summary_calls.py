@@ -267,10 +267,11 @@ class SummaryTransfer:
     def _returned_location(self, state: State, ev: Call, case: Case) -> Val | None:
         """The value a case returns from memory its parameter reaches (`ret = v->limbo->data;
         list_remove(&v->limbo, ret); return ret;`), read before the case's effects: the callee
-        returned what the location held on entry, and a "replace" effect changes what it holds.
+        returned what the location held on entry, and a "replace" or "clear" effect changes what
+        it holds (`r = s->str; s->str = NULL; free(s); return r;`).
         Memory nothing read yet gets its identity now, so the read after the call is not taken
         for it. None: evaluated after the effects, as before."""
-        if not any(e.what == "replace" for e in case.effects) or ev.dest is None:
+        if not any(e.what == "replace" or e.what == "clear" for e in case.effects) or ev.dest is None:
             return None
         e = self._param_expr(ev, case.ret[1])
         if e is None:

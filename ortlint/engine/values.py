@@ -806,12 +806,15 @@ class ValueTransfer:
 
     def _null_read(self, state: State, pointer: Expr) -> bool:
         """`n = calloc(..);` failing, then `n->next = *list;`: memory read or written through a
-        variable this path knows is NULL (C, C++). The path ends there; went on, the write
+        variable or location this path knows is NULL (C, C++: `s->str = realloc(..)` failing,
+        then `s->str[n] = c`). The path ends there; went on, the write
         would be dropped and the value written taken for lost or handed over (a list helper
         whose summary then says the old head is overwritten with NULL)."""
-        if type(pointer) is not Var or self.fn.language not in ("c", "cpp"):
+        if self.fn.language not in ("c", "cpp"):
             return False
-        return state.b.get((pointer.name,)) == _NULL
+        if type(pointer) is Var:
+            return state.b.get((pointer.name,)) == _NULL
+        return type(pointer) in _LVALUES and self._eval(state, pointer) == _NULL
 
 
     def _dereferenced(self, state: State, pointer: Expr) -> None:
