@@ -55,8 +55,9 @@ def assume_related(state: State, ra: str, rb: str, eq: bool, max_conds: int) -> 
 
 
 def is_entry_identity(rid: str) -> bool:
-    """A parameter's value, or the value a location reached through one held on entry."""
-    return param_path(rid) is not None
+    """A parameter's value, or the value a location reached through one held on entry. Not an
+    array element's (`p0/[]`): one identity for every element, so two of them may differ."""
+    return "[]" not in rid and param_path(rid) is not None
 
 
 def case_relations(state: State, nparams: int) -> tuple[Relation, ...]:
@@ -69,7 +70,7 @@ def case_relations(state: State, nparams: int) -> tuple[Relation, ...]:
         if type(a) is not Opaque or type(b) is not Opaque or a.text[:1] != "=" or b.text[:1] != "=":
             continue
         pa, pb = param_path(a.text[1:]), param_path(b.text[1:])
-        if pa is None or pb is None or pa[0] >= nparams or pb[0] >= nparams:
+        if pa is None or pb is None or pa[0] >= nparams or pb[0] >= nparams or "[]" in pa or "[]" in pb:
             continue
         out.append((pa, pb, eq))
     out.sort(key=repr)
