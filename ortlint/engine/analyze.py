@@ -147,6 +147,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._tracked_kinds, self._local_ref_kinds = _kind_sets(policy)
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
+        self._relating: bool | None = None  # values._relates_arguments
 
 
     def run(self, summarize: bool = True) -> FunctionResult:

@@ -22,6 +22,7 @@ from .exprs import dedupe
 from .join import (FactScope, coarse_key, covers, fact_matters, join, join_coarse, join_held, key_overlap, pinned_by,
                    property_key, settled)
 from .messages import branch_note
+from .replaced import released_and_replaced
 from .state import (BORROWED, CONSUMED, DANGLING, OPAQUE, RELEASED, Res, State, is_null_fact, made_outside, referenced_ids,
                     replaced)
 
@@ -204,7 +205,8 @@ def components(root: int, succs: Callable[[int], list[int]], known: Container[in
 
 def _released_params(state: State) -> set[str]:
     """Values made outside the function (parameters, globals, members) that `state` released."""
-    return {rid for rid, res in state.r.items() if res.st == RELEASED and made_outside(rid)}
+    return {rid for rid, res in state.r.items()
+            if res.st == RELEASED and made_outside(rid) and not released_and_replaced(state, rid)}
 
 
 class Exploration:
@@ -739,11 +741,16 @@ class Exploration:
         if cls is Assign:
             key = self._resolve(state, ev.dest, create=False)
             old = state.b.get(key) if key is not None else None
-            self._store(state, ev.dest, self._eval(state, ev.value), ev.loc, value_expr=ev.value, key=key)
+            value = self._eval(state, ev.value)
+            if value is None and key is not None and len(key) == 1 and self._relates_arguments:
+                value = self._named_read(state, key, ev.value)  # engine/relations.py
+            self._store(state, ev.dest, value, ev.loc, value_expr=ev.value, key=key)
             if key is None or len(key) > 1 or (old is not None and old[0] == "r") or self.fn.locals.get(key[0]):
                 self._gc(state, ev.loc)  # else no reference can have been lost: `int n = 0;` costs no scan
             return [state]
         if cls is Use:
+            if self._null_read(state, ev.pointer):
+                return []  # the process crashed here: no path goes on (values._null_read)
             self._use(state, ev.pointer, ev.loc, "is read through")
             self._dereferenced(state, ev.pointer)
             return [state]

@@ -62,3 +62,24 @@ def bind_written_unknown(state: State, key: tuple, retire: Callable[[State, str]
     state.b[key] = ("r", rid)
     return True
 
+
+
+def own_location(rid: str) -> tuple | None:
+    """The location whose first read named `rid` (`p0/*/*/.data` -> `("@p0/*", "*", ".data")`),
+    or None for a name no read of memory made (a parameter itself, a call site's resource)."""
+    cut = max(rid.rfind("/*"), rid.rfind("/[]"))
+    if cut <= 0:
+        return None
+    op, _, fields = rid[cut + 1:].partition("/")
+    return ("@" + rid[:cut], op) + (tuple(fields.split("/")) if fields else ())
+
+
+def released_and_replaced(state: State, rid: str) -> bool:
+    """`rid` was released and its location now holds another value (a list head freed and
+    advanced): "released on this path" is then not what "known NULL on that path" is to a
+    caller (engine/explore.py keeps the two apart), since the location no longer holds it."""
+    key = own_location(rid)
+    if key is None:
+        return False
+    now = state.b.get(key)
+    return now is not None and now != ("r", rid)

@@ -39,6 +39,7 @@ class Case:
     outs: tuple[tuple[ParamPath, str], ...] = ()  # (path written through, kind acquired)
     ret: tuple | None = None  # ("k", n) | ("x", set) | ("fresh", kind) | ("param", path) | None
     exit: str = "return"  # "return" | "throw" | "abort" | "caller_return"
+    rel: tuple[tuple[ParamPath, ParamPath, bool], ...] = ()  # (path, path, equal): engine/relations.py
 
 
 @pickle_by_fields
@@ -68,9 +69,10 @@ class Summary:
         lines = []
         for i, case in enumerate(self.cases, 1):
             parts = []
-            if case.pre:
-                parts.append("when " + " and ".join(f"{self.param_text(p)} {'==' if v == 'null' else '!='} NULL"
-                                                    for p, v in case.pre))
+            if case.pre or case.rel:
+                parts.append("when " + " and ".join(
+                    [f"{self.param_text(p)} {'==' if v == 'null' else '!='} NULL" for p, v in case.pre]
+                    + [f"{self.param_text(a)} {'==' if eq else '!='} {self.param_text(b)}" for a, b, eq in case.rel]))
             for e in case.effects:
                 verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release",
                         "clear": "sets to NULL", "replace": "stores another value into"}[e.what]
@@ -140,7 +142,7 @@ def _merge_error_codes(cases: list[Case]) -> list[Case]:
     differ only in a non-zero constant become one case returning "non-zero"."""
     groups: dict[tuple, list[Case]] = {}
     for case in cases:
-        groups.setdefault((case.pre, case.effects, case.outs, case.exit), []).append(case)
+        groups.setdefault((case.pre, case.effects, case.outs, case.exit, case.rel), []).append(case)
     out: list[Case] = []
     for group in groups.values():
         codes = [c for c in group if c.ret is not None and c.ret[0] == "k" and c.ret[1] != 0]
@@ -149,7 +151,7 @@ def _merge_error_codes(cases: list[Case]) -> list[Case]:
             continue
         first = codes[0]
         out.extend(c for c in group if c not in codes)
-        out.append(Case(first.pre, first.effects, first.outs, ("x", frozenset({0})), first.exit))
+        out.append(Case(first.pre, first.effects, first.outs, ("x", frozenset({0})), first.exit, first.rel))
     return list(dict.fromkeys(out))
 
 

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from .compared_only import compared_only_params
+from .relations import case_relations
 from .exprs import param_path
-from .replaced import replaced_param_locations
+from .replaced import released_and_replaced, replaced_param_locations
 from .state import CONSUMED, ESCAPED, HELD, RELEASED, State, Val, is_nonnull_fact, is_null_fact
 from .summaries import Case, Effect, MAX_CASES, Summary, simplify_cases
 
@@ -15,7 +16,7 @@ class Summarizing:
         cases: list[Case] = []
         many = len(self.exits) > MAX_CASES
         released = {rid for state, _how, _v in self.exits for rid, res in state.r.items()
-                    if rid[0] == "p" and res.st == RELEASED}
+                    if rid[0] == "p" and res.st == RELEASED and not released_and_replaced(state, rid)}
         for state, how, value in self.exits:
             if many:  # the same merge as under path explosion, so the cases agree
                 state = state.copy()
@@ -56,7 +57,8 @@ class Summarizing:
         effects.extend(replaced_param_locations(state, len(self.fn.params), claimed))
         ret = self._ret_spec(state, value) if how == "return" else None
         exit_kind = {"return": "return", "throw": "throw", "abort": "abort"}.get(how, "return")
-        return Case(tuple(pre), tuple(effects), tuple(sorted(set(outs))), ret, exit_kind)
+        rel = case_relations(state, len(self.fn.params)) if state.conds else ()
+        return Case(tuple(pre), tuple(effects), tuple(sorted(set(outs))), ret, exit_kind, rel)
 
 
     def _cleared_params(self, state: State) -> list[Effect]:

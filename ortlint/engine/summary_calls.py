@@ -13,6 +13,7 @@ from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
 from .addresses import address_arm, never_null
 from .exprs import dedupe, element_of, in_temp, shown
+from .relations import assume_related
 from .replaced import bind_written_unknown
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
@@ -31,16 +32,19 @@ class SummaryTransfer:
         _ev, _summary, helper, joined_cases, cases = plan
         out: list[State] = []
         last = len(cases) - 1
-        for i, (case, pre, effects, outs, note) in enumerate(cases):
+        for i, (case, pre, rel, effects, outs, note) in enumerate(cases):
             s = state.copy() if i < last else state  # the last case needs no copy: `state` is not used after it
             if pre and not self._precondition(s, pre):
                 continue
+            if rel and not self._relations_hold(s, rel):
+                continue
+            before = self._returned_location(s, ev, case) if case.ret is not None and case.ret[0] == "param" else None
             for effect, e in effects:
                 self._apply_effect(s, ev, effect, e, helper)
             if case.exit != "throw" or self.fn.language != "csharp":  # C#: a call that throws created nothing
                 for target, kind in outs:
                     self._acquire_into(s, ev, target, kind, helper)
-            self._summary_return(s, ev, case, summary)
+            self._summary_return(s, ev, case, summary, before)
             if case.exit == "return":
                 if note is not None:
                     s.note(ev.loc.line, ev.loc.col, note)
@@ -83,8 +87,11 @@ class SummaryTransfer:
                             if e is not None)
             outs = tuple((target, kind) for target, kind in ((self._param_expr(ev, path), kind) for path, kind in case.outs)
                          if target is not None and kind in kinds)
-            note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre) else None
-            cases.append((case, pre, effects, outs, note))
+            rel = tuple((a, b, eq) for a, b, eq in ((self._param_expr(ev, pa), self._param_expr(ev, pb), eq)
+                                                    for pa, pb, eq in case.rel) if a is not None and b is not None)
+            note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre
+                                                                                or case.rel) else None
+            cases.append((case, pre, rel, effects, outs, note))
         return (ev, summary, helper, bool(helper) and self.fn.language in ("java", "csharp"), tuple(cases))
 
 
@@ -140,6 +147,32 @@ class SummaryTransfer:
             if v is None and not self._is_lvalue(e):
                 continue
             if self._refine(state, e, v, eq=c_eq, c=0) is None:
+                return False
+        return True
+
+
+    def _relations_hold(self, state: State, rel: tuple) -> bool:
+        """Narrow `state` to a case's equalities between argument paths (engine/relations.py):
+        the same expression, or the same value, or the same location at this call is one value;
+        entry identities of this function's own parameters are remembered as a fact, so its
+        summary passes the precondition on. False when the state contradicts one."""
+        for a, b, eq in rel:
+            if a == b:  # expressions are pure: one expression at one call is one value
+                if not eq:
+                    return False
+                continue
+            va, vb = self._eval(state, a), self._eval(state, b)
+            decided = self._compare(state, va, vb)
+            if decided is None and (va is None or vb is None) and self._is_lvalue(a) and self._is_lvalue(b):
+                la, lb = self._resolve(state, a, create=False), self._resolve(state, b, create=False)
+                decided = True if la is not None and la == lb else None
+            if decided is not None:
+                if decided != eq:
+                    return False
+                continue
+            ra = self._entry_identity(state, a, va)
+            rb = self._entry_identity(state, b, vb) if ra is not None else None
+            if rb is not None and assume_related(state, ra, rb, eq, self.budget.max_conds) is None:
                 return False
         return True
 
@@ -231,7 +264,26 @@ class SummaryTransfer:
         self._store(state, target, ("r", rid), ev.loc)
 
 
-    def _summary_return(self, state: State, ev: Call, case: Case, summary: Summary) -> None:
+    def _returned_location(self, state: State, ev: Call, case: Case) -> Val | None:
+        """The value a case returns from memory its parameter reaches (`ret = v->limbo->data;
+        list_remove(&v->limbo, ret); return ret;`), read before the case's effects: the callee
+        returned what the location held on entry, and a "replace" or "clear" effect changes what
+        it holds (`r = s->str; s->str = NULL; free(s); return r;`).
+        Memory nothing read yet gets its identity now, so the read after the call is not taken
+        for it. None: evaluated after the effects, as before."""
+        if not any(e.what == "replace" or e.what == "clear" for e in case.effects) or ev.dest is None:
+            return None
+        e = self._param_expr(ev, case.ret[1])
+        if e is None:
+            return None
+        v = self._eval(state, e)
+        if v is None and self._is_lvalue(e):
+            rid, _res = self._value_res(state, e, create=True)
+            v = ("r", rid) if rid is not None else None
+        return v
+
+
+    def _summary_return(self, state: State, ev: Call, case: Case, summary: Summary, before: Val | None = None) -> None:
         if ev.dest is None and (case.ret is None or case.ret[0] != "fresh"):
             return
         ret = case.ret
@@ -242,7 +294,7 @@ class SummaryTransfer:
             value = ret
         elif ret[0] == "param":
             e = self._param_expr(ev, ret[1])
-            value = self._eval(state, e) if e is not None else None
+            value = before if before is not None else self._eval(state, e) if e is not None else None
         elif ret[0] == "fresh" and ret[1] in self.policy.kinds:
             target = ev.dest if ev.dest is not None else Var(f"$drop{ev.id}")
             rid = f"{ev.id}:return"

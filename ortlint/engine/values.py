@@ -13,7 +13,9 @@ from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
 from .exprs import element_of, expr_vars, narrow, owner_text, param_path, shown, strip_value, too_deep
 from .messages import subject
+from .relations import assume_related, is_entry_identity, root_var
 from .replaced import bind_written_unknown
+from .summaries import Summary
 from .state import (
     BORROWED,
     CONSUMED,
@@ -53,6 +55,8 @@ _EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c
 _LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes have no subclasses)
 
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
+_NO_SUMMARY = Summary("", (), "")
+_NULL = ("k", 0)
 
 
 class ValueTransfer:
@@ -628,7 +632,57 @@ class ValueTransfer:
         elif va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
             if vb is not None or self._is_lvalue(b):
                 return self._refine(state, b, vb, eq, va[1])
+        else:
+            ra = self._entry_identity(state, a, va)
+            rb = self._entry_identity(state, b, vb) if ra is not None else None
+            if rb is not None:
+                return assume_related(state, ra, rb, eq, self.budget.max_conds)
         return self._assume_memo(state, whole, eq) if memo else state
+
+
+    @property
+    def _relates_arguments(self) -> bool:
+        """Some callee's summary has a case that relates two of its arguments (engine/relations.py):
+        only then is a local given the identity of what it reads (`_named_read`). Asked once."""
+        hit = self._relating
+        if hit is None:
+            hit = self._relating = any(type(ev) is ir.Call and ir.program_name(ev) is not None
+                                       and any(c.rel for c in (self.summaries(ev) or _NO_SUMMARY).cases)
+                                       for block in self.fn.blocks for ev in block.events)
+        return hit
+
+
+    def _named_read(self, state: State, key: LocKey, e: Expr) -> Val | None:
+        """`void *ret = v->limbo->data; list_remove(&v->limbo, ret);`: a scalar local given the
+        value of memory reached through a parameter that nothing read before gets that value's
+        entry identity, so the callee's relation between `ret` and `v->limbo->data` is decided
+        (unbound, the local would be a value of its own). None when `e` is no such read."""
+        if self.fn.locals.get(key[0]) is not False or (type(e) is not Field and type(e) is not Deref):
+            return None
+        rid = self._entry_identity(state, e, None)
+        return ("r", rid) if rid is not None else None
+
+
+    def _entry_identity(self, state: State, e: Expr, v: Val | None) -> str | None:
+        """The entry identity (engine/relations.py) `e` has in `state`: its value's when that is
+        one, else the one reading it gives when it is memory reached from one (`(*list)->data`
+        before anything read it), else None."""
+        if v is not None:
+            return v[1] if v[0] == "r" and is_entry_identity(v[1]) else None
+        if type(e) not in _LVALUES:
+            return None
+        root = root_var(e)
+        bound = state.b.get((root.name,)) if root is not None else None
+        if bound is None or bound[0] != "r" or not is_entry_identity(bound[1]):
+            return None
+        loc = self._resolve(state, e, create=True)
+        if loc is None or too_deep(loc):
+            return None
+        v = state.b.get(loc)
+        if v is None:
+            rid = self._new_opaque(state, loc)
+            return rid if is_entry_identity(rid) else None
+        return v[1] if v[0] == "r" and is_entry_identity(v[1]) else None
 
 
     def _assume_order(self, state: State, cond: Op, truth: bool) -> State | None:
@@ -748,6 +802,19 @@ class ValueTransfer:
             msg = f"{what} is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
         state.r[rid] = res.with_st(CONSUMED)
+
+
+    def _null_read(self, state: State, pointer: Expr) -> bool:
+        """`n = calloc(..);` failing, then `n->next = *list;`: memory read or written through a
+        variable or location this path knows is NULL (C, C++: `s->str = realloc(..)` failing,
+        then `s->str[n] = c`). The path ends there; went on, the write
+        would be dropped and the value written taken for lost or handed over (a list helper
+        whose summary then says the old head is overwritten with NULL)."""
+        if self.fn.language not in ("c", "cpp"):
+            return False
+        if type(pointer) is Var:
+            return state.b.get((pointer.name,)) == _NULL
+        return type(pointer) in _LVALUES and self._eval(state, pointer) == _NULL
 
 
     def _dereferenced(self, state: State, pointer: Expr) -> None:
