@@ -49,6 +49,7 @@ class Kind:
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020, "csharp" kinds ORT030
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
+    allocator_block: bool = False  # handed out by the OrtAllocator passed to the call: from the program's own allocator it is that allocator's Free's family
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +304,7 @@ _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "ma
              "csharp_api", "self_owning"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
-              "closed_by_elements"}
+              "closed_by_elements", "allocator_block"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
@@ -398,6 +399,7 @@ class _Loader:
                 language=self._str(raw, "language", key, "kind", i) or "c",
                 contains=self._str(raw, "contains", key, "kind", i) or None,
                 closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
+                allocator_block=self._bool(raw, "allocator_block", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()

@@ -191,3 +191,14 @@ def test_no_acquisition_when_the_count_written_is_zero_is_policy_data(tmp_path: 
         p.write_text(f'[[call]]\nname = "ListThings"\nacquire = {{ kind = "libc.heap", {bad} }}\n')
         with pytest.raises(PolicyError, match="none_if_count_zero"):
             load_policy([p])
+
+
+def test_allocator_blocks_are_policy_data(tmp_path: Path) -> None:
+    """Memory an OrtAllocator hands out is marked `allocator_block`: from the program's own
+    allocator whose Free is `delete`, it is that family's; the flag must be a boolean."""
+    assert load_policy().kinds["ort.AllocatorMemory"].allocator_block
+    assert not load_policy().kinds["cpp.new"].allocator_block
+    p = tmp_path / "bad.toml"
+    p.write_text('[[kind]]\nid = "x.Block"\nlabel = "block"\nallocator_block = "yes"\n')
+    with pytest.raises(PolicyError, match="allocator_block"):
+        load_policy([p])

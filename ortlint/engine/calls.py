@@ -394,7 +394,20 @@ class CallTransfer:
         return empty
 
 
+    def _own_allocator_block(self, ev: Call, acq: Acquire) -> Acquire:
+        """A block handed out by the program's own OrtAllocator (`ev.own_free`: its Free does
+        `delete p`) is of the family that release frees: `delete` on it is no foreign free, and
+        it must still be released (a kind that release frees)."""
+        if not ev.own_free or not self.policy.kinds[acq.kind].allocator_block:
+            return acq
+        spec = self.policy.lookup("plain", ev.own_free)
+        if spec is None or spec.release is None or not spec.release.kinds:
+            return acq
+        return replace(acq, kind=min(spec.release.kinds))
+
+
     def _acquire(self, state: State, ev: Call, acq: Acquire, via_helper: str | None = None) -> None:
+        acq = self._own_allocator_block(ev, acq)
         kind = self.policy.kinds[acq.kind]
         role = acq.into
         rid = f"{ev.id}:{role}"
