@@ -67,7 +67,8 @@ class CppBaseDestructors:
         to claim."""
         if base.dtor is not None and self.inline_method(base.dtor, base, self.this_obj, [], loc):
             return
-        names = sorted({name for m in base.field_order if (name := _root_name(self.member_expr(m)))})
+        members = base.field_order or list(base.fields)  # (a header's class: its declared members)
+        names = sorted({name for m in members if (name := _root_name(self.member_expr(m)))})
         if names:
             self.emit(ir.Havoc(loc, tuple(names), f"the members of {base.qualname}, in its destructor"))
 

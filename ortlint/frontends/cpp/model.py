@@ -370,8 +370,6 @@ class FileModel:
             fields = info.fields
             if not fields:
                 fields.update(facts.fields)
-                if info.from_header and not info.field_order:
-                    info.field_order.extend(facts.fields)  # (declaration order: what `~Base()` is handed)
             elif not facts.fields.keys() <= fields.keys():
                 for member, type_text in facts.fields.items():
                     if member not in fields:
