@@ -201,6 +201,10 @@ class Call:
     # Where that macro is defined ("path:line"), when the analyzed tree defines it ("" for a policy
     # shape or libclang): a defect wholly inside its expansions is the macro's (engine/macro_defects.py).
     macro_at: str = ""
+    # The program's own OrtAllocator passed to this call frees its blocks with this release call
+    # (`delete`, `delete[]`, `free`): what the call allocates from it is that family's memory
+    # (front ends: cpp/own_allocators; "" when no such allocator is passed).
+    own_free: str = ""
 
 
 @pickle_by_fields

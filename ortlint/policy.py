@@ -49,6 +49,7 @@ class Kind:
     language: str = "c"  # "java" kinds report ORT010 instead of ORT001, "go" kinds ORT020, "csharp" kinds ORT030
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
+    allocator_block: bool = False  # handed out by the OrtAllocator passed to the call: from the program's own allocator it is that allocator's Free's family
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +62,7 @@ class Acquire:
     owner: int | None = None  # argument that owns it (JNI array or string; parent of a borrow)
     nullable: bool = True  # "return": NULL means failure; "*N": a successful call may write NULL
     only_if_null: int | None = None  # acquired only when this argument is NULL (`realpath(p, NULL)`; with a buffer it returns the buffer)
+    none_if_count_zero: int | None = None  # out-argument N receives a count; when it is 0 the call writes NULL and allocates nothing
 
     @property
     def arg(self) -> int | None:
@@ -302,12 +304,12 @@ _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "ma
              "csharp_api", "self_owning"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
-              "closed_by_elements"}
+              "closed_by_elements", "allocator_block"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
               "nonzero", "suggest"}
-_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from", "only_if_null"}
+_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from", "only_if_null", "none_if_count_zero"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements", "copy_back"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
 
@@ -397,6 +399,7 @@ class _Loader:
                 language=self._str(raw, "language", key, "kind", i) or "c",
                 contains=self._str(raw, "contains", key, "kind", i) or None,
                 closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
+                allocator_block=self._bool(raw, "allocator_block", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()
@@ -695,8 +698,13 @@ class _Loader:
         only_if_null = raw.get("only_if_null")
         if only_if_null is not None and (not isinstance(only_if_null, int) or isinstance(only_if_null, bool) or only_if_null < 0):
             self.fail(f"{key}.only_if_null", "must be an argument index", "call", i)
+        count = raw.get("none_if_count_zero")
+        if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 0
+                                  or not into.startswith("*") or _into_arg(into) == count):
+            self.fail(f"{key}.none_if_count_zero",
+                      "must be the index of the count out-argument, other than the `into = \"*N\"` one", "call", i)
         return Acquire(kind=kind, into=into, owner=owner, nullable=bool(raw.get("nullable", into == "return")),
-                       only_if_null=only_if_null)
+                       only_if_null=only_if_null, none_if_count_zero=count)
 
     def _release(self, raw: Any, key: str, i: int) -> Release:
         if not isinstance(raw, dict):

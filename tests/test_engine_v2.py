@@ -223,7 +223,11 @@ def test_a_value_assigned_before_any_read_is_dead(tmp_path: Path) -> None:
                     "}\n")
     fn = parse_file(SourceFile(str(path), "c"), default_policy()).functions[0]
     analyzer = FunctionAnalyzer(fn, default_policy(), lambda _c: None)
-    dead = lambda bid: analyzer._ahead.value_dead(bid, analyzer._loop_exit_reads)  # noqa: E731
+    ahead = analyzer._ahead
+
+    def dead(bid: int) -> set[str]:  # (value_dead is a mask over value_keys)
+        mask = ahead.value_dead(bid, analyzer._loop_exit_reads)
+        return {key[0] for key, bit in ahead.value_keys().items() if mask & bit}
     first = next(b for b in fn.blocks if b.term is not None and getattr(b.term, "text", "") == "n")
     assert "b" in dead(first.term.then) and "a" not in dead(first.term.then)  # a is read there, b assigned first
     assert {"a", "b"} <= dead(first.term.orelse)  # past `use(a)`: a is never read again, b is assigned first

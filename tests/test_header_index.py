@@ -147,6 +147,24 @@ def test_angle_includes_of_the_tree_give_declarations_not_macros(tmp_path: Path)
     assert seen.returns["Widget::Make"] == "std::unique_ptr<Widget>"
 
 
+def test_a_header_included_by_another_sees_what_precedes_its_include(tmp_path: Path) -> None:
+    """`x_inline.h`, included at the end of `x.h` (never on its own), defines members of classes
+    only `x.h` declares: analyzed alone, it sees the declarations (not the macros) of `x.h` that
+    come before its `#include`, and what those include; not what comes after, nor other folders'."""
+    write(tmp_path / "lib" / "types.h", "struct Handle { int *raw; };\n")
+    write(tmp_path / "lib" / "x.h", '#include "types.h"\n#define X_MACRO(a) a\nstruct Before : Handle { Before(); };\n'
+                                    '#include "x_inline.h"\nstruct After {};\n')
+    write(tmp_path / "other" / "y.h", '#include "../lib/x_inline.h"\nstruct Elsewhere {};\n')
+    inline = write(tmp_path / "lib" / "x_inline.h", "inline Before::Before() {}\n")
+    seen = hi.HeaderIndex(roots=(str(tmp_path),)).visible(str(inline), inline.read_bytes())
+    assert seen.headers == [str(tmp_path / "lib" / "x.h"), str(tmp_path / "lib" / "types.h")]
+    assert {"Before", "Handle"} <= set(seen.classes) and not {"After", "Elsewhere"} & set(seen.classes)
+    assert "X_MACRO" not in seen.macros
+    write(tmp_path / "lib" / "unity.h", 'struct Unity {};\n#include "x.cpp"\n')
+    source = write(tmp_path / "lib" / "x.cpp", "int f();\n")  # (only headers are read in an includer's context)
+    assert hi.HeaderIndex(roots=(str(tmp_path),)).visible(str(source), source.read_bytes()) is hi.EMPTY
+
+
 def test_an_angle_include_is_not_looked_up_next_to_the_file(tmp_path: Path) -> None:
     write(tmp_path / "a" / "conf.h", "struct Here {};\n")
     index = hi.HeaderIndex()

@@ -100,3 +100,46 @@ def test_macro_expansion_trees_kept_are_bounded_and_recent() -> None:
         fe.parse_snippet("other(%d);" % i)
     assert len(frontend._SNIPPETS) == frontend.MAX_SNIPPETS
     assert frontend._snippet_chars == sum(len(text) for _lang, text in frontend._SNIPPETS)
+
+
+def _lambda_with_checks(checks: int) -> bytes:
+    """A lambda, inlined where it is called, that checks `checks` statuses through a macro with
+    its own local `status` (renamed in each expansion: the caller has a `status` too)."""
+    check = (b"    CHECK(api->SessionGetInputCount(session, &count));\n"
+             b"    *total += count;\n")
+    return (b"#define CHECK(expr) do { OrtStatus *status = (expr); if (status != nullptr) {"
+            b" api->ReleaseStatus(status); return false; } } while (0)\n"
+            b"OrtStatus *Count(const OrtApi *api, const OrtSession *const *sessions, size_t n, size_t *total) {\n"
+            b"  OrtStatus *status = nullptr;\n"
+            b"  auto add = [&](const OrtSession *session) {\n"
+            b"    size_t count = 0;\n" + check * checks +
+            b"    return true;\n"
+            b"  };\n"
+            b"  for (size_t i = 0; i < n; ++i) {\n"
+            b"    if (!add(sessions[i])) { status = api->CreateStatus(ORT_FAIL, \"count\"); break; }\n"
+            b"  }\n"
+            b"  return status;\n"
+            b"}\n")
+
+
+def test_analysis_memory_grows_linearly_with_dead_locals(tmp_path) -> None:
+    """Each block kept the set of the locals dead at its entry (explore._trim_dead): a function
+    with N inlined expansions, each with its own `status`, has ~3N blocks and N locals, dead at
+    nearly every block: N^2 memory (a fuzzed 2000-check lambda took over 1 GB, the worker's
+    limit). Kept as bit masks, the peak grows with N."""
+    from ortlint.api import default_policy
+    from ortlint.orchestration.runner import run
+    from ortlint.orchestration.settings import RunConfig
+    peaks = []
+    for checks in (1, 50, 200):  # (the first warms the caches)
+        path = tmp_path / f"count{checks}.cpp"
+        path.write_bytes(_lambda_with_checks(checks))
+        config = RunConfig([str(path)], default_policy(), isolate=False, use_default_excludes=False)
+        tracemalloc.start()
+        try:
+            report = run(config)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert not report.findings and not [n for n in report.notices if n.level == "error"]
+    assert peaks[2] < 6 * peaks[1], peaks  # 4x the checks: 4x the memory (it was 9x)

@@ -177,3 +177,28 @@ def test_an_acquisition_only_when_an_argument_is_null_is_policy_data(tmp_path: P
     p.write_text('[[call]]\nname = "Resolve"\nacquire = { kind = "libc.heap", into = "return", only_if_null = "buf" }\n')
     with pytest.raises(PolicyError, match="only_if_null"):
         load_policy([p])
+
+
+def test_no_acquisition_when_the_count_written_is_zero_is_policy_data(tmp_path: Path) -> None:
+    """`GetBoundOutputNames` writes NULL and allocates nothing when the count it writes is 0:
+    `none_if_count_zero` names that count out-argument; it must be an index other than the
+    acquired out-argument's, and only an acquisition through an out-argument can have it."""
+    spec = load_policy().lookup("table", "GetBoundOutputNames")
+    assert spec is not None and [a.none_if_count_zero for a in spec.acquires] == [4, 4]
+    for bad in ('into = "*2", none_if_count_zero = "n"', 'into = "*2", none_if_count_zero = 2',
+                'into = "return", none_if_count_zero = 1'):
+        p = tmp_path / "bad.toml"
+        p.write_text(f'[[call]]\nname = "ListThings"\nacquire = {{ kind = "libc.heap", {bad} }}\n')
+        with pytest.raises(PolicyError, match="none_if_count_zero"):
+            load_policy([p])
+
+
+def test_allocator_blocks_are_policy_data(tmp_path: Path) -> None:
+    """Memory an OrtAllocator hands out is marked `allocator_block`: from the program's own
+    allocator whose Free is `delete`, it is that family's; the flag must be a boolean."""
+    assert load_policy().kinds["ort.AllocatorMemory"].allocator_block
+    assert not load_policy().kinds["cpp.new"].allocator_block
+    p = tmp_path / "bad.toml"
+    p.write_text('[[kind]]\nid = "x.Block"\nlabel = "block"\nallocator_block = "yes"\n')
+    with pytest.raises(PolicyError, match="allocator_block"):
+        load_policy([p])

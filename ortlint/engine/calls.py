@@ -351,9 +351,12 @@ class CallTransfer:
     def _acquire_all(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
         """Acquire everything the call hands out; an out-parameter documented as possibly NULL
         on success (`_Outptr_result_maybenull_`) splits the path once more."""
+        empty = self._count_split(state, ev, spec)
         states = [state]
         for acq in spec.acquires:
-            if acq.nullable and acq.into.startswith("*"):
+            if empty is not None and acq.none_if_count_zero is None:
+                self._acquire(empty, ev, acq)  # acquired whatever the count
+            if acq.nullable and acq.into.startswith("*") and (empty is None or acq.none_if_count_zero is None):
                 target = self._acquire_target(ev, acq)
                 if target is not None:
                     for s in list(states):
@@ -366,10 +369,45 @@ class CallTransfer:
                     continue
             for s in states:
                 self._acquire(s, ev, acq)
-        return states
+        return states + ([empty] if empty is not None else [])
+
+
+    def _count_split(self, state: State, ev: Call, spec: CallSpec) -> State | None:
+        """A call that writes a count and, when it is 0, NULL out-pointers (`GetBoundOutputNames`
+        with no output bound) acquires nothing on that path: `if (count == 0) return;` leaks
+        nothing. Splits off and returns the path where the count is 0 (the out-pointers it names
+        are NULL there); on `state` the count is known not to be 0."""
+        counted = [a for a in spec.acquires if a.none_if_count_zero is not None]
+        if not counted:
+            return None
+        count = self._acquire_target(ev, replace(counted[0], into=f"*{counted[0].none_if_count_zero}"))
+        if count is None:
+            return None
+        empty = state.copy()
+        self._store(empty, count, ("k", 0), ev.loc)
+        self._store(state, count, ("x", frozenset({0})), ev.loc)
+        empty.note(ev.loc.line, ev.loc.col, f"assuming {ev.callee}() writes 0 to `{shown(count)}` and allocates nothing")
+        for acq in counted:
+            target = self._acquire_target(ev, acq)
+            if target is not None:
+                self._store(empty, target, ("k", 0), ev.loc)
+        return empty
+
+
+    def _own_allocator_block(self, ev: Call, acq: Acquire) -> Acquire:
+        """A block handed out by the program's own OrtAllocator (`ev.own_free`: its Free does
+        `delete p`) is of the family that release frees: `delete` on it is no foreign free, and
+        it must still be released (a kind that release frees)."""
+        if not ev.own_free or not self.policy.kinds[acq.kind].allocator_block:
+            return acq
+        spec = self.policy.lookup("plain", ev.own_free)
+        if spec is None or spec.release is None or not spec.release.kinds:
+            return acq
+        return replace(acq, kind=min(spec.release.kinds))
 
 
     def _acquire(self, state: State, ev: Call, acq: Acquire, via_helper: str | None = None) -> None:
+        acq = self._own_allocator_block(ev, acq)
         kind = self.policy.kinds[acq.kind]
         role = acq.into
         rid = f"{ev.id}:{role}"

@@ -380,12 +380,16 @@ class Exploration:
             return state
         plan = self._trim_plans.get(bid)
         if plan is None:
-            dead = self._ahead.value_dead(bid, self._loop_exit_reads)
-            plan = self._trim_plans[bid] = (dead, frozenset([(name,) for name in dead]),
+            plan = self._trim_plans[bid] = (self._ahead.value_dead(bid, self._loop_exit_reads),
                                             self._ahead.fields_dead(bid, self._loop_exit_reads))
-        dead, keys, fields = plan
+        dead, fields = plan
         b, r = state.b, state.r
-        drop = [k for k in b.keys() & keys if (v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED] if keys else []
+        if dead:
+            bits = self._ahead.value_keys()
+            drop = [k for k in b.keys() & bits.keys()
+                    if dead & bits[k] and ((v := b[k])[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
+        else:
+            drop = []
         if fields and not fields.isdisjoint(self._field_roots):  # (a scan only where a local has fields)
             drop += [k for k, v in b.items() if len(k) > 1 and k[0] in fields
                      and (v[0] != "r" or r.get(v[1], _GONE).st in _TRIMMED)]
@@ -395,7 +399,9 @@ class Exploration:
         if state.conds and dead:
             hit = self._dead_conds.get((bid, state.conds))  # (states share their condition sets)
             if hit is None:
-                hit = self._dead_conds[(bid, state.conds)] = tuple(c for c in state.conds if self._vars_of(c[0]) & dead)
+                bits = self._ahead.value_keys()
+                hit = self._dead_conds[(bid, state.conds)] = tuple(
+                    c for c in state.conds if any(dead & bits.get((name,), 0) for name in self._vars_of(c[0])))
             conds = hit
         if not drop and not conds:
             return state

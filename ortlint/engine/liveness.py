@@ -54,7 +54,7 @@ class Ahead:
         self._field_live: dict[int, int] = {}  # fields_dead's liveness
         self._decoded_fields_dead: dict[int, frozenset[str]] = {}
         self._value_mask = 0
-        self._decoded_value_dead: dict[int, frozenset[str]] = {}
+        self._value_keys: dict[tuple[str], int] | None = None  # (name,) -> its bit in value_dead's masks
         self._items: list = []  # bit i -> ("v", name) or ("c", condition)
         self._locals: list[str] = []  # bit i -> a local that can die
         self._local_mask = 0
@@ -105,17 +105,23 @@ class Ahead:
             hit = self._decoded_dead[mask] = frozenset(self._locals[i] for i in _bits(mask))
         return hit
 
-    def value_dead(self, bid: int, loop_reads: Callable[[frozenset], set[str]]) -> frozenset[str]:
-        """Locals whose value at the block's entry nothing reads (see the module's docstring).
+    def value_dead(self, bid: int, loop_reads: Callable[[frozenset], set[str]]) -> int:
+        """Locals whose value at the block's entry nothing reads (see the module's docstring),
+        as a mask over `value_keys()`: kept as a mask, not decoded into a set per block, as a
+        function with thousands of such locals (a macro's `status` renamed in each inlined
+        expansion) would hold a set of nearly all of them at each of its thousands of blocks.
         `loop_reads`: what the end of a loop (`ScopeExit` of these blocks) reads (the analyzer's
         loop_effects knows; passed, not kept: no reference cycle)."""
         if self._value_live is None:
             self._value_live = self._compute_value_live(loop_reads)
-        mask = self._value_mask & ~self._value_live.get(bid, 0)
-        hit = self._decoded_value_dead.get(mask)
-        if hit is None:
-            hit = self._decoded_value_dead[mask] = frozenset(self._value_locals[i] for i in _bits(mask))
-        return hit
+        return self._value_mask & ~self._value_live.get(bid, 0)
+
+    def value_keys(self) -> dict[tuple[str], int]:
+        """The state key `(name,)` of each local `value_dead` may name -> its bit (after the
+        first `value_dead`)."""
+        if self._value_keys is None:
+            self._value_keys = {(name,): 1 << i for i, name in enumerate(self._value_locals)}
+        return self._value_keys
 
     def _compute_value_live(self, loop_reads: Callable[[frozenset], set[str]]) -> dict[int, int]:
         """in(B) = gen(B) | (out(B) & ~kill(B)) | in(handler(B)): gen, the locals an event or the

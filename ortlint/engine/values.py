@@ -579,6 +579,11 @@ class ValueTransfer:
             if k[0] in wanted:
                 if v[0] == "r":
                     self._consume_tree(state, v[1])
+                    res = state.r.get(v[1])
+                    if res is not None and res.st == ESCAPED and res.esc == k and k[0] not in self.fn.params:
+                        # escaped into this very member or global (`CreateX(.., &member_)`), which
+                        # the unseen code may release: no leak on a constructor's throw either
+                        state.r[v[1]] = res.with_st(CONSUMED)
                 if len(k) == 1 and v[0] != "r":
                     del state.b[k]
         state.conds = frozenset(c for c in state.conds if not (self._vars_of(c[0]) & wanted))

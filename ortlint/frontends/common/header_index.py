@@ -416,6 +416,9 @@ class HeaderIndex:
         self._sites: dict[tuple[str, bool], str | None] = {}  # see `macro_site`
         self._kept: OrderedDict[str, tuple[bytes, Tree, HeaderFacts]] = OrderedDict()  # see take_tree
         self._kept_bytes = 0
+        # folder -> header in it -> (a header beside it that includes it, where that `#include` is)
+        self._includers: dict[str, dict[str, list[tuple[str, int]]]] = {}
+        self._prefixes: dict[tuple[str, int], tuple[tuple[int, int], HeaderFacts | None]] = {}
 
     def new_run(self) -> None:
         """Forget what resolution found (headers may have been added or removed since)."""
@@ -426,6 +429,7 @@ class HeaderIndex:
         self._sites.clear()
         self._kept.clear()
         self._kept_bytes = 0
+        self._includers.clear()
 
     # -- resolution ------------------------------------------------------------------------
 
@@ -547,6 +551,16 @@ class HeaderIndex:
             return None
         if b"\0" in data[:8192]:
             return None
+        parsed = self._parse(data, path)
+        if parsed is None:
+            return None
+        data, heads, tree, facts = parsed
+        if heads is data:
+            self._keep_tree(path, data, tree, facts)
+        return facts
+
+    def _parse(self, data: bytes, path: str) -> tuple[bytes, bytes, Tree, HeaderFacts] | None:
+        """(the text as the front ends read it, the text parsed, its tree, its facts) of a header's text."""
         data = blank_class_decorations(data)  # as the front ends read it (a kept tree is theirs)
         if self._parser is None:
             self._parser = Parser(CPP_LANGUAGE)
@@ -558,10 +572,7 @@ class HeaderIndex:
         except (ParseTimeout, ValueError):
             return None
         self.parsed += 1
-        facts = collect_facts(heads, tree.root_node, path)
-        if heads is data:
-            self._keep_tree(path, data, tree, facts)
-        return facts
+        return data, heads, tree, collect_facts(heads, tree.root_node, path)
 
     def _keep_tree(self, path: str, data: bytes, tree: Tree, facts: HeaderFacts) -> None:
         """Keep a header's tree for `take_tree`, the oldest dropped past MAX_KEPT_TREE_BYTES."""
@@ -600,10 +611,11 @@ class HeaderIndex:
         part found always wins."""
         includes = include_names(data)
         angle = angle_include_names(data)
-        if not includes and not angle:
+        here = os.path.dirname(os.path.abspath(path))
+        includers = self.includers(os.path.abspath(path)) if path.endswith(_SOURCE_SUFFIXES) else []
+        if not includes and not angle and not includers:
             return EMPTY
         out = Visible()
-        here = os.path.dirname(os.path.abspath(path))
         seen = {os.path.abspath(path)}
         dirs = self.include_dirs_for(os.path.abspath(path))
         later: list[_Includes] = [(angle, here, 1, True)]
@@ -611,12 +623,90 @@ class HeaderIndex:
         self._closure(out.headers, found, seen, dirs, [(includes, here, 1, False)], later, True)
         quoted = len(found)
         self._closure(out.headers, found, seen, dirs, later, later, False)
+        self._includer_closure(out.headers, found, seen, dirs, includers)
         out.macros = _first_wins([f.macros for f in found[:quoted]])
         out.prototypes = _first_wins([f.prototypes for f in found])
         out.classes = _first_wins([f.classes for f in found])
         out.aliases = _first_wins([f.aliases for f in found])
         out.returns = _first_wins([f.returns for f in found])
         return out
+
+    def includers(self, header: str) -> list[tuple[str, int]]:
+        """The headers beside `header` (absolute) that include it by its bare name (`#include
+        "x_inline.h"`, which a compiler resolves beside the includer first), with the offset of
+        that `#include`: a header written to be included by another one only (ORT's
+        `onnxruntime_cxx_inline.h`, included at the end of `onnxruntime_cxx_api.h`, defines the
+        members of classes it never declares) is read in the includer's context."""
+        folder = os.path.dirname(header)
+        table = self._includers.get(folder)
+        if table is None:
+            table = self._includers[folder] = self._scan_includers(folder)
+        return table.get(header, [])
+
+    def _scan_includers(self, folder: str) -> dict[str, list[tuple[str, int]]]:
+        """Header -> (header of the same folder including it by bare name, offset), for one folder."""
+        out: dict[str, list[tuple[str, int]]] = {}
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return out
+        for name in names:
+            includer = os.path.join(folder, name)
+            if not name.endswith(_SOURCE_SUFFIXES) or not self._isfile(includer):
+                continue
+            try:
+                data = read_prefix(includer, MAX_HEADER_BYTES + 1)
+            except OSError:
+                continue
+            if len(data) > MAX_HEADER_BYTES or b"include" not in data:
+                continue
+            for m in line_start_matches(_INCLUDE, data):
+                target = m.group(1).decode("utf-8", "replace")
+                if "/" in target or "\\" in target or target == name:
+                    continue
+                header = os.path.join(folder, target)
+                if self._isfile(header):
+                    out.setdefault(header, []).append((includer, m.start()))
+        return out
+
+    def _includer_closure(self, headers: list[str], found: list[HeaderFacts], seen: set[str], dirs: tuple[str, ...],
+                          includers: list[tuple[str, int]]) -> None:
+        """What the includers of a header declare before their `#include` of it, and what those
+        parts include: declarations only (classes, aliases, return types, prototypes), after
+        everything the header's own includes give."""
+        queue: list[_Includes] = []
+        for includer, offset in includers:
+            if includer in seen or len(headers) >= MAX_HEADERS:
+                continue
+            facts = self._prefix_facts(includer, offset)
+            if facts is None:
+                continue
+            seen.add(includer)
+            headers.append(includer)
+            found.append(facts)
+            folder = os.path.dirname(includer)
+            queue += [(facts.includes, folder, 2, False), (facts.angle_includes, folder, 2, True)]
+        if queue:
+            self._closure(headers, found, seen, dirs, queue, queue, False)
+
+    def _prefix_facts(self, path: str, offset: int) -> HeaderFacts | None:
+        """The facts of a header's text before `offset` (kept while the file is unchanged)."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        stamp = (st.st_size, st.st_mtime_ns)
+        cached = self._prefixes.get((path, offset))
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            data = read_prefix(path, offset)
+        except OSError:
+            data = b""
+        parsed = self._parse(data[:offset], path) if b"\0" not in data[:8192] else None
+        facts = parsed[3] if parsed is not None else None
+        self._prefixes[(path, offset)] = (stamp, facts)
+        return facts
 
     def _closure(self, headers: list[str], found: list[HeaderFacts], seen: set[str], dirs: tuple[str, ...],
                  queue: list["_Includes"], angle: list["_Includes"], with_macros: bool) -> None:

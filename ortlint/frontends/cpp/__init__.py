@@ -24,6 +24,8 @@ smart pointers, lambdas and inlining of the file's own methods.
     self_owning.py   objects that own themselves (`delete this`, `[[self_owning]]` bases, constructors
                      registering `this`): handed over when started or built
     address_taken.py reference parameters whose address the callee keeps (`owner.AddChild(*node)`)
+    own_allocators.py  the program's own OrtAllocator whose Free is `delete p`: calls given one are marked
+                     (`ir.Call.own_free`), the memory they hand out is that release's
     scopes.py        the lowering's bookkeeping (scopes, frames, try contexts, the libclang oracle)
     syntax.py        name tables, template stripping, declarators
 """

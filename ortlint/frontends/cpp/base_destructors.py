@@ -4,8 +4,11 @@ when the second call throws, since `~Base()` releases `p_`. The rule "the destru
 when a constructor throws" holds for the class's own destructor, not for its bases'.
 
 Lowered as a `try` around the constructor's body whose handler runs each base's destructor (its
-body in place when the tree has it; else a call of it given the base's members, a callee the
-tree does not define) and throws on."""
+body in place when the file has it; else the base's members are left unchecked there: see
+`destroy_base`) and throws on. A base declared in another
+header is found through the header index, which also reads a header in the context of the
+header including it (`onnxruntime_cxx_inline.h`, included at the end of `onnxruntime_cxx_api.h`,
+defines `Env::Env` but never declares `Env`)."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -56,8 +59,25 @@ class CppBaseDestructors:
         return [b for b in self.model.base_classes(cls) if b.dtor is not None or b.has_dtor_decl]
 
     def destroy_base(self, base: ClassInfo, loc: ir.Loc) -> None:
-        """Run `~Base()` on this object: its body in place, or a call handed the base's members."""
+        """Run `~Base()` on this object: its body in place when this file has it. Else (a class
+        of a header) what it does to the base's members is out of sight: a summary of it, made
+        where it is defined, describes its parameters, and a destructor has none (it reaches the
+        members as `this`'s), so a call of it would say "does nothing". The members are left
+        unchecked instead (`Havoc`): whether that destructor releases them is not this file's
+        to claim."""
         if base.dtor is not None and self.inline_method(base.dtor, base, self.this_obj, [], loc):
             return
-        members = tuple(self.member_expr(m) for m in base.field_order)
-        self.emit_call_node(self.node, f"{base.qualname}::~{base.name}", "plain", None, members, True, None, loc)
+        members = base.field_order or list(base.fields)  # (a header's class: its declared members)
+        names = sorted({name for m in members if (name := _root_name(self.member_expr(m)))})
+        if names:
+            self.emit(ir.Havoc(loc, tuple(names), f"the members of {base.qualname}, in its destructor"))
+
+
+def _root_name(e: ir.Expr) -> str:
+    """The variable an access path starts from (`raw_`; `self.raw_` -> `self`), or ""."""
+    while not isinstance(e, ir.Var):
+        base = getattr(e, "base", None)
+        if base is None:
+            return ""
+        e = base
+    return e.name

@@ -38,6 +38,7 @@ from ..c.syntax import declarator_name, find_function_declarator
 from ..common.source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, read_source
 from .lowering import CppLowering
 from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name, node_text, operator_name
+from .own_allocators import mark_own_allocator_calls
 from .scopes import Oracle
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
@@ -95,6 +96,7 @@ class CppFrontEnd(CFrontEnd):
             node, name, cls, ns = self._lambdas.popleft()
             functions.extend(self.lower_cpp(node, name, cls, ns))
         self.note_unparsed(root, functions)
+        mark_own_allocator_calls(functions, self.model.globals)
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
                              dependencies=list(self.visible.headers))
 

@@ -113,16 +113,15 @@ the file's own classes constructed and destroyed (members released by their dest
         self.guard_init = var
         try:
             if args and own.shared and len(args) == 1 and self.is_shared_copy(own, args[0], typed=True):
-                self.assign_from(var, args[0], loc)  # `std::shared_ptr<T> q(p)`: a copy of p's reference
-                return
-            if args:
+                self.init_shared_copy(var, args[0], loc)  # `std::shared_ptr<T> q(p)`: a copy of p's reference
+            elif args:
                 self.assign_from(var, args[0], loc)
             elif value is not None and value.type != "initializer_list":
                 value = self.unwrap_guard_construction(value)
                 if self.is_shared_copy(own, value):
+                    self.init_shared_copy(var, value, loc)
+                else:
                     self.assign_from(var, value, loc)
-                    return
-                self.assign_from(var, value, loc)
             else:
                 self.emit(ir.Assign(loc, var, Const(0, "nullptr")))
         finally:
@@ -131,6 +130,14 @@ the file's own classes constructed and destroyed (members released by their dest
         frame = self.frames[-1]
         frame.owners[name] = own
         self.register_cleanup(name, lambda at: self.release_named(frame, name, var, at), loc)
+
+    def init_shared_copy(self, var: Var, value: Node, loc: Loc) -> None:
+        """`std::shared_ptr<T> q = p;`: q shares p's object, whose fate is not q's to decide (an
+        opaque value, as assigning a copy gives: `CppExpressions`). q is still a smart pointer of
+        this scope: given its own object later (`if (!q) q = T::Load();`), it is the one
+        reference to it, released when q goes out of scope."""
+        self.lower_expr(value, discard=True)
+        self.emit(ir.Assign(loc, var, Opaque(self.short_text(value))))
 
     def release_named(self, frame: Frame, name: str, var: ir.Expr, loc: Loc) -> None:
         """A smart pointer's destructor, with the deleter it has by then (`p = Ptr(raw, deleter)`
