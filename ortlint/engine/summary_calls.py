@@ -273,6 +273,8 @@ class SummaryTransfer:
         for it. None: evaluated after the effects, as before."""
         if not any(e.what == "replace" or e.what == "clear" for e in case.effects) or ev.dest is None:
             return None
+        if any(path == case.ret[1] for path, _kind in case.outs):
+            return None  # the object the case acquires there (`tmp->data = p; return p;`): read after it
         e = self._param_expr(ev, case.ret[1])
         if e is None:
             return None
