@@ -196,8 +196,12 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                 with cycle_collection_paused(keep=False):  # the engine makes no reference cycles (see runner)
                     results = _analyze_batch(functions, jobs, policy, options, constants, mark, costs)
                 reply = ("ok", (results, costs, functions.nbytes))
-            elif kind == "ir":  # pickled, as held: loaded where they are used
-                reply = ("ok", [functions.blob(k) for k in message[1]])
+            elif kind == "ir":  # pickled, as held: loaded where they are used, and no longer held here
+                blobs = [functions.blob(k) for k in message[1]]
+                if all(blob is not None for blob in blobs):  # (else nothing moves: the worker keeps all)
+                    for k in message[1]:
+                        functions.discard(k)
+                reply = ("ok", (blobs, functions.nbytes))
             elif kind == "take":  # functions another worker parsed, to analyze here (balancing)
                 functions.add_blobs(message[1])
                 reply = ("ok", None)
@@ -621,10 +625,15 @@ class WorkerPool:
         return picked if sum(cost[job[0]] for job in picked) >= self.MIN_MOVE else []
 
     def _export(self, source: int, keys: list[FunctionKey]) -> list[tuple[FunctionKey, bytes]] | None:
-        """The IR of `keys` from an idle worker (to move them), pickled as the worker holds it
-        (irstore.py); None when it is lost on the way (it is replaced) or no longer has one of them."""
-        status, fns = self._ask(source, ("ir", keys))
-        if status != "ok" or any(fn is None for fn in fns):
+        """The IR of `keys` from an idle worker, which no longer holds it (to move them), pickled
+        as the worker held it (irstore.py); None when it is lost on the way (it is replaced) or no
+        longer has one of them (then it keeps the others)."""
+        status, payload = self._ask(source, ("ir", keys))
+        if status != "ok":
+            return None
+        fns, held = payload
+        self._held(source, held)
+        if any(fn is None for fn in fns):
             return None
         return list(zip(keys, fns))
 
@@ -694,6 +703,7 @@ class WorkerPool:
         if not items:
             return False
         if self._ask(target, ("take", items))[0] != "ok":
+            self._ask(source, ("take", items))  # back where they were (a source lost meanwhile parses them again)
             return False
         self.adopted.setdefault(target, []).extend(items)
         return True
@@ -1039,6 +1049,8 @@ class WorkerPool:
                 status, payload = "lost", None
             if status != "ok":
                 self._replace(w)
-                payload = [None] * len(batch)
-            out.update(zip(batch, [load_blob(blob) for blob in payload]))
+                payload = ([None] * len(batch), self.ir_bytes[w])
+            blobs, held = payload
+            self._held(w, held)
+            out.update(zip(batch, [load_blob(blob) for blob in blobs]))
         return out
