@@ -10,6 +10,7 @@
     parallel.py   the worker processes: parse and analyze there, a crash or overrun loses one item
     schedule.py   which component goes next to which worker
     memory.py     freed heap pages handed back to the system (a worker after parsing)
+    irstore.py    the IR a worker holds until analysis, pickled (a fifth of the live objects)
     caching.py    what the run keeps in and takes from the cache
     cache.py      the cache itself (per-file records, whole-run replay)
 """

@@ -315,3 +315,6 @@ class Analysis:
                     changed = True
             if not changed:
                 break
+        for info in infos:  # IR fetched from a worker is needed no more (never fetched twice)
+            if info.remote:
+                info.fn = None

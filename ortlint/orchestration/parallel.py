@@ -43,6 +43,7 @@ from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
 from ..findings import LIMIT, LOST, STOPPED
 from ..policy import Policy, load_policy
+from .irstore import IRStore, load_blob
 from .memory import release_free_memory
 from .program import UnitMeta, unit_meta
 from .progress import Progress
@@ -154,7 +155,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
         policy = load_policy(policy, include_defaults=False)
     progress = _Progress(slots, slot) if slots is not None else None
     mark = progress.item if progress is not None else (lambda _i: None)
-    functions: dict[FunctionKey, ir.Function] = {}
+    functions = IRStore()  # the IR of the functions this worker holds, pickled until analyzed (irstore.py)
     constants: dict[str, int] = {}
     limit = limits.memory_mb << 20
     floor = _address_space()  # where the worker started: it may hold up to `limit` more
@@ -178,26 +179,31 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
                             _limit_memory(limits.memory_mb, started + 2 * limit if started else 0)
                         began = time.process_time()
                         unit = parse_file(SourceFile(path, language), policy, data, compile_commands)
-                        for fn in unit.functions:
-                            functions[(fn.path, fn.name, fn.loc.line)] = fn
                         metas.append(unit_meta(unit, policy))
+                        for fn in unit.functions:
+                            functions.put(fn)
+                        del unit
                         cpu.append(time.process_time() - began)
                 release_free_memory()  # the syntax trees' memory, freed file by file, back to the system
-                reply: tuple = ("ok", (metas, cpu))
+                reply: tuple = ("ok", (metas, cpu, functions.nbytes))
             elif kind == "analyze":
                 _, jobs, new_constants, adopted = message
                 if new_constants is not None:  # sent with a worker's first request of a run only
                     constants = new_constants
                 if adopted:  # functions another worker parsed, moved here to balance the work
-                    functions.update(adopted)
+                    functions.add_blobs(adopted)
                 costs: dict[FunctionKey, float] = {}
                 with cycle_collection_paused(keep=False):  # the engine makes no reference cycles (see runner)
                     results = _analyze_batch(functions, jobs, policy, options, constants, mark, costs)
-                reply = ("ok", (results, costs))
-            elif kind == "ir":
-                reply = ("ok", [functions.get(k) for k in message[1]])
+                reply = ("ok", (results, costs, functions.nbytes))
+            elif kind == "ir":  # pickled, as held: loaded where they are used, and no longer held here
+                blobs = [functions.blob(k) for k in message[1]]
+                if all(blob is not None for blob in blobs):  # (else nothing moves: the worker keeps all)
+                    for k in message[1]:
+                        functions.discard(k)
+                reply = ("ok", (blobs, functions.nbytes))
             elif kind == "take":  # functions another worker parsed, to analyze here (balancing)
-                functions.update(message[1])
+                functions.add_blobs(message[1])
                 reply = ("ok", None)
             else:
                 reply = ("error", f"unknown request {kind!r}")
@@ -213,7 +219,7 @@ def _worker_main(conn: Any, policy: Policy | list[str], options: Options, compil
 MEMBER = "@member"  # in a component job's callee table: the callee is a member (its summary of this round)
 
 
-def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy: Policy, options: Options,
+def _analyze_batch(functions: IRStore, jobs: list, policy: Policy, options: Options,
                    constants: dict[str, int], mark: Callable[[int], None] = lambda _i: None,
                    costs: dict[FunctionKey, float] | None = None) -> dict[FunctionKey, FunctionResult | None]:
     """Each job is (key, {callee name: Summary or None}[, summarize[, members]]); results are
@@ -235,10 +241,12 @@ def _analyze_batch(functions: dict[FunctionKey, ir.Function], jobs: list, policy
     return out
 
 
-def _analyze_one(functions: dict[FunctionKey, ir.Function], key: FunctionKey, table: dict[str, Summary | None],
+def _analyze_one(functions: IRStore, key: FunctionKey, table: dict[str, Summary | None],
                  policy: Policy, options: Options, constants: dict[str, int], summarize: bool) -> FunctionResult | None:
     from .tasks import analyze_safely
-    fn = functions.get(key)
+    # A function analyzed here is never asked for again (a component is analyzed as a whole,
+    # in one job): its IR goes as it is loaded.
+    fn = functions.take(key)
     if fn is None:
         return None
 
@@ -246,14 +254,10 @@ def _analyze_one(functions: dict[FunctionKey, ir.Function], key: FunctionKey, ta
         name = ir.program_name(call)
         return table.get(name) if name is not None else None
 
-    result = analyze_safely(fn, policy, lookup, options, constants, summarize)
-    # A function analyzed here is never asked for again (a component is analyzed as a whole,
-    # in one job): its IR can go.
-    del functions[key]
-    return result
+    return analyze_safely(fn, policy, lookup, options, constants, summarize)
 
 
-def _analyze_component(functions: dict[FunctionKey, ir.Function], members: list, policy: Policy, options: Options,
+def _analyze_component(functions: IRStore, members: list, policy: Policy, options: Options,
                        constants: dict[str, int]) -> dict[FunctionKey, FunctionResult | None]:
     """A recursive component, as the main process would analyze it (`Analysis._analyze_component`):
     rounds over its members until their summaries stop changing, each member's calls to the
@@ -262,10 +266,11 @@ def _analyze_component(functions: dict[FunctionKey, ir.Function], members: list,
     from .tasks import MAX_SCC_ROUNDS, analyze_safely
     summaries: dict[FunctionKey, Summary | None] = {}
     results: dict[FunctionKey, FunctionResult | None] = {}
+    loaded = {key: functions.take(key) for key, _table, _summarize in members}  # for every round; then gone
     for _ in range(MAX_SCC_ROUNDS):
         changed = False
         for key, table, summarize in members:
-            fn = functions.get(key)
+            fn = loaded[key]
             if fn is None:
                 results[key] = None
                 continue
@@ -284,8 +289,6 @@ def _analyze_component(functions: dict[FunctionKey, ir.Function], members: list,
                 changed = True
         if not changed:
             break
-    for key, _table, _summarize in members:
-        functions.pop(key, None)
     return results
 
 
@@ -402,9 +405,11 @@ class WorkerPool:
         self.retired = 0  # of which: over their memory limit after a request
         self.load = [0] * workers
         self.sizes: dict[FunctionKey, int] = {}  # cost estimates (function_size), to balance the workers
-        self.adopted: dict[int, list[tuple[FunctionKey, ir.Function]]] = {}  # IR moved in this `analyze`, by new holder
+        self.adopted: dict[int, list[tuple[FunctionKey, bytes]]] = {}  # IR (pickled) moved in this `analyze`, by new holder
         self.spent: dict[str, list] = {}  # path -> [analysis CPU seconds, size units] observed so far
         self.spent_total = [0.0, 0]
+        self.ir_bytes = [0] * workers  # pickled IR each worker holds, as of its last reply (irstore.py)
+        self.max_ir_bytes = 0  # the most all workers held together
 
     def _start(self, w: int) -> None:
         parent, child = self.ctx.Pipe()
@@ -472,7 +477,13 @@ class WorkerPool:
         return {"max_parse_cpu_seconds": round(self.max_cpu["parse"][0], 3), "max_parse_cpu_item": self.max_cpu["parse"][1],
                 "max_analysis_cpu_seconds": round(self.max_cpu["analysis"][0], 3),
                 "max_analysis_cpu_item": self.max_cpu["analysis"][1], "max_stall_seconds": round(self.max_stall, 3),
-                "cpu_time_limit": self.cpu_readable}
+                "cpu_time_limit": self.cpu_readable, "max_ir_bytes": self.max_ir_bytes, "ir_bytes_left": sum(self.ir_bytes)}
+
+    def _held(self, w: int, nbytes: int) -> None:
+        """Worker `w` said how much IR it holds now (stats: the IR a run waits with, and that
+        none is left once every function is analyzed)."""
+        self.ir_bytes[w] = nbytes
+        self.max_ir_bytes = max(self.max_ir_bytes, sum(self.ir_bytes))
 
     def _record_cpu(self, kind: str, seconds: float, what: str) -> None:
         if seconds > self.max_cpu[kind][0]:
@@ -512,6 +523,7 @@ class WorkerPool:
             self._start(w)
             owned = sorted(p for p, o in self.owner.items() if o == w and p not in self.lost_files)
             if not owned:
+                self._held(w, 0)
                 self._readopt(w)
                 return
             self.conns[w].send(("parse", [(p, self.languages.get(p, "c"), None) for p in owned], "again"))
@@ -520,6 +532,7 @@ class WorkerPool:
             except WorkerLost as lost:
                 status, payload = "lost", lost
             if status == "ok":
+                self._held(w, payload[2])
                 self._readopt(w)
                 return
             self._stop(w)
@@ -611,11 +624,16 @@ class WorkerPool:
                 want -= cost[job[0]]
         return picked if sum(cost[job[0]] for job in picked) >= self.MIN_MOVE else []
 
-    def _export(self, source: int, keys: list[FunctionKey]) -> list[tuple[FunctionKey, ir.Function]] | None:
-        """The IR of `keys` from an idle worker (to move them); None when it is lost on the
-        way (it is replaced) or no longer has one of them."""
-        status, fns = self._ask(source, ("ir", keys))
-        if status != "ok" or any(fn is None for fn in fns):
+    def _export(self, source: int, keys: list[FunctionKey]) -> list[tuple[FunctionKey, bytes]] | None:
+        """The IR of `keys` from an idle worker, which no longer holds it (to move them), pickled
+        as the worker held it (irstore.py); None when it is lost on the way (it is replaced) or no
+        longer has one of them (then it keeps the others)."""
+        status, payload = self._ask(source, ("ir", keys))
+        if status != "ok":
+            return None
+        fns, held = payload
+        self._held(source, held)
+        if any(fn is None for fn in fns):
             return None
         return list(zip(keys, fns))
 
@@ -685,6 +703,7 @@ class WorkerPool:
         if not items:
             return False
         if self._ask(target, ("take", items))[0] != "ok":
+            self._ask(source, ("take", items))  # back where they were (a source lost meanwhile parses them again)
             return False
         self.adopted.setdefault(target, []).extend(items)
         return True
@@ -830,8 +849,9 @@ class WorkerPool:
                 self.owner[path] = w
             return chunk
 
-        def on_reply(_w: int, _chunk: Any, payload: tuple[list[UnitMeta], list[float]]) -> None:
-            metas, cpu = payload
+        def on_reply(w: int, _chunk: Any, payload: tuple[list[UnitMeta], list[float], int]) -> None:
+            metas, cpu, held = payload
+            self._held(w, held)
             for m, seconds in zip(metas, cpu):
                 self._record_cpu("parse", seconds, m.path)
             self.progress.file_parsed(len(metas))
@@ -961,9 +981,10 @@ class WorkerPool:
             sent_constants.add(w)
             return ("analyze", chunk, constants if first else None, pending.pop(w, None))
 
-        def on_reply(_w: int, _chunk: Any, payload: Any) -> None:
-            if isinstance(payload, tuple):  # (results, CPU time of each) from a worker
-                payload, costs = payload
+        def on_reply(w: int, _chunk: Any, payload: Any) -> None:
+            if isinstance(payload, tuple):  # (results, CPU time of each, IR bytes it holds) from a worker
+                payload, costs, held = payload
+                self._held(w, held)
                 self._observe(costs)
                 for key, seconds in costs.items():
                     self._record_cpu("analysis", seconds, f"{key[0]}:{key[2]}: {key[1]}()")
@@ -1028,6 +1049,8 @@ class WorkerPool:
                 status, payload = "lost", None
             if status != "ok":
                 self._replace(w)
-                payload = [None] * len(batch)
-            out.update(zip(batch, payload))
+                payload = ([None] * len(batch), self.ir_bytes[w])
+            blobs, held = payload
+            self._held(w, held)
+            out.update(zip(batch, [load_blob(blob) for blob in blobs]))
         return out
