@@ -11,7 +11,7 @@ import dataclasses
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
-from .addresses import address_arm, never_null
+from .addresses import select_cases
 from .exprs import dedupe, element_of, in_temp, shown
 from .replaced import bind_written_unknown
 from .join import join_cases
@@ -85,6 +85,7 @@ class SummaryTransfer:
                          if target is not None and kind in kinds)
             note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre) else None
             cases.append((case, pre, effects, outs, note))
+        cases = select_cases(cases)  # `&ctx->cb`: never NULL, but see engine/addresses.py
         return (ev, summary, helper, bool(helper) and self.fn.language in ("java", "csharp"), tuple(cases))
 
 
@@ -132,10 +133,6 @@ class SummaryTransfer:
         """Narrow `state` to a case's preconditions (`_summary_plan`: (expression, is NULL));
         False when the state contradicts one."""
         for e, c_eq in pre:
-            if never_null(e):  # `&ctx->cb`: the same arm as at the other calls given it (engine/addresses.py)
-                if not address_arm(self, state, e, c_eq):
-                    return False
-                continue
             v = self._eval(state, e)
             if v is None and not self._is_lvalue(e):
                 continue
