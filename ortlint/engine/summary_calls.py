@@ -150,8 +150,12 @@ class SummaryTransfer:
         elif effect.what == "escape":
             # handed to the callee, which kept it (in a list node, a registry): returning it
             # afterwards lends it, it does not hand over a new one (`_ret_spec`)
-            self._escape_val(state, self._eval(state, e), HANDED_OVER)
-            self._escape_contents(state, e)
+            value = self._eval(state, e)
+            if value is None and type(e) is Deref:  # `*j` of this function's parameter: the caller's goes too
+                self._hand_on_param_aggregate(state, e, HANDED_OVER)
+            self._escape_val(state, value, HANDED_OVER)
+            # `post(q, &job)` and the callee took `*job` (copied it whole): job's fields go with it
+            self._escape_contents(state, AddrOf(e) if type(e) is Var and e.name in self.fn.locals else e)
         elif effect.what == "clear":
             if self.fn.language == "csharp":  # `ref x` set to null by the callee: it took the object (or disposed it)
                 self._escape_val(state, self._eval(state, e), None)
