@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
-from .exprs import element_of, expr_vars, narrow, owner_text, param_path, shown, strip_value, too_deep
+from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
 from .replaced import bind_written_unknown
 from .state import (
@@ -643,7 +643,7 @@ class ValueTransfer:
         elif va is not None and va[0] == "k" and (vb is None or vb[0] != "k"):
             if vb is not None or self._is_lvalue(b):
                 return self._refine(state, b, vb, eq, va[1])
-        return self._assume_memo(state, whole, eq) if memo else state
+        return self._assume_memo(state, remembered_as(whole), eq) if memo else state
 
 
     def _assume_order(self, state: State, cond: Op, truth: bool) -> State | None:
