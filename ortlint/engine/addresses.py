@@ -58,7 +58,8 @@ def address_arms(cases: list[tuple], addresses: set) -> dict:
     for e in addresses:
         null_cases = [case for case, pre in cases if (e, True) in pre]
         other_cases = [case for case, pre in cases if (e, False) in pre]
-        arms[e] = null_arm_stands_in(null_cases, other_cases)
+        # (a callee with no case for one arm, its summary coarsened: the arm it has)
+        arms[e] = not other_cases or null_arm_stands_in(null_cases, other_cases)
     return arms
 
 
