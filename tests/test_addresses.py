@@ -61,3 +61,10 @@ def test_a_callee_with_cases_for_one_arm_only_keeps_them() -> None:
     only = Case(pre=(((0,), "null"),), ret=("k", 1))
     out = select_cases(_plan((only, ((ADDR, True),))))
     assert [c[0] for c in out] == [only]
+
+
+def test_cases_that_do_not_mention_the_address_apply_when_none_is_for_its_true_arm() -> None:
+    fallback = Case(pre=(((1,), "null"),), ret=("fresh", "libc.heap"))
+    other = Case(pre=(((0,), "null"),), ret=("k", 0))
+    out = select_cases(_plan((fallback, ((ADDR, True),)), (other, ((BLOCK, True),))))
+    assert [c[0] for c in out] == [other]

@@ -58,8 +58,10 @@ def address_arms(cases: list[tuple], addresses: set) -> dict:
     for e in addresses:
         null_cases = [case for case, pre in cases if (e, True) in pre]
         other_cases = [case for case, pre in cases if (e, False) in pre]
-        # (a callee with no case for one arm, its summary coarsened: the arm it has)
-        arms[e] = not other_cases or null_arm_stands_in(null_cases, other_cases)
+        # (a callee whose every case assumes the address NULL, its summary coarsened: that arm,
+        # rather than no path at all)
+        only_null = not other_cases and all((e, True) in pre for _case, pre in cases)
+        arms[e] = only_null or null_arm_stands_in(null_cases, other_cases)
     return arms
 
 
