@@ -36,6 +36,11 @@ def test_value_facts_do_not_split_property_states() -> None:
     b = state({("n",): ("k", 2), ("p",): ("r", "1:return")}, {"1:return": Res("libc.heap", HELD)})
     assert property_key(a, tracked) == property_key(b, tracked)
     joined = join(a, b, tracked, no_local_refs)
+    # two different non-zero values join into "not 0" (a later `if (n != OK)` still fails)
+    assert joined.b[("n",)] == ("x", frozenset({0})) and joined.b[("p",)] == ("r", "1:return")
+    zero = state({("n",): ("k", 0), ("p",): ("r", "1:return")}, {"1:return": Res("libc.heap", HELD)})
+    assert property_key(a, tracked) == property_key(zero, tracked)
+    joined = join(zero, b, tracked, no_local_refs)
     assert ("n",) not in joined.b and joined.b[("p",)] == ("r", "1:return")
 
 
@@ -270,7 +275,7 @@ def test_the_coarse_join_keeps_what_both_paths_hold() -> None:
     b = state({("p",): ("r", "3:return"), ("n",): ("k", 2)}, {"3:return": held, "7:return": held})
     out = join_coarse(a, b, tracked, no_local_refs)
     assert out.r == {"3:return": held}  # held on both paths: still leaks; held on one: forgotten
-    assert out.b == {("p",): ("r", "3:return")}
+    assert out.b == {("p",): ("r", "3:return"), ("n",): ("x", frozenset({0}))}  # 1 or 2: not 0
     # it never adds what only the arriving state has, so merging again changes nothing
     assert join_coarse(out, b, tracked, no_local_refs).same(out)
 

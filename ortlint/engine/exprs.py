@@ -74,9 +74,28 @@ def owner_text(e: Expr) -> str:
 
 
 def conjuncts(e: Expr) -> list[Expr]:
+    """The conditions a test is made of, as the engine remembers them (`remembered_as`)."""
     if isinstance(e, Op) and e.op in ("&&", "||", "!") :
         return [p for o in e.operands for p in conjuncts(o)] + [e]
-    return [e]
+    return [remembered_as(e)]
+
+
+_EQUALITY_FORMS: dict[int, tuple[Expr, Expr]] = {}
+
+
+def remembered_as(e: Expr) -> Expr:
+    """The form in which a condition the state cannot evaluate is remembered: `a != b` as
+    `a == b` (with the other answer), so that `if (r == OK) .. else free(p); .. if (r != OK)
+    return r;` is one condition tested twice, not two unrelated ones. One object per
+    condition (the entry keeps `e` alive, so its id is not reused)."""
+    if type(e) is not Op or e.op != "!=" or len(e.operands) != 2:
+        return e
+    hit = _EQUALITY_FORMS.get(id(e))
+    if hit is None:
+        if len(_EQUALITY_FORMS) > 65536:
+            _EQUALITY_FORMS.clear()
+        hit = _EQUALITY_FORMS[id(e)] = (e, Op("==", e.operands))
+    return hit[1]
 
 
 def element_of(e: Op) -> Index | None:

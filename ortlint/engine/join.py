@@ -330,7 +330,15 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
         return y
     if y[0] == "k" and x[0] == "x" and y[1] not in x[1]:
         return x
+    if x[0] == "k" and y[0] == "k" and type(x[1]) is int and type(y[1]) is int and x[1] and y[1]:
+        # two failure codes (`-3` from one callee, `-2` from another): both are not 0, which is
+        # what a later `if (result != OK) return result;` asks; unknown, it let the paths that
+        # freed on failure through as if they had succeeded
+        return _NONZERO
     return None
+
+
+_NONZERO = ("x", frozenset({0}))
 
 
 # ---------------------------------------------------------------------- the second-level join

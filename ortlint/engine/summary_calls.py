@@ -11,7 +11,7 @@ import dataclasses
 from .. import ir
 from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
-from .addresses import address_arm, never_null
+from .addresses import select_cases
 from .exprs import dedupe, element_of, in_temp, shown
 from .relations import assume_related
 from .replaced import bind_written_unknown
@@ -92,6 +92,7 @@ class SummaryTransfer:
             note = self._case_note(ev.callee, case) if several and helper and (case.ret is not None or case.pre
                                                                                 or case.rel) else None
             cases.append((case, pre, rel, effects, outs, note))
+        cases = select_cases(cases)  # `&ctx->cb`: never NULL, but see engine/addresses.py
         return (ev, summary, helper, bool(helper) and self.fn.language in ("java", "csharp"), tuple(cases))
 
 
@@ -139,10 +140,6 @@ class SummaryTransfer:
         """Narrow `state` to a case's preconditions (`_summary_plan`: (expression, is NULL));
         False when the state contradicts one."""
         for e, c_eq in pre:
-            if never_null(e):  # `&ctx->cb`: the same arm as at the other calls given it (engine/addresses.py)
-                if not address_arm(self, state, e, c_eq):
-                    return False
-                continue
             v = self._eval(state, e)
             if v is None and not self._is_lvalue(e):
                 continue
@@ -186,8 +183,12 @@ class SummaryTransfer:
         elif effect.what == "escape":
             # handed to the callee, which kept it (in a list node, a registry): returning it
             # afterwards lends it, it does not hand over a new one (`_ret_spec`)
-            self._escape_val(state, self._eval(state, e), HANDED_OVER)
-            self._escape_contents(state, e)
+            value = self._eval(state, e)
+            if value is None and type(e) is Deref:  # `*j` of this function's parameter: the caller's goes too
+                self._hand_on_param_aggregate(state, e, HANDED_OVER)
+            self._escape_val(state, value, HANDED_OVER)
+            # `post(q, &job)` and the callee took `*job` (copied it whole): job's fields go with it
+            self._escape_contents(state, AddrOf(e) if type(e) is Var and e.name in self.fn.locals else e)
         elif effect.what == "clear":
             if self.fn.language == "csharp":  # `ref x` set to null by the callee: it took the object (or disposed it)
                 self._escape_val(state, self._eval(state, e), None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
-from .exprs import element_of, expr_vars, narrow, owner_text, param_path, shown, strip_value, too_deep
+from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
 from .relations import assume_related, is_entry_identity, root_var
 from .replaced import bind_written_unknown
@@ -404,6 +404,8 @@ class ValueTransfer:
         what `b.buf` holds), handed on where it is not. Only a location that has had
         sub-locations can hold any (`_note_key`): most assignments copy a scalar."""
         src = self._resolve(state, source, create=False)
+        if not local and type(source) is Deref:
+            self._hand_on_param_aggregate(state, source, key)
         if src is None or src not in self._prefixes or src == key:
             return
         n = len(src)
@@ -415,6 +417,19 @@ class ValueTransfer:
                 self._note_key(copy)
             elif v[0] == "r":
                 self._escape_val(state, v, key)
+
+
+    def _hand_on_param_aggregate(self, state: State, source: Expr, key: LocKey | None) -> None:
+        """`q->slots[n] = *job;` (or `q->last = *pp;`): what a parameter points to, copied whole
+        into memory this function does not own (or passed to a callee that does that). This
+        function never read its fields, but the caller's (`job.path = copy; post(q, &job);`)
+        are in the copy: named here and handed on, the summary says the callee took `*job`,
+        and the caller hands on what `job` holds."""
+        src = self._resolve(state, source, create=True)
+        if src is None or src[0][:2] != "@p" or "[]" in src or too_deep(src) or param_path(src[0][1:]) is None:
+            return
+        v = state.b.get(src)
+        self._escape_val(state, v if v is not None else ("r", self._new_opaque(state, src)), key)
 
 
     def _escape_aggregate(self, state: State, e: Expr, where: LocKey) -> None:
@@ -642,7 +657,7 @@ class ValueTransfer:
             rb = self._entry_identity(state, b, vb) if ra is not None else None
             if rb is not None:
                 return assume_related(state, ra, rb, eq, self.budget.max_conds)
-        return self._assume_memo(state, whole, eq) if memo else state
+        return self._assume_memo(state, remembered_as(whole), eq) if memo else state
 
 
     @property

@@ -250,7 +250,10 @@ prototype or a construction from a call."""
                 self.lower_initializer(var, value)
             else:
                 self.assign_from(var, value, loc)
-        elif not self.locals.get(var.name, True):
+        elif not self.locals.get(var.name, True) or own.what == "container":
+            # (a container starts empty: declared again on the next iteration of a loop, or in a
+            # body lowered in place again, it no longer holds what the last one did; `tmp.swap(v)`
+            # then gives v nothing)
             self.emit(ir.Assign(loc, var, _UNINITIALIZED))
         if guards:
             self.scope_guard_lambdas(name, guards, loc)

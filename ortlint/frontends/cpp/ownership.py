@@ -11,7 +11,7 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Const, Field, Index, Loc, Opaque, Var
-from ..c.syntax import _VOID, _short
+from ..c.syntax import _UNINITIALIZED, _VOID, _short
 from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_name, parse_type
 from .scopes import Frame
 from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _MOVES, _expr_vars, pick_overload, strip_template_args
@@ -295,6 +295,9 @@ the file's own classes constructed and destroyed (members released by their dest
             else:
                 self.lower_expr(value, discard=True)
         arg_exprs = [self.lower_expr(a) for a in args or []]
+        # a new object: declared again on the next iteration of a loop, it holds nothing of the
+        # last one (members its constructor leaves alone start empty, not as the last one ended)
+        self.emit(ir.Assign(loc, var, _UNINITIALIZED))
         # While the constructor runs, an exception destroys the members built so far, but not
         # the object: its destructor runs only for an object whose constructor returned.
         outside = self.handler
