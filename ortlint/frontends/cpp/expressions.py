@@ -14,6 +14,7 @@ from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
 from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
 from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
+from .status_values import status_method
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -523,6 +524,9 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         if base is not None and not arg_nodes:  # a guard's test takes no argument: no type to work out otherwise
             tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
                                   name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+            if tested is not None:
+                return tested
+            tested = status_method(self, rtype_text, name, base, op, arg_nodes, discard, dest)  # `st.IsOk()`, `st.Code()`
             if tested is not None:
                 return tested
         if rtype is not None and rtype.name:
