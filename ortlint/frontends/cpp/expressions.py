@@ -14,7 +14,7 @@ from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
 from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
 from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
-from .status_values import status_method
+from .status_values import status_factory, status_method
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -303,6 +303,7 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             name = cls.qualname if cls is not None else name
         elif self.cls is not None and "::" not in name and self.cls.has_method(name) and self.type_of_name(name) is None:
             return self.call_own_method(node, name, arg_nodes, discard, dest)
+        name = status_factory(self, name)  # status_values: `Status::OK()` through `using common::Status;`
         name = self.unqualify_library_name(name)
         return self.lower_plain_call(node, self.own_function_callee(fn, name, len(arg_nodes)), arg_nodes, discard, dest)
 

@@ -336,6 +336,7 @@ class FileModel:
         self._found: dict[tuple[str, tuple[str, ...]], ClassInfo | None] = {}  # see find_class
         self._found_size = 0
         self.self_owning_cache: dict[tuple[str, tuple[str, ...]], Any] = {}  # self_owning.self_ownership
+        self.qualified_cache: dict[tuple[str, int], str | None] = {}  # status_values._only_qualified
 
     # -- collection ---------------------------------------------------------------------
 

@@ -71,6 +71,34 @@ def status_method(low: "CppLowering", type_text: str | None, name: str, base: No
     return value
 
 
+def status_factory(low: "CppLowering", name: str) -> str:
+    """`Status::OK()` where `Status` is a status class the file sees under another name than its
+    own (`using common::Status;` in the enclosing namespace): the static method spelled with the
+    class's full name, so that the call binds to it (its summary returns the success status).
+    Any other name is returned as it is."""
+    qual, sep, last = name.rpartition("::")
+    if not sep or not qual:
+        return name
+    cls = status_class(low, qual)
+    if cls is None or not cls.has_method(last):
+        return name
+    full = cls.qualname if "::" in cls.qualname else _only_qualified(low, cls.qualname)
+    return f"{full}::{last}" if full and full != qual else name
+
+
+def _only_qualified(low: "CppLowering", short: str) -> str | None:
+    """The one namespace-qualified name under which the file's headers declare the class known
+    here by its short name (header classes are listed under both), None when none or several."""
+    classes = low.model.classes
+    key = (short, len(classes))  # (`classes` only ever gains keys: its size says when to look again)
+    cache = low.model.qualified_cache
+    if key not in cache:
+        suffix = "::" + short
+        found = {k for k in classes if k.endswith(suffix)}
+        cache[key] = found.pop() if len(found) == 1 else None
+    return cache[key]
+
+
 def returned_success(low: "CppLowering", node: Node) -> ir.Expr | None:
     """`return {};`, `return T();`, `return T{};` in a function declared to return the status
     class T by value: the success status, 0. None otherwise (the value is lowered as usual)."""
