@@ -53,6 +53,7 @@ _EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c
 _LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes have no subclasses)
 
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
+_NOT_ZERO = ("x", frozenset({0}))  # the value of `Op(ir.NONZERO, ())`
 
 
 class ValueTransfer:
@@ -115,6 +116,8 @@ class ValueTransfer:
 
     def _eval_op(self, state: State, e: Op) -> Val | None:
         ops = e.operands
+        if not ops:
+            return _NOT_ZERO if e.op == ir.NONZERO else None
         if len(ops) == 2:  # (most operators: without a comprehension's frame)
             vals = [self._eval(state, ops[0]), self._eval(state, ops[1])]
         else:

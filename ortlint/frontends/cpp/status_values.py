@@ -12,7 +12,9 @@ The policy (`[status_object]` in rules/cpp.toml) names the tests (`IsOK`, `IsOk`
 code getters (`Code`); a class of the analyzed tree that declares one of the tests is a status
 class. Its value is what the engine tracks for the variable itself: `x.IsOK()` is `x == 0`,
 `x.Code()` is `x`, and `return {};`, `return T();`, `return T{};` in a function returning the
-class is 0 (a default-constructed status is a success, by the convention these classes share).
+class is 0 (a default-constructed status is a success, by the convention these classes share),
+and one built with a code and a message (`Status(category, code, text)`, `return {code, text};`)
+is a failure, some value other than 0.
 Templates (`StatusOr<T>`, which also holds a value), pointers and `[[guard]]` classes (their
 own lowering, `guards.py`) are never status classes here.
 """
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from .lowering import CppLowering
 
 _SUCCESS = Const(0, "{}")
+_FAILURE = Op(ir.NONZERO, ())
 
 
 def status_class(low: "CppLowering", type_text: str | None) -> ClassInfo | None:
@@ -99,9 +102,11 @@ def _only_qualified(low: "CppLowering", short: str) -> str | None:
     return cache[key]
 
 
-def returned_success(low: "CppLowering", node: Node) -> ir.Expr | None:
+def returned_status(low: "CppLowering", node: Node) -> ir.Expr | None:
     """`return {};`, `return T();`, `return T{};` in a function declared to return the status
-    class T by value: the success status, 0. None otherwise (the value is lowered as usual)."""
+    class T by value: the success status, 0; `return {code, text};`: a failure, not 0. None
+    otherwise (the value is lowered as usual; `return T(code, text);` is a construction,
+    `constructed_status`)."""
     if low.node.type != "function_definition" or low.inline_target is not None:
         return None
     type_node = low.node.child_by_field_id(low.F.type)
@@ -109,9 +114,33 @@ def returned_success(low: "CppLowering", node: Node) -> ir.Expr | None:
     if type_node is None or declarator is None or declarator.type != "function_declarator":
         return None  # `T *f()`, `T &f()`: no status value
     type_text = clean_name(low.text(type_node))
-    if not _default_construction(low, node, type_text):
+    inner = low.unparen(node)
+    braced = inner.type == "initializer_list"
+    items = [c for c in inner.named_children if c.type != "comment"] if braced else []
+    if not (len(items) >= 2 or _default_construction(low, node, type_text)):
         return None
-    return _SUCCESS if status_class(low, type_text) is not None else None
+    if status_class(low, type_text) is None:
+        return None
+    if not items:
+        return _SUCCESS
+    for item in items:
+        low.lower_expr(item, discard=True)
+    return _FAILURE
+
+
+def constructed_status(low: "CppLowering", name: str, arg_nodes: list[Node], discard: bool,
+                       dest: ir.Expr | None) -> ir.Expr | None:
+    """`Status(category, code, text)`, `OrtxStatus{code, text}`: a status class built with a code
+    (two arguments or more; one is a copy or a conversion) is a failure, not 0. None when this
+    is no such construction."""
+    if len(arg_nodes) < 2 or status_class(low, name) is None:
+        return None
+    for a in arg_nodes:
+        low.lower_expr(a, discard=True)
+    if dest is not None and not discard:
+        low.emit(ir.Assign(low.loc(arg_nodes[0]), dest, _FAILURE))
+        return dest
+    return _FAILURE
 
 
 def _default_construction(low: "CppLowering", node: Node, type_text: str) -> bool:
