@@ -154,7 +154,8 @@ class CallTransfer:
         if self.options.unknown_calls == "escape":
             for arg in (ev.args if not ev.borrows else [a for i, a in enumerate(ev.args) if i not in ev.borrows]):
                 v = self._eval(state, arg)
-                if v is None and type(arg) is Deref and type(arg.base) is Var and arg.base.name in self.params:
+                if v is None and type(arg) is Deref and type(arg.base) is Var and arg.base.name in self.params \
+                        and arg.base.name not in self._written_pointees():
                     v = self._param_pointee(state, arg)
                 if v is not None and v[0] == "r" and state.r.get(v[1], UNKNOWN).st == HELD:
                     tracked = True
@@ -182,6 +183,20 @@ class CallTransfer:
         if loc is None or loc in state.b or too_deep(loc):
             return state.b.get(loc) if loc is not None else None
         return ("r", self._new_opaque(state, loc))
+
+    def _written_pointees(self) -> frozenset[str]:
+        """Parameters `p` whose `*p` this function writes (`*path = Join(...)`): an out-parameter,
+        not an object the caller hands in; computed once per function."""
+        found = self._written_pointees_memo
+        if found is None:
+            names = set()
+            for block in self.blocks.values():
+                for ev in block.events:
+                    dest = getattr(ev, "dest", None)
+                    if type(dest) is Deref and type(dest.base) is Var:
+                        names.add(dest.base.name)
+            found = self._written_pointees_memo = frozenset(names)
+        return found
 
     def _contents_held(self, state: State, arg: Expr) -> bool:
         v = self._eval(state, arg)
