@@ -120,10 +120,15 @@ class Const:
 @pickle_by_fields
 @value_class
 class Op:
-    """An operator applied to operands: `==`, `!=`, `<`, `!`, `+`, `?:`, ..."""
+    """An operator applied to operands: `==`, `!=`, `<`, `!`, `+`, `?:`, ...; `Op(NONZERO, ())`
+    is some integer other than 0 (a failure status built with a code: `return Status(cat, code,
+    msg);`)."""
 
     op: str
     operands: tuple["Expr", ...]
+
+
+NONZERO = "nonzero"  # `Op(NONZERO, ())`: an integer known only to differ from 0
 
 
 @pickle_by_fields

@@ -18,7 +18,7 @@ from .paths import PACKAGE_DIR
 from .policy_callbacks import CallbackSpec, load_callbacks
 from .policy_self_owning import SelfOwningSpec, load_self_owning
 from .policy_csharp import CsharpApiClass, load_csharp_api
-from .policy_guards import GuardSpec, load_guards
+from .policy_guards import GuardSpec, StatusObjectSpec, load_guards, load_status_objects
 from .tomlfile import read_toml
 
 STYLES = ("plain", "table", "method", "new", "any")
@@ -180,6 +180,7 @@ class Policy:
     # (empty: none). Generated from the binding's sources by tools/gen_java_policy.py.
     java_api: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)
     guards: dict[str, GuardSpec] = field(default_factory=dict)  # [[guard]]: status-holding classes (policy_guards.py)
+    status_objects: StatusObjectSpec = field(default_factory=StatusObjectSpec)  # [status_object] (policy_guards.py)
     callbacks: dict[str, list[CallbackSpec]] = field(default_factory=dict)  # [[callback]]: field -> contracts (policy_callbacks.py)
     csharp_api: dict[str, CsharpApiClass] = field(default_factory=dict)  # [[csharp_api]]: .NET classes (policy_csharp.py)
     # [[self_owning]]: library base classes whose objects delete themselves (policy_self_owning.py)
@@ -301,7 +302,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "macro", "java_api", "guard", "callback", "__text__", "table_arity",
-             "csharp_api", "self_owning"}
+             "csharp_api", "self_owning", "status_object"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
               "closed_by_elements", "allocator_block"}
@@ -411,6 +412,7 @@ class _Loader:
         self._load_macros()
         self._load_java_api()
         load_guards(self.policy.guards, self.doc.get("guard"), self.fail)
+        self.policy.status_objects = load_status_objects(self.policy.status_objects, self.doc.get("status_object"), self.fail)
         load_callbacks(self.policy.callbacks, self.doc.get("callback"), self.fail)
         load_self_owning(self.policy.self_owning, self.doc.get("self_owning"), self.fail)
         load_csharp_api(self.policy.csharp_api, self.doc.get("csharp_api"), self.fail)

@@ -72,3 +72,42 @@ def load_guards(tables: dict[str, GuardSpec], raw_tables: Any, fail: Callable[[s
             fail(f"{key}.bool_is_ok", "must be true or false", "guard", i)
         for name in names:
             tables[name] = GuardSpec(name, lists["ok_when_null"], lists["failed_when_nonnull"], bool_is_ok)
+
+
+# `[status_object]`: the names by which value classes of the analyzed tree say "did it succeed?".
+STATUS_OBJECT_KEYS = {"ok_tests", "codes", "note"}
+
+
+@dataclass(frozen=True)
+class StatusObjectSpec:
+    """Status classes returned by value (`Status f(...)`, `OrtxStatus g(...)`): a class of the tree
+    that declares one of `ok_tests` is one. Its object is read as an integer status, 0 when it
+    succeeded: `x.IsOK()` is `x == 0`, `x.Code()` is `x` and a `return {};` / `return T();` of it is 0.
+
+    Why: a helper that writes its out-parameter only on success and says so through such an
+    object (`if (st.IsOk()) *out = p.release(); return st.Code();`, `return {};` after the writes,
+    `return Status::OK();`) has a success case its caller's `if (!st.IsOk()) return st;` can tell
+    from its failures only if the object has a value the engine can compare."""
+
+    ok_tests: frozenset[str] = frozenset()
+    codes: frozenset[str] = frozenset()
+
+
+def load_status_objects(current: StatusObjectSpec, raw: Any,
+                        fail: Callable[[str, str, str | None, int | None], None]) -> StatusObjectSpec:
+    """Validate one file's `[status_object]` table; its names are added to those of earlier files."""
+    if raw is None:
+        return current
+    if not isinstance(raw, dict):
+        fail("status_object", "must be a table: [status_object]", None, None)
+    unknown = set(raw) - STATUS_OBJECT_KEYS
+    if unknown:
+        fail(f"status_object.{sorted(unknown)[0]}",
+             f"unknown key (expected one of: {', '.join(sorted(STATUS_OBJECT_KEYS))})", None, None)
+    lists = {}
+    for name in ("ok_tests", "codes"):
+        value = raw.get(name, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) and x for x in value):
+            fail(f"status_object.{name}", "must be a list of method names", None, None)
+        lists[name] = frozenset(value)
+    return StatusObjectSpec(current.ok_tests | lists["ok_tests"], current.codes | lists["codes"])

@@ -92,6 +92,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.options = options or Options()
         self.budget = self.options.budget
         self.blocks = {b.id: b for b in fn.blocks}
+        self._written_pointees_memo: frozenset[str] | None = None  # calls.CallTransfer._written_pointees
         self.params = {name: i for i, name in enumerate(fn.params)}
         self.sites: dict[str, Site] = {}
         self.findings: dict[tuple, Finding] = {}

@@ -13,7 +13,8 @@ from dataclasses import replace
 from .. import ir
 from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Op, Opaque, Var
 from ..policy import Acquire, CallSpec, RECEIVER, Release
-from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, same_owner, short_path, shown, strip_value)
+from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, same_owner, short_path, shown, strip_value,
+                    too_deep)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg, subject
 from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val, made_outside
@@ -153,6 +154,9 @@ class CallTransfer:
         if self.options.unknown_calls == "escape":
             for arg in (ev.args if not ev.borrows else [a for i, a in enumerate(ev.args) if i not in ev.borrows]):
                 v = self._eval(state, arg)
+                if v is None and type(arg) is Deref and type(arg.base) is Var and arg.base.name in self.params \
+                        and arg.base.name not in self._written_pointees():
+                    v = self._param_pointee(state, arg)
                 if v is not None and v[0] == "r" and state.r.get(v[1], UNKNOWN).st == HELD:
                     tracked = True
                 self._escape_val(state, v, None)
@@ -170,6 +174,29 @@ class CallTransfer:
             self._gc(state, ev.loc)
         return [state]
 
+
+    def _param_pointee(self, state: State, arg: Deref) -> Val | None:
+        """`*p` of a reference parameter handed to a call that keeps it (`NodeResource{std::move(p)}`
+        of a `std::unique_ptr<T>&& p`): the caller's object, given an identity here so that the
+        hand-over shows in this function's summary (as `*p` escaping) instead of vanishing."""
+        loc = self._resolve(state, arg, create=True)
+        if loc is None or loc in state.b or too_deep(loc):
+            return state.b.get(loc) if loc is not None else None
+        return ("r", self._new_opaque(state, loc))
+
+    def _written_pointees(self) -> frozenset[str]:
+        """Parameters `p` whose `*p` this function writes (`*path = Join(...)`): an out-parameter,
+        not an object the caller hands in; computed once per function."""
+        found = self._written_pointees_memo
+        if found is None:
+            names = set()
+            for block in self.blocks.values():
+                for ev in block.events:
+                    dest = getattr(ev, "dest", None)
+                    if type(dest) is Deref and type(dest.base) is Var:
+                        names.add(dest.base.name)
+            found = self._written_pointees_memo = frozenset(names)
+        return found
 
     def _contents_held(self, state: State, arg: Expr) -> bool:
         v = self._eval(state, arg)

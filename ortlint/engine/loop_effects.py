@@ -165,8 +165,27 @@ class LoopEffects:
                         elem = self._loop_element(ev.receiver, blocks)
                         if elem is not None:
                             found.append((elem, "release", ev.callee))
+        if found:
+            renewed = self._renewed_arrays(blocks)
+            if renewed:
+                found = [f for f in found if not (isinstance(f[0], Index) and type(f[0].base) is Var
+                                                  and f[0].base.name in renewed)]
         self._loop_release_cache[blocks] = found
         return found
+
+    def _renewed_arrays(self, blocks: frozenset) -> set[str]:
+        """Variables the loop body assigns as a whole (`v.clear()`, `v = std::vector<T*>()`): an array the
+        loop empties and fills again on each iteration (`for (..) { for (t : v) t.reset();
+        v.clear(); ...; v.push_back(std::move(out)); }`) holds, after the loop, what the last
+        iteration put there, not the elements its releases saw. The nested loop that releases
+        them still does so at its own exit."""
+        out: set[str] = set()
+        for bid in blocks:
+            block = self.blocks.get(bid)
+            for ev in block.events if block is not None else ():
+                if type(ev) in (ir.Assign, Call) and type(ev.dest) is Var:
+                    out.add(ev.dest.name)
+        return out
 
 
     def _loop_element(self, e: Expr, blocks: frozenset, depth: int = 0) -> Expr | None:

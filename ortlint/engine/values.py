@@ -57,6 +57,7 @@ _LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
 _NO_SUMMARY = Summary("", (), "")
 _NULL = ("k", 0)
+_NOT_ZERO = ("x", frozenset({0}))  # the value of `Op(ir.NONZERO, ())`
 
 
 class ValueTransfer:
@@ -119,6 +120,8 @@ class ValueTransfer:
 
     def _eval_op(self, state: State, e: Op) -> Val | None:
         ops = e.operands
+        if not ops:
+            return _NOT_ZERO if e.op == ir.NONZERO else None
         if len(ops) == 2:  # (most operators: without a comprehension's frame)
             vals = [self._eval(state, ops[0]), self._eval(state, ops[1])]
         else:

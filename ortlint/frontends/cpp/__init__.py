@@ -20,6 +20,8 @@ smart pointers, lambdas and inlining of the file's own methods.
     pp_alternatives.py   an owner each `#if` alternative declares is destroyed once
     model.py         the file model: classes, members, aliases, return types; the policy's C++ view
     guards.py        status guard classes (`Ort::Status`, `[[guard]]`)
+    status_values.py status classes returned by value (`Status`, `[status_object]`) read as integer
+                     statuses: `st.IsOK()` is `st == 0`, `return {};` is 0, `Status(cat, code, text)` not 0
     containers.py    containers that own what is stored into them
     self_owning.py   objects that own themselves (`delete this`, `[[self_owning]]` bases, constructors
                      registering `this`): handed over when started or built

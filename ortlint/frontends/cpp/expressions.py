@@ -14,6 +14,7 @@ from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
 from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
 from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
+from .status_values import constructed_status, status_factory, status_method
 from .syntax import (
     _API_GETTERS,
     _CASTS,
@@ -298,10 +299,14 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             own = self.model.ownership(name)
             if own.what == "smart" and arg_nodes:  # a temporary guard around a raw pointer
                 return self.lower_expr(arg_nodes[0], discard, dest)
+            failed = constructed_status(self, name, arg_nodes, discard, dest)  # `Status(cat, code, text)`
+            if failed is not None:
+                return failed
             cls = self.model.find_class(name, self.ns)
             name = cls.qualname if cls is not None else name
         elif self.cls is not None and "::" not in name and self.cls.has_method(name) and self.type_of_name(name) is None:
             return self.call_own_method(node, name, arg_nodes, discard, dest)
+        name = status_factory(self, name)  # status_values: `Status::OK()` through `using common::Status;`
         name = self.unqualify_library_name(name)
         return self.lower_plain_call(node, self.own_function_callee(fn, name, len(arg_nodes)), arg_nodes, discard, dest)
 
@@ -523,6 +528,9 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         if base is not None and not arg_nodes:  # a guard's test takes no argument: no type to work out otherwise
             tested = guard_method(self, rtype.name if rtype is not None and rtype.name else guard_type_of(self, base),
                                   name, base, op, arg_nodes, discard, dest)  # cpp_guards: `st.IsOK()`
+            if tested is not None:
+                return tested
+            tested = status_method(self, rtype_text, name, base, op, arg_nodes, discard, dest)  # `st.IsOk()`, `st.Code()`
             if tested is not None:
                 return tested
         if rtype is not None and rtype.name:

@@ -18,7 +18,7 @@ from .exceptions import CppExceptions
 from .expressions import CppExpressions
 from .inlining import CppInlining
 from .address_taken import address_taken_names
-from .model import ClassInfo, Ownership, clean_name, is_reference_param
+from .model import SHARED_OWNER, ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .packs import CppPacks, is_pack_param
 from .pp_alternatives import CppAlternativeDeclarations
@@ -119,6 +119,7 @@ class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, Cpp
         for name in self.params:  # a guard passed by value is destroyed when the function ends
             if name not in self.borrowed_params:  # `std::unique_ptr<T> &p` is the caller's
                 self.own_parameter(name)
+            self.share_parameter(name)
         with self.base_destructors_on_throw():
             self.lower_member_initializers(self.node)
             self.lower_stmt(body)
@@ -157,6 +158,20 @@ class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, Cpp
         if own.what == "smart" and own.release is not None and not own.shared:
             self.frames[-1].owners[name] = own
             self.register_cleanup(name, lambda loc, v=Var(name), r=own.release: self.emit_release(v, r, loc), self.loc(self.node))
+
+    def share_parameter(self, name: str) -> None:
+        """A `std::shared_ptr<T>` parameter (by value or by reference) co-owns the object it
+        points to from the call on: a caller that moves a `std::unique_ptr` (or passes a `new`
+        object) into it converts it into a temporary shared_ptr, which owns it whatever the
+        callee does (keeps a copy, or fails and lets it go). Said at the entry as a hand-over to
+        `std::shared_ptr` (rules/cpp.toml), so the summary tells every caller."""
+        own = self.model.ownership(self.frames[-1].types.get(name, ""))
+        if own.what != "smart" or not own.shared or self.node.type == "lambda_expression":
+            return
+        value: ir.Expr = Var(name)  # (a reference: the caller's shared_ptr's address, which its value goes with)
+        self.call_counter += 1
+        self.emit(ir.Call(self.call_counter, self.loc(self.node), SHARED_OWNER, "plain", None, (value,), None,
+                          f"{SHARED_OWNER}({name})"))
 
     def lower_member_initializers(self, fn_node: Node) -> None:
         """`Model(...) : api_(api), session_(nullptr)`: stores to members (escapes when the

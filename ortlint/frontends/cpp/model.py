@@ -33,6 +33,9 @@ TABLE_TYPES = frozenset({
     "OrtApiBase", "JNIEnv", "JNIEnv_", "JNINativeInterface_", "JavaVM", "JavaVM_", "JNIInvokeInterface_",
 })
 SMART_POINTERS = frozenset({"std::unique_ptr", "std::shared_ptr", "unique_ptr", "shared_ptr"})
+# The call a `std::shared_ptr` parameter's function makes at its entry: the pointee is co-owned
+# from then on (rules/cpp.toml: takes ownership of its argument).
+SHARED_OWNER = "std::shared_ptr"
 CONTAINERS = frozenset({"std::vector", "std::array", "std::deque", "std::list", "vector", "array",
                         "std::basic_string", "std::span", "gsl::span"})
 TUPLES = frozenset({"std::pair", "std::tuple", "pair", "tuple"})
@@ -336,6 +339,7 @@ class FileModel:
         self._found: dict[tuple[str, tuple[str, ...]], ClassInfo | None] = {}  # see find_class
         self._found_size = 0
         self.self_owning_cache: dict[tuple[str, tuple[str, ...]], Any] = {}  # self_owning.self_ownership
+        self.qualified_cache: dict[tuple[str, int], str | None] = {}  # status_values._only_qualified
 
     # -- collection ---------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from ...ir import Const, Field, Index, Loc, Opaque, Var
 from ..c.syntax import _UNINITIALIZED, _VOID, _short
 from .model import TABLE_TYPES, ClassInfo, Ownership, ReleaseFn, TypeRef, clean_name, parse_type
 from .scopes import Frame
+from .status_values import status_class
 from .syntax import _CONTAINER_SELF, _CONTAINER_STORE, _MOVES, _expr_vars, pick_overload, strip_template_args
 
 # Objects that copy the characters they are assigned (a `std::string_view` would not: not here)
@@ -292,6 +293,8 @@ the file's own classes constructed and destroyed (members released by their dest
             elif inner.type == "compound_literal_expression":
                 body = inner.child_by_field_id(self.F.value)
                 args = [a for a in body.named_children if a.type != "comment"] if body is not None else []
+            elif status_class(self, cls.qualname) is cls:  # status_values: `Status st = Check();`
+                self.emit(ir.Assign(loc, var, self.lower_expr(value)))
             else:
                 self.lower_expr(value, discard=True)
         arg_exprs = [self.lower_expr(a) for a in args or []]

@@ -13,6 +13,7 @@ from ..common.cfg import MAX_CLEANUP_RUNS, TooManyCleanups
 from .guards import guard_condition
 from .model import ReleaseFn, clean_name
 from .scopes import Scope
+from .status_values import returned_status
 from .syntax import _MOVE_TEXT, _MOVES, _WithoutInit, end_loc
 
 
@@ -133,7 +134,9 @@ range-for loops, `using` declarations, conditions with declarations."""
             moved = self.returned_object(value_node)
             if moved is not None:
                 skip = frozenset({moved})
-            value = self.returned_construction(value_node)
+            value = returned_status(self, value_node)  # status_values: `return {};` of a status class
+            if value is None:
+                value = self.returned_construction(value_node)
             if value is None:
                 value = self.lower_expr(value_node)
         self.leave_by_return(value, self.loc(node), skip)
