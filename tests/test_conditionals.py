@@ -82,3 +82,12 @@ def test_an_objective_c_header_is_skipped_like_a_dot_m_file() -> None:
     assert unit.functions == [] and unit.notes == []
     plain = parse_c_family("plain.h", default_policy(), b"int f(void) { return 0; }\n/* @interface in a comment\n@end */\n")
     assert [f.name for f in plain.functions] == ["f"]
+
+
+def test_a_c_header_with_an_objective_c_part_for_one_platform_is_analyzed() -> None:
+    code = (b"#ifndef AUDIO_H\n#define AUDIO_H\nint f(void) { return 0; }\n#if defined(APPLE_MOBILE)\n"
+            b"@interface handler : NSObject\n@end\n#endif\n#endif\n")
+    unit = parse_c_family("audio.h", default_policy(), code)
+    assert [f.name for f in unit.functions] == ["f"]
+    guarded = b"#ifndef ORT_THING_H\n#define ORT_THING_H\n@interface ORTThing : NSObject\n@end\n#endif\n"
+    assert parse_c_family("ort_thing.h", default_policy(), guarded).notes == []

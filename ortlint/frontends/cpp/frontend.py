@@ -189,7 +189,32 @@ def parse_cpp(path: str, policy: Policy, data: bytes | None = None, oracle: Orac
         return ir.SourceUnit(path, "cpp", [], [(Loc(1, 1, 1, 1), str(exc))], source.lines)
 
 
-_OBJC = re.compile(rb"^[ \t]*@(?:interface|protocol|implementation)\b[^\n]*\n(?:.*\n)*?[ \t]*@end\b", re.M)
+_OBJC = re.compile(rb"^[ \t]*@(?:interface|protocol|implementation)\b", re.M)
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(ifndef|if|ifdef|elif|else|endif)\b", re.M)
+
+
+def is_objc_header(data: bytes) -> bool:
+    """An Objective-C header: an `@interface`/`@protocol`/`@implementation` outside comments and
+    outside every `#if` but an include guard. A C header with an Objective-C part for one
+    platform (`#if defined(APPLE) @interface ... #endif`, as miniaudio.h has) is C."""
+    text = _COMMENTS.sub(b" ", data)
+    if b"@end" not in text:
+        return False
+    marks = sorted([(m.start(), b"@") for m in _OBJC.finditer(text)] +
+                   [(m.start(), m.group(1)) for m in _CONDITIONAL.finditer(text)])
+    stack: list[bool] = []  # per open group: whether code in it is conditional (not a guard's)
+    for _at, what in marks:
+        if what == b"@":
+            if not any(stack):
+                return True
+        elif what in (b"if", b"ifdef", b"ifndef"):
+            stack.append(what != b"ifndef")
+        elif what == b"endif":
+            if stack:
+                stack.pop()
+        elif stack:
+            stack[-1] = True  # `#else`/`#elif`: that part is conditional, a guard's too
+    return False
 
 
 def parse_c_family(path: str, policy: Policy, data: bytes | None = None) -> ir.SourceUnit:
@@ -202,7 +227,7 @@ def parse_c_family(path: str, policy: Policy, data: bytes | None = None) -> ir.S
     source = read_source(path, policy, data)
     if source.problem:
         return ir.SourceUnit(path, "c", [], [(Loc(1, 1, 1, 1), source.problem)], 0)
-    if path.endswith(".h") and b"@" in source.data and _OBJC.search(_COMMENTS.sub(b" ", source.data)):
+    if path.endswith(".h") and b"@" in source.data and is_objc_header(source.data):
         return ir.SourceUnit(path, "c", [], [], source.lines)
     if is_cpp_header(path, source.data):
         return parse_cpp(path, policy, data, source=source)
