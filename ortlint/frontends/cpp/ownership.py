@@ -285,6 +285,7 @@ the file's own classes constructed and destroyed (members released by their dest
                           value: Node | None, loc: Loc) -> None:
         """An object of a class of this file with a destructor: its constructor and destructor
         bodies are lowered in place, with the members as fields of the object."""
+        status: ir.Expr | None = None
         if args is None and value is not None:
             inner = self.strip_casts(value)
             fn = inner.child_by_field_id(self.F.function) if inner.type == "call_expression" else None
@@ -294,13 +295,14 @@ the file's own classes constructed and destroyed (members released by their dest
                 body = inner.child_by_field_id(self.F.value)
                 args = [a for a in body.named_children if a.type != "comment"] if body is not None else []
             elif status_class(self, cls.qualname) is cls:  # status_values: `Status st = Check();`
-                self.emit(ir.Assign(loc, var, self.lower_expr(value)))
+                status = self.lower_expr(value)
             else:
                 self.lower_expr(value, discard=True)
         arg_exprs = [self.lower_expr(a) for a in args or []]
         # a new object: declared again on the next iteration of a loop, it holds nothing of the
-        # last one (members its constructor leaves alone start empty, not as the last one ended)
-        self.emit(ir.Assign(loc, var, _UNINITIALIZED))
+        # last one (members its constructor leaves alone start empty, not as the last one ended);
+        # a status object holds the status it was initialized with
+        self.emit(ir.Assign(loc, var, _UNINITIALIZED if status is None else status))
         # While the constructor runs, an exception destroys the members built so far, but not
         # the object: its destructor runs only for an object whose constructor returned.
         outside = self.handler
