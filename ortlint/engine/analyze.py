@@ -51,7 +51,7 @@ class FunctionResult:
     summary: Summary | None
     unknown_callees: dict[str, int]
     notes: list[tuple[int, str]]
-    seconds: float = field(default=0.0, compare=False)  # wall time of the analysis (ORTLINT_STATS, bench/)
+    seconds: float = field(default=0.0, compare=False)  # CPU time of the analysis (ORTLINT_STATS, bench/)
     summary_seconds: float = field(default=0.0, compare=False)  # of which building the summary
     widened: int = field(default=0, compare=False)  # states merged by the bound (explore.Budget.keyed_states)
 
