@@ -11,7 +11,7 @@ from pathlib import Path
 from ortlint.api import default_policy, lint
 from ortlint.discover import SourceFile
 from ortlint.engine.analyze import Budget, FunctionAnalyzer, Options
-from ortlint.engine.explore import components
+from ortlint.engine.explore import components, merge_points
 from ortlint.engine.join import FactScope, coarse_key, fact_matters, join, join_coarse, join_held, property_key
 from ortlint.engine.state import CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State
 from ortlint.orchestration.analysis import Analysis
@@ -656,3 +656,10 @@ def test_an_unreachable_renamed_value_made_outside_is_dropped() -> None:
     assert set(out.r) == {"p0", "p0/*/.head#w", "p0/*/.data", "p0/*/.keep#2", "7:return"}
     assert set(out.b) == {("s",), ("@p0", "*", ".head"), ("@p0/*/.keep#2", "*", ".buf")}
     assert set(s.r) >= {"p0/*/.head#w#prev", "p0/*/.head#w/*/.data#2"}  # (a copy: the admitted state is not changed)
+
+
+def test_merge_points_are_the_blocks_several_edges_enter() -> None:
+    """Unreachable values made outside are dropped where paths meet (a loop head, the block after
+    an `if`), not at every block: elsewhere a state arrives alone and nothing merges."""
+    succs = {0: [1], 1: [2, 3], 2: [4], 3: [4], 4: [1, 5], 5: []}
+    assert merge_points(dict.fromkeys(succs), lambda b: succs[b]) == {1, 4}

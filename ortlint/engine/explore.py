@@ -202,6 +202,19 @@ def components(root: int, succs: Callable[[int], list[int]], known: Container[in
     return out
 
 
+def merge_points(blocks: dict[int, ir.Block], succs: Callable[[int], list[int]]) -> frozenset[int]:
+    """The blocks that more than one edge enters (a handler's edges included): where states of
+    different paths meet, loop heads among them."""
+    seen: set[int] = set()
+    merges: set[int] = set()
+    for bid in blocks:
+        for nxt in succs(bid):
+            if nxt in seen:
+                merges.add(nxt)
+            seen.add(nxt)
+    return frozenset(merges)
+
+
 def _unreachable_outside(state: State) -> list[str]:
     """Values made outside the function under a renamed identity (`#2`, `#w`, `#prev`: a second
     read of a location, a value a callee stored, an earlier iteration's) that no binding holds
@@ -228,7 +241,7 @@ def _unreachable_outside(state: State) -> list[str]:
 
 def _drop_unreachable_outside(state: State) -> State:
     """`state` without the unreachable values of `_unreachable_outside` and the memory they had
-    (and so on: what only that memory held). Kept, each iteration of a loop over a list that a
+    (and so on: what only that memory held); at the blocks where paths meet (`merge_points`). Kept, each iteration of a loop over a list that a
     callee unlinks node by node (`while (l->head) remove(&l->head, l->head->data);`) left one
     more released identity (`data#2`, `data#3`, ...): the names never converged, and the states at
     the loop head differed only in which of those dead identities they had released, growing
@@ -280,6 +293,7 @@ class Exploration:
         self._coarse_mode = False
         self.widened = 0
         self.order = self._reverse_postorder()
+        self._merges = merge_points(self.blocks, self._succs)
         self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
@@ -340,7 +354,9 @@ class Exploration:
         difference and mostly compares shared objects by identity). Past `exact_states`, a
         state joins the one with its property key; a join that adds nothing is dropped, one that
         weakens the state replaces it (also in the pending list, if it was not run yet)."""
-        state = _drop_unreachable_outside(self._trim_dead(bid, state))
+        state = self._trim_dead(bid, state)
+        if bid in self._merges:  # (where states of several paths meet: elsewhere nothing is to be gained)
+            state = _drop_unreachable_outside(state)
         size = len(state.b) + len(state.r)
         self._work += size
         table = tables.get(bid)
