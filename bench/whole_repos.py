@@ -8,6 +8,7 @@
     python bench/whole_repos.py triage /work/results/mine             # precision per repository and class
     python bench/whole_repos.py triage /work/results/mine --show --only k2-fsa/sherpa-onnx   # what to triage next
     python bench/whole_repos.py diff /work/results/base /work/results/mine                  # appeared / vanished
+    python bench/whole_repos.py slowest /work/results/mine --against /work/results/base     # slowest functions
 
 `extract` writes each repository of bench/whole_repos.toml whole, at its pinned commit, with `git
 archive` (symlinks, .gitignore files and all) into OUT/OWNER+NAME/. `run` runs one ortlint
@@ -707,6 +708,42 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_slowest(args: argparse.Namespace) -> int:
+    """Per repository: the slowest functions of a results folder (as the workers measured each
+    one: CPU seconds since the runs that record CPU, wall seconds before), the costliest request
+    a worker ran (a function, or a recursive component analyzed as a whole), and the CPU of the
+    whole run; with --against, the same figures of another results folder, and what each of
+    those functions took there when it was among its slowest too. Prints figures, asserts nothing."""
+    summary = json.loads((args.results / "summary.json").read_text())
+    other = json.loads((args.against / "summary.json").read_text())["repos"] if args.against else {}
+    names = [r.repo for r in select(load_manifest(), args.only) if r.repo in summary["repos"]]
+    for name in names:
+        row, before = summary["repos"][name], other.get(name)
+        print(f"{name}: CPU {row['user'] + row['sys']:.1f} s" +
+              (f" (against {before['user'] + before['sys']:.1f} s)" if before else "") + _costliest(args.results, name))
+        earlier = {(f[0], f[1], f[2]): f[3] for f in (before or {}).get("slowest_functions", [])}
+        for path, fn, line, seconds in row.get("slowest_functions", [])[:args.top]:
+            was = earlier.get((path, fn, line))
+            print(f"  {seconds:8.3f} s  {fn}  {path}:{line}" + (f"   (was {was:.3f} s)" if was is not None else ""))
+        if before:
+            now = {(f[0], f[1], f[2]) for f in row.get("slowest_functions", [])}
+            for (path, fn, line), seconds in earlier.items():
+                if (path, fn, line) not in now:
+                    print(f"  {'':8}    {fn}  {path}:{line}   (was {seconds:.3f} s; not among the slowest now)")
+    return 0
+
+
+def _costliest(results: Path, name: str) -> str:
+    """The costliest request of a worker (`max_analysis_cpu_*` of the run's stats), if recorded."""
+    path = results / f"{name.replace('/', '+')}.stats.json"
+    if not path.exists():
+        return ""
+    stats = json.loads(path.read_text())
+    if not stats.get("max_analysis_cpu_item"):
+        return ""
+    return f"; costliest request {stats['max_analysis_cpu_seconds']:.3f} s CPU: {stats['max_analysis_cpu_item']}"
+
+
 # ----------------------------------------------------------------------------- command line
 
 
@@ -754,6 +791,13 @@ def main(argv: list[str] | None = None) -> int:
     df.add_argument("--only")
     df.add_argument("--list", action="store_true", help="list the keys")
     df.set_defaults(func=cmd_diff)
+
+    sl = sub.add_parser("slowest", help="the slowest functions per repository of a results folder")
+    sl.add_argument("results", type=Path)
+    sl.add_argument("--against", type=Path, help="another results folder: its figures beside them")
+    sl.add_argument("--only")
+    sl.add_argument("--top", type=int, default=5, help="functions per repository (a run records its 5 slowest)")
+    sl.set_defaults(func=cmd_slowest)
 
     args = ap.parse_args(argv)
     if args.command == "run" and not (args.label or args.results):

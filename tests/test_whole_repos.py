@@ -204,3 +204,23 @@ def test_extract_writes_the_whole_tree_with_symlinks_and_is_idempotent(tmp_path:
     assert (out / "o+n" / ".gitignore").exists()
     assert (out / "o+n.missing").read_text() == ""
     assert wr.extract_one(repo, mirrors, out) == "present"
+
+
+def test_slowest_prints_each_repositorys_slowest_functions_beside_another_run(tmp_path: Path, capsys) -> None:
+    """`slowest`: per repository, the run's CPU, its costliest request and its slowest functions,
+    with what each took in the other run (or that it is no longer among the slowest)."""
+    def results(folder: Path, slowest: list, user: float, item: str) -> Path:
+        folder.mkdir()
+        row = {"user": user, "sys": 1.0, "slowest_functions": slowest}
+        (folder / "summary.json").write_text(json.dumps({"repos": {"k2-fsa/sherpa-onnx": row}}))
+        (folder / "k2-fsa+sherpa-onnx.stats.json").write_text(json.dumps(
+            {"max_analysis_cpu_seconds": slowest[0][3], "max_analysis_cpu_item": item}))
+        return folder
+    old = results(tmp_path / "old", [["a.cc", "slow", 3, 2.5], ["b.cc", "gone", 9, 1.25]], 40.0, "a.cc:3: slow()")
+    new = results(tmp_path / "new", [["a.cc", "slow", 3, 0.125], ["c.cc", "fresh", 1, 0.1]], 20.0, "a.cc:3: slow()")
+    assert wr.main(["slowest", str(new), "--against", str(old)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ("k2-fsa/sherpa-onnx: CPU 21.0 s (against 41.0 s); costliest request 0.125 s CPU: a.cc:3: slow()")
+    assert out[1].split() == ["0.125", "s", "slow", "a.cc:3", "(was", "2.500", "s)"]
+    assert out[2].split() == ["0.100", "s", "fresh", "c.cc:1"]
+    assert "gone  b.cc:9   (was 1.250 s; not among the slowest now)" in out[3]

@@ -51,7 +51,7 @@ class FunctionResult:
     summary: Summary | None
     unknown_callees: dict[str, int]
     notes: list[tuple[int, str]]
-    seconds: float = field(default=0.0, compare=False)  # wall time of the analysis (ORTLINT_STATS, bench/)
+    seconds: float = field(default=0.0, compare=False)  # CPU time of the analysis (ORTLINT_STATS, bench/)
     summary_seconds: float = field(default=0.0, compare=False)  # of which building the summary
     widened: int = field(default=0, compare=False)  # states merged by the bound (explore.Budget.keyed_states)
 
@@ -131,6 +131,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._coarse_mode = False  # past half a safety net: every join coarse (explore._explore)
         self._small = len(self.blocks) < TRIM_FROM  # no `_trim_dead` (explore.TRIM_FROM)
         self._trim_plans: dict[int, tuple] = {}  # block -> (value-dead locals' mask, field-dead locals): explore._trim_dead
+        self._merges: frozenset[int] = frozenset()  # blocks that several edges enter (explore.merge_points)
         self._field_roots: set[str] = set()  # variables some state of this function gave fields (values._note_key)
         self._dead_conds: dict[tuple, tuple] = {}  # (block, conditions) -> those about dead locals (explore._trim_dead)
         self.widened = 0  # states merged by the bound (explore._widen)

@@ -23,7 +23,7 @@ from .join import (FactScope, coarse_key, covers, fact_matters, join, join_coars
                    property_key, settled)
 from .messages import branch_note
 from .replaced import released_and_replaced
-from .state import (BORROWED, CONSUMED, DANGLING, OPAQUE, RELEASED, Res, State, is_null_fact, made_outside, referenced_ids,
+from .state import (BORROWED, CONSUMED, DANGLING, HELD, OPAQUE, RELEASED, Res, State, is_null_fact, made_outside, referenced_ids,
                     replaced)
 
 
@@ -203,6 +203,69 @@ def components(root: int, succs: Callable[[int], list[int]], known: Container[in
     return out
 
 
+def merge_points(blocks: dict[int, ir.Block], succs: Callable[[int], list[int]]) -> frozenset[int]:
+    """The blocks that more than one edge enters (a handler's edges included): where states of
+    different paths meet, loop heads among them."""
+    seen: set[int] = set()
+    merges: set[int] = set()
+    for bid in blocks:
+        for nxt in succs(bid):
+            if nxt in seen:
+                merges.add(nxt)
+            seen.add(nxt)
+    return frozenset(merges)
+
+
+def _unreachable_outside(state: State) -> list[str]:
+    """Values made outside the function under a renamed identity (`#2`, `#w`, `#prev`: a second
+    read of a location, a value a callee stored, an earlier iteration's) that no binding holds
+    and no other resource depends on (`parent`). Nothing can reach them again: an event reaches
+    a resource only through a binding, and a read of an unbound location makes a new identity.
+    Nor can a caller: the summary names a parameter's memory by its access path, never a renamed
+    identity (`exprs.param_path`). Only a must-release one could still matter (it leaks), and a
+    value made outside never is one."""
+    r = state.r
+    renamed = [rid for rid in r if rid[0] == "p" and "#" in rid]
+    if not renamed:
+        return []
+    referenced = referenced_ids(state.b)
+    gone = [rid for rid in renamed if rid not in referenced and r[rid].st in _TRIMMED]
+    if gone:
+        # kept: what another resource depends on, and memory that holds a resource still held
+        # (dropping its binding would make that one look lost)
+        keep = {res.parent for res in r.values() if res.parent is not None}
+        keep.update(k[0][1:] for k, v in state.b.items() if k[0][:2] == "@p" and v[0] == "r"
+                    and r.get(v[1], _GONE).st == HELD)
+        gone = [rid for rid in gone if rid not in keep]
+    return gone
+
+
+def _drop_unreachable_outside(state: State) -> State:
+    """`state` without the unreachable values of `_unreachable_outside` and the memory they had
+    (and so on: what only that memory held); at the blocks where paths meet (`merge_points`). Kept, each iteration of a loop over a list that a
+    callee unlinks node by node (`while (l->head) remove(&l->head, l->head->data);`) left one
+    more released identity (`data#2`, `data#3`, ...): the names never converged, and the states at
+    the loop head differed only in which of those dead identities they had released, growing
+    exponentially until the bound of `Budget.keyed_states` merged them. Dropped, the next
+    iteration's read gets the same name again, and the loop reaches its fixpoint."""
+    gone = _unreachable_outside(state)
+    if not gone:
+        return state
+    out = state.copy()
+    b, r = out.b, out.r
+    for _ in range(16):
+        prefixes = set()
+        for rid in gone:
+            del r[rid]
+            prefixes.add("@" + rid)
+        for k in [k for k in b if k[0] in prefixes]:
+            del b[k]
+        gone = _unreachable_outside(out)
+        if not gone:
+            break
+    return out
+
+
 def _released_params(state: State) -> set[str]:
     """Values made outside the function (parameters, globals, members) that `state` released."""
     return {rid for rid, res in state.r.items()
@@ -232,6 +295,7 @@ class Exploration:
         self._coarse_mode = False
         self.widened = 0
         self.order = self._reverse_postorder()
+        self._merges = merge_points(self.blocks, self._succs)
         self._admit(self.fn.entry, entry, tables, pending)
         queue = [(self.order[self.fn.entry], self.fn.entry)]
         queued = {self.fn.entry}
@@ -293,6 +357,8 @@ class Exploration:
         state joins the one with its property key; a join that adds nothing is dropped, one that
         weakens the state replaces it (also in the pending list, if it was not run yet)."""
         state = self._trim_dead(bid, state)
+        if bid in self._merges:  # (where states of several paths meet: elsewhere nothing is to be gained)
+            state = _drop_unreachable_outside(state)
         size = len(state.b) + len(state.r)
         self._work += size
         table = tables.get(bid)

@@ -287,7 +287,7 @@ def _tag_tests(findings: list, found: "Discovery", config: RunConfig) -> list:
 
 
 def _slowest(analysis: Analysis, count: int = 5) -> list[tuple[str, str, int, float]]:
-    """The functions whose analysis took longest: (path, name, line, seconds)."""
+    """The functions whose analysis took longest: (path, name, line, CPU seconds)."""
     top = sorted(analysis.results.items(), key=lambda kv: -kv[1].seconds)[:count]
     return [(key[0], key[1], key[2], round(result.seconds, 4)) for key, result in top if result.seconds > 0]
 

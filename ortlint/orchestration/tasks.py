@@ -17,16 +17,16 @@ def analyze_safely(fn: ir.Function, policy: Policy, lookup: Callable[[ir.Call], 
                    options: Options, constants: dict[str, int], summarize: bool = True) -> FunctionResult:
     """One function's analysis; an internal error becomes a notice for that function only, so
     a bug never hides the findings of the rest of the tree."""
-    started = time.perf_counter()
+    started = time.process_time()  # CPU, not wall: the slowest functions a run reports do not depend on load
     try:
         result = FunctionAnalyzer(fn, policy, lookup, options, constants).run(summarize)
-        result.seconds = time.perf_counter() - started
+        result.seconds = time.process_time() - started
         return result
     except RecursionError:
         message = f"{fn.name}() is too deeply nested to analyze; skipped"
     except Exception as exc:  # noqa: BLE001
         message = f"internal error while analyzing {fn.name}(): {type(exc).__name__}: {exc}"
-    return FunctionResult([], None, {}, [(fn.loc.line, message)], seconds=time.perf_counter() - started)
+    return FunctionResult([], None, {}, [(fn.loc.line, message)], seconds=time.process_time() - started)
 
 
 MAX_SCC_ROUNDS = 3  # rounds over a recursive component before its summaries are taken as they are
