@@ -96,9 +96,11 @@ def test_fixture_with_libclang(path: Path, database: str) -> None:
 
 def test_fixtures_compile_without_errors(database: str) -> None:
     """The stub headers are complete enough: libclang reports no error in any fixture (the
-    deliberately broken one aside)."""
+    deliberately broken ones aside: unparsable code, and a macro from a header the fixture
+    does not include, as a tree's includer-provided macros are)."""
     for path in clang_fixtures():
-        if path.name == "unparsable_code.c":
+        if path.name in ("unparsable_code.c", "member_macro_without_semicolon.cpp",
+                         "member_macro_without_semicolon_clean.cpp"):
             continue
         report = lint_precise([str(path)], database)
         errors = [n.message for n in report.notices if "libclang reported" in n.message]
