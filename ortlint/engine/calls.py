@@ -132,10 +132,7 @@ class CallTransfer:
         """A known call that keeps nothing: `&x` arguments may have been written, though."""
         for arg in ev.args:
             if isinstance(arg, AddrOf):
-                loc = self._resolve(state, arg.base, create=False)
-                if loc is not None and loc in state.b and state.b[loc][0] != "r":
-                    del state.b[loc]
-                    self._invalidate(state, loc)
+                self._forget_written(state, arg)
                 self._forget_released_inside(state, arg)
         if ev.dest is not None:
             self._store(state, ev.dest, None, ev.loc)
@@ -162,6 +159,8 @@ class CallTransfer:
                 self._escape_val(state, v, None)
                 tracked |= self._contents_held(state, arg)
                 self._escape_contents(state, arg)
+                if isinstance(arg, AddrOf):
+                    self._forget_written(state, arg)
                 self._forget_released_inside(state, arg)
         else:
             tracked = any(self._contents_held(state, a) for a in ev.args)
@@ -173,6 +172,15 @@ class CallTransfer:
             self._store(state, ev.dest, None, ev.loc)
             self._gc(state, ev.loc)
         return [state]
+
+
+    def _forget_written(self, state: State, arg: AddrOf) -> None:
+        """`f(&x)`: the callee may have written x; a constant known before (`T *x{};`, NULL) is
+        not known after (a read through it would end the path as a NULL access)."""
+        loc = self._resolve(state, arg.base, create=False)
+        if loc is not None and loc in state.b and state.b[loc][0] != "r":
+            del state.b[loc]
+            self._invalidate(state, loc)
 
 
     def _param_pointee(self, state: State, arg: Deref) -> Val | None:
