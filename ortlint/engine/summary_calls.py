@@ -32,6 +32,7 @@ class SummaryTransfer:
         _ev, _summary, helper, joined_cases, cases = plan
         out: list[State] = []
         last = len(cases) - 1
+        addresses = [arg for arg in ev.args if type(arg) is AddrOf]
         for i, (case, pre, rel, effects, outs, note) in enumerate(cases):
             s = state.copy() if i < last else state  # the last case needs no copy: `state` is not used after it
             if pre and not self._precondition(s, pre):
@@ -39,6 +40,8 @@ class SummaryTransfer:
             if rel and not self._relations_hold(s, rel):
                 continue
             before = self._returned_location(s, ev, case) if case.ret is not None and case.ret[0] == "param" else None
+            for arg in addresses:  # `f(&x)`: the callee may write x (a constant known before is not known after)
+                self._forget_written(s, arg)
             for effect, e in effects:
                 self._apply_effect(s, ev, effect, e, helper)
             if case.exit != "throw" or self.fn.language != "csharp":  # C#: a call that throws created nothing
