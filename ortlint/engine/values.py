@@ -829,11 +829,14 @@ class ValueTransfer:
 
     def _null_read(self, state: State, pointer: Expr) -> bool:
         """`n = calloc(..);` failing, then `n->next = *list;`: memory read or written through a
-        variable or location this path knows is NULL (C, C++: `s->str = realloc(..)` failing,
-        then `s->str[n] = c`). The path ends there; went on, the write
+        variable or location this path knows is NULL (`s->str = realloc(..)` failing, then
+        `s->str[n] = c`). The path ends there; went on, the write
         would be dropped and the value written taken for lost or handed over (a list helper
-        whose summary then says the old head is overwritten with NULL)."""
-        if self.fn.language not in ("c", "cpp"):
+        whose summary then says the old head is overwritten with NULL).
+        C only: in C a call changes a local only through `&x` (forgotten at the call), but a C++
+        callee can also assign it through a reference parameter the call does not show
+        (`std::unique_ptr<T> s; Create(.., s); Init(*s);`), so a NULL known before is stale."""
+        if self.fn.language != "c":
             return False
         if type(pointer) is Var:
             return state.b.get((pointer.name,)) == _NULL
