@@ -6,8 +6,11 @@ cannot know that and error recovery drops the class: ONNX Runtime's provider_wra
 lost 56 class bodies to one such macro. When a parse has errors, every line that is only an
 upper-case invocation (`NAME(args)`, nothing after it) and that error recovery skipped is
 replaced by spaces of the same length before the retry (see c/frontend). Such a macro declares
-members (deleted copies, generated accessors), never a resource this analysis follows; a
-statement macro inside a function body is expanded earlier, so it is not on an error line."""
+members (deleted copies, generated accessors), never a resource this analysis follows. A
+statement macro in a function body is expanded earlier when its definition is visible; one that
+is not, or that opens or closes a block (`API_BEGIN()` ... `API_END()` around a JNI body: a try
+and its catch), can be on an error line too and is blanked with the rest: its own effect is not
+seen, the function around it is analyzed instead of being reported as unparsed."""
 from __future__ import annotations
 
 import re
