@@ -19,7 +19,7 @@ from typing import Iterable
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
 _NEVER = re.compile(rb"\(?[ \t]*0[ \t]*\)?(?:[ \t]|$|//|/\*)")  # `#if 0`, `#if (0)`
 _ERROR = re.compile(rb"^[ \t]*#[ \t]*error\b", re.M)
-_SPACES = bytes(32 if c not in (10, 13) else c for c in range(256))
+SPACES = bytes(32 if c not in (10, 13) else c for c in range(256))  # bytes.translate: all but line ends to blanks
 
 
 @dataclass
@@ -149,5 +149,5 @@ def _line_starts(lines: list[bytes]) -> list[int]:
 
 def _blank(out: bytearray, starts: list[int], lines: list[bytes], first: int, last: int) -> Blanked:
     begin, end = starts[first], starts[last] + len(lines[last])
-    out[begin:end] = bytes(out[begin:end]).translate(_SPACES)
+    out[begin:end] = bytes(out[begin:end]).translate(SPACES)
     return begin, end, (first, 0), (last, len(lines[last]))

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 
-from .conditionals import Blanked
+from .conditionals import SPACES, Blanked
 
 _BARE = re.compile(rb"^([ \t]*)[A-Z][A-Z0-9_]*[ \t]*\([^;{}\n]*\)[ \t]*(?://[^\n]*)?$", re.M)
-_SPACES = bytes(32 if c not in (10, 13) else c for c in range(256))
 
 
 def blank_member_macros(data: bytes, error_lines: set[int]) -> tuple[bytes, list[Blanked]]:
@@ -36,7 +35,7 @@ def blank_member_macros(data: bytes, error_lines: set[int]) -> tuple[bytes, list
         if out is None:
             out = bytearray(data)
         begin, end = match.start() + len(match.group(1)), match.end()
-        out[begin:end] = data[begin:end].translate(_SPACES)
+        out[begin:end] = data[begin:end].translate(SPACES)
         column = len(match.group(1))
         blanked.append((begin, end, (line, column), (line, column + end - begin)))
     return (bytes(out), blanked) if out is not None else (data, [])
