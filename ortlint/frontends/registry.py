@@ -17,6 +17,7 @@ class Language:
     suffixes: tuple[str, ...]
     parse: str  # "package.module:function" under ortlint.frontends: (path, policy, data) -> SourceUnit
     precise: str | None = None  # the libclang front end, used when a compile database lists the file
+    linkage: str = "native"  # languages of one linkage call each other's functions by name
 
 
 LANGUAGES: tuple[Language, ...] = (
@@ -24,13 +25,23 @@ LANGUAGES: tuple[Language, ...] = (
     Language("c", (".c", ".h"), "cpp.frontend:parse_c_family", precise="clang.frontend:parse_with_clang"),
     Language("cpp", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx"), "cpp.frontend:parse_cpp",
              precise="clang.frontend:parse_with_clang"),
-    Language("java", (".java",), "java.frontend:parse_java"),
-    Language("go", (".go",), "go.frontend:parse_go"),
-    Language("csharp", (".cs",), "csharp.frontend:parse_csharp"),
+    Language("java", (".java",), "java.frontend:parse_java", linkage="java"),
+    Language("go", (".go",), "go.frontend:parse_go", linkage="go"),
+    Language("csharp", (".cs",), "csharp.frontend:parse_csharp", linkage="csharp"),
 )
 
 BY_NAME = {language.name: language for language in LANGUAGES}
 LANGUAGE_BY_SUFFIX = {suffix: language.name for language in LANGUAGES for suffix in language.suffixes}
+_LINKAGE_BY_SUFFIX = {suffix: language.linkage for language in LANGUAGES for suffix in language.suffixes}
+
+
+def linkage_of(path: str) -> str:
+    """Which functions a call written in `path` can name: C and C++ call each other; Java, Go and
+    C# reach native code only through bridges (JNI `native` methods, cgo, P/Invoke `extern`) that
+    their front ends leave opaque, so a C# call of `Synthesize` never means a C++ function of that
+    name in the same tree. A suffix mapped by configuration (`.inl`, `.cu`) is native code."""
+    suffix = path[path.rfind("."):].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    return _LINKAGE_BY_SUFFIX.get(suffix, "native")
 
 
 def entry_point(spec: str) -> Callable:

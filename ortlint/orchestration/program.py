@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from .. import ir
 from ..engine.slots import unit_slot_facts
+from ..frontends.registry import linkage_of
 from ..policy import Policy
 from .cache import FileRecord, FunctionRecord
 
@@ -33,8 +34,8 @@ class Program:
     def __init__(self, units: Iterable[ir.SourceUnit] = ()):
         self.functions: dict[FunctionKey, FunctionInfo] = {}
         self.by_file_name: dict[tuple[str, str], FunctionKey] = {}
-        self.global_by_name: dict[str, FunctionKey] = {}
-        self.context_by_name: dict[str, FunctionKey] = {}
+        self.global_by_name: dict[tuple[str, str], FunctionKey] = {}  # (linkage, full name) -> function
+        self.context_by_name: dict[tuple[str, str], FunctionKey] = {}
         self.file_constants: dict[str, dict[str, int]] = {}
         self._resolved: dict[tuple[str, str, str], FunctionKey | None] = {}
         self._method_classes: dict[str, set[str]] = {}  # last name segment -> the scopes defining it
@@ -93,9 +94,9 @@ class Program:
             self._method_classes.setdefault(parts[-1], set()).add("::".join(parts[:-1]))
         self.by_file_name.setdefault((path, full), info.key)
         if not info.is_static and not info.context:
-            self.global_by_name.setdefault(full, info.key)
+            self.global_by_name.setdefault((linkage_of(path), full), info.key)
         elif not info.is_static:
-            self.context_by_name.setdefault(full, info.key)
+            self.context_by_name.setdefault((linkage_of(path), full), info.key)
 
     def resolve(self, caller: FunctionKey | str, callee: str) -> FunctionKey | None:
         """The function a call by name from `caller` (its key; a path alone: a call from the
@@ -107,7 +108,8 @@ class Program:
         constructor's summary would not say what the object's base keeps). So a call by bare
         name never binds to a method of an unrelated class, nor to a function of a namespace
         the caller is not in, however many such functions the tree has. C and Java names have
-        no scopes: they are looked up as they are."""
+        no scopes: they are looked up as they are. A name reaches only functions of the
+        caller's linkage (`linkage_of`): C# code never calls a C++ function by name."""
         path, name = (caller, "") if isinstance(caller, str) else (caller[0], caller[1])
         memo_key = (path, name, callee)
         hit = self._resolved.get(memo_key, _UNSEEN)
@@ -154,9 +156,9 @@ class Program:
     def _lookup(self, path: str, full: str) -> FunctionKey | None:
         key = self.by_file_name.get((path, full))
         if key is None:
-            key = self.global_by_name.get(full)
+            key = self.global_by_name.get((linkage_of(path), full))
         if key is None:
-            key = self.context_by_name.get(full)
+            key = self.context_by_name.get((linkage_of(path), full))
         return key
 
     def call_graph(self) -> dict[FunctionKey, list[FunctionKey]]:
