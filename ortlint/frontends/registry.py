@@ -35,13 +35,23 @@ LANGUAGE_BY_SUFFIX = {suffix: language.name for language in LANGUAGES for suffix
 _LINKAGE_BY_SUFFIX = {suffix: language.linkage for language in LANGUAGES for suffix in language.suffixes}
 
 
+def linkages_reached(path: str) -> tuple[str, ...]:
+    """Whose functions a call written in `path` can name: C and C++ call each other; Java and C#
+    reach native code only through bridges (JNI `native` methods, P/Invoke `extern`) that their
+    front ends leave opaque, so a C# call of `Synthesize` never means a C++ function of that name
+    in the same tree. A .go file also holds its cgo preamble, C code that calls the package's C
+    files. A suffix mapped by configuration (`.inl`, `.cu`) is native code."""
+    return _REACHED[linkage_of(path)]
+
+
 def linkage_of(path: str) -> str:
-    """Which functions a call written in `path` can name: C and C++ call each other; Java, Go and
-    C# reach native code only through bridges (JNI `native` methods, cgo, P/Invoke `extern`) that
-    their front ends leave opaque, so a C# call of `Synthesize` never means a C++ function of that
-    name in the same tree. A suffix mapped by configuration (`.inl`, `.cu`) is native code."""
-    suffix = path[path.rfind("."):].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    """The linkage the functions defined in `path` belong to (see `linkages_reached`)."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = name[name.rfind("."):].lower() if "." in name else ""
     return _LINKAGE_BY_SUFFIX.get(suffix, "native")
+
+
+_REACHED = {"native": ("native",), "java": ("java",), "csharp": ("csharp",), "go": ("go", "native")}
 
 
 def entry_point(spec: str) -> Callable:

@@ -7,7 +7,7 @@ from typing import Any, Iterable
 
 from .. import ir
 from ..engine.slots import unit_slot_facts
-from ..frontends.registry import linkage_of
+from ..frontends.registry import linkage_of, linkages_reached
 from ..policy import Policy
 from .cache import FileRecord, FunctionRecord
 
@@ -109,7 +109,7 @@ class Program:
         name never binds to a method of an unrelated class, nor to a function of a namespace
         the caller is not in, however many such functions the tree has. C and Java names have
         no scopes: they are looked up as they are. A name reaches only functions of the
-        caller's linkage (`linkage_of`): C# code never calls a C++ function by name."""
+        caller's linkage (`linkages_reached`): C# code never calls a C++ function by name."""
         path, name = (caller, "") if isinstance(caller, str) else (caller[0], caller[1])
         memo_key = (path, name, callee)
         hit = self._resolved.get(memo_key, _UNSEEN)
@@ -155,10 +155,11 @@ class Program:
 
     def _lookup(self, path: str, full: str) -> FunctionKey | None:
         key = self.by_file_name.get((path, full))
-        if key is None:
-            key = self.global_by_name.get((linkage_of(path), full))
-        if key is None:
-            key = self.context_by_name.get((linkage_of(path), full))
+        reached = linkages_reached(path)
+        for table in (self.global_by_name, self.context_by_name):
+            for linkage in reached:
+                if key is None:
+                    key = table.get((linkage, full))
         return key
 
     def call_graph(self) -> dict[FunctionKey, list[FunctionKey]]:
