@@ -15,6 +15,7 @@ from .addresses import select_cases
 from .exprs import dedupe, element_of, in_temp, shown
 from .relations import assume_related
 from .replaced import bind_written_unknown
+from .handed_to_releaser import hand_over_dropped
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
 from .summaries import Case, Effect, Summary
@@ -83,7 +84,7 @@ class SummaryTransfer:
         several = len(summary.cases) > 1
         kinds = self.policy.kinds
         cases = []
-        for case in summary.cases:
+        for case in summary.cases if ev.dest is not None else hand_over_dropped(summary.cases):
             pre = tuple((e, what == "null") for e, what in ((self._param_expr(ev, path), what) for path, what in case.pre)
                         if e is not None)
             effects = tuple((effect, e) for effect, e in ((effect, self._param_expr(ev, effect.path)) for effect in case.effects)

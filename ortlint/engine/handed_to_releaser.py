@@ -1,0 +1,49 @@
+"""A call of a release function whose result is dropped hands the object over on every path.
+
+A release function of the program can stop before releasing for reasons of its own: the
+shutdown call inside it fails (`if (uninit(&c->ctx) != OK) return r;` before `delete c`), or the
+object is of a kind it does not handle (`if (o->kind() >= KIND_END) return ERR;`). Its summary
+then has a case that releases the argument and a case that does not, with the same
+preconditions on the arguments: nothing the caller passes tells them apart, only the value the
+function returns. A caller that drops that value cannot tell them apart either and has nothing
+else to do with the object, so on the case that does not release, the object is the callee's
+(escaped), as on the case that does. Reporting the caller would blame it for the callee's path
+(Infer's "latent" issue: it depends on a value the caller never sees). A caller that keeps the
+result (`if (close(d) != 0) ...`) sees both cases as before, and a case its arguments decide
+(`free_if(p, flag)`, a NULL arm) is left alone.
+"""
+from __future__ import annotations
+
+from .summaries import Case, Effect, ParamPath
+
+_TOUCHING = ("release", "escape", "consume", "clear", "replace")
+
+
+def hand_over_dropped(cases: tuple[Case, ...]) -> tuple[Case, ...]:
+    """`cases` for a call whose result is dropped: a case that leaves a parameter path alone,
+    where another case with the same preconditions releases it, escapes it instead."""
+    released: dict[tuple, set[ParamPath]] = {}
+    for case in cases:
+        if case.exit == "return":
+            paths = {e.path for e in case.effects if e.what == "release"}
+            if paths:
+                released.setdefault(_preconditions(case), set()).update(paths)
+    if not released:
+        return cases
+    out = []
+    for case in cases:
+        paths = released.get(_preconditions(case)) if case.exit == "return" else None
+        touched = {e.path for e in case.effects if e.what in _TOUCHING}
+        extra = tuple(Effect(path, "escape") for path in sorted(paths or (), key=repr)
+                      if path not in touched and not _under(path, touched))
+        out.append(Case(case.pre, case.effects + extra, case.outs, case.ret, case.exit, case.rel) if extra else case)
+    return tuple(out)
+
+
+def _preconditions(case: Case) -> tuple:
+    return (tuple(sorted(case.pre, key=repr)), tuple(sorted(case.rel, key=repr)))
+
+
+def _under(path: ParamPath, touched: set[ParamPath]) -> bool:
+    """Whether `path` lies inside memory the case already did something with."""
+    return any(path[:len(t)] == t for t in touched)
