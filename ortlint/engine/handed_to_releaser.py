@@ -16,16 +16,18 @@ from __future__ import annotations
 
 from .summaries import Case, Effect, ParamPath
 
+_HANDING = ("release", "escape")  # what a case may do with the object the caller handed it
 _TOUCHING = ("release", "escape", "consume", "clear", "replace")
 
 
 def hand_over_dropped(cases: tuple[Case, ...]) -> tuple[Case, ...]:
     """`cases` for a call whose result is dropped: a case that leaves a parameter path alone,
-    where another case with the same preconditions releases it, escapes it instead."""
+    where another case with the same preconditions releases it or takes it (a `Dispose<T>(o)`
+    the engine does not follow), escapes it instead."""
     released: dict[tuple, set[ParamPath]] = {}
     for case in cases:
         if case.exit == "return":
-            paths = {e.path for e in case.effects if e.what == "release"}
+            paths = {e.path for e in case.effects if e.what in _HANDING}
             if paths:
                 released.setdefault(_preconditions(case), set()).update(paths)
     if not released:
