@@ -4,8 +4,9 @@ A release function of the program can stop before releasing for reasons of its o
 shutdown call inside it fails (`if (uninit(&c->ctx) != OK) return r;` before `delete c`), or the
 object is of a kind it does not handle (`if (o->kind() >= KIND_END) return ERR;`). Its summary
 then has a case that releases the argument and a case that does not, with the same
-preconditions on the arguments: nothing the caller passes tells them apart, only the value the
-function returns. A caller that drops that value cannot tell them apart either and has nothing
+preconditions on the arguments (or fewer: `for (i = 0; i < count; i++) free(a[i].name);` has a
+case where the loop does not run, with no precondition at all): nothing the caller passes tells
+them apart, only the value the function returns. A caller that drops that value cannot tell them apart either and has nothing
 else to do with the object, so on the case that does not release, the object is the callee's
 (escaped), as on the case that does. Reporting the caller would blame it for the callee's path
 (Infer's "latent" issue: it depends on a value the caller never sees). A caller that keeps the
@@ -22,28 +23,31 @@ _TOUCHING = ("release", "escape", "consume", "clear", "replace")
 
 def hand_over_dropped(cases: tuple[Case, ...]) -> tuple[Case, ...]:
     """`cases` for a call whose result is dropped: a case that leaves a parameter path alone,
-    where another case with the same preconditions releases it or takes it (a `Dispose<T>(o)`
-    the engine does not follow), escapes it instead."""
-    released: dict[tuple, set[ParamPath]] = {}
-    for case in cases:
-        if case.exit == "return":
-            paths = {e.path for e in case.effects if e.what in _HANDING}
-            if paths:
-                released.setdefault(_preconditions(case), set()).update(paths)
-    if not released:
+    where another case that holds whenever it holds (the same preconditions, or more: a loop
+    over `count` elements that may run zero times has none) releases it or takes it (a
+    `Dispose<T>(o)` the engine does not follow), escapes it instead."""
+    handing = [(_preconditions(case), {e.path for e in case.effects if e.what in _HANDING})
+               for case in cases if case.exit == "return"]
+    handing = [(pre, paths) for pre, paths in handing if paths]
+    if not handing:
         return cases
     out = []
     for case in cases:
-        paths = released.get(_preconditions(case)) if case.exit == "return" else None
+        paths: set[ParamPath] = set()
+        if case.exit == "return":
+            mine = _preconditions(case)
+            for pre, released in handing:
+                if mine[0] <= pre[0] and mine[1] <= pre[1]:
+                    paths |= released
         touched = {e.path for e in case.effects if e.what in _TOUCHING}
-        extra = tuple(Effect(path, "escape") for path in sorted(paths or (), key=repr)
+        extra = tuple(Effect(path, "escape") for path in sorted(paths, key=repr)
                       if path not in touched and not _under(path, touched))
         out.append(Case(case.pre, case.effects + extra, case.outs, case.ret, case.exit, case.rel) if extra else case)
     return tuple(out)
 
 
-def _preconditions(case: Case) -> tuple:
-    return (tuple(sorted(case.pre, key=repr)), tuple(sorted(case.rel, key=repr)))
+def _preconditions(case: Case) -> tuple[frozenset, frozenset]:
+    return frozenset(case.pre), frozenset(case.rel)
 
 
 def _under(path: ParamPath, touched: set[ParamPath]) -> bool:
