@@ -27,6 +27,7 @@ class LoopEffects:
             else:
                 for rid in self._stored(state, arg):
                     self._escape_val(state, ("r", rid), None)
+                self._elements_handed_on(state, arg, None)
             v = self._eval(state, arg)
             if v is None:
                 loc = self._resolve(state, arg, create=True)
@@ -63,6 +64,24 @@ class LoopEffects:
             # `for (e : result) out.add(e.getValue())`: what the loop keeps elsewhere is kept
             # there on every path, the one that runs the loop zero times included
             self._keep_value(state, keeper, self._eval(state, elem))
+            self._elements_handed_on(state, elem, keeper)
+
+    def _elements_handed_on(self, state: State, elem: Expr, keeper: Expr | None) -> None:
+        """A loop that hands every value of a list its holder must close one by one
+        (`closed_by_elements`: `for (OnnxValue v : seq.getValue()) out.add(wrap(v));`) to a
+        call that takes ownership of it, or keeps each one in another collection: the list is
+        done with here (handed on), or its values live on in that collection (kept there)."""
+        if not isinstance(elem, Index):
+            return
+        v = self._eval(state, elem.base)
+        res = state.r.get(v[1]) if v is not None and v[0] == "r" else None
+        kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+        if res is None or kind is None or not kind.closed_by_elements or res.st != HELD:
+            return
+        if keeper is not None:
+            self._keep_value(state, keeper, v)
+        else:
+            self._escape_val(state, v, None)
 
 
     def _one_of_many(self, state: State, elem: Expr) -> bool:

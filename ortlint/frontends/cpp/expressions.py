@@ -295,7 +295,12 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 result = dest if dest is not None else (None if discard else self.temp())
                 self.inline_lambda(lam, [self.lower_expr(a) for a in arg_nodes], self.loc(node), result)
                 return result if result is not None else _VOID
-        if self.is_type_name(name):
+        ort_name = self.model.qualify_ort(name, self.ns) if fn.type in ("identifier", "type_identifier") else name
+        if ort_name != name and self.unit.policy.lookup("plain", ort_name) is not None:
+            # `MemoryInfo(p)` inside ONNX Runtime's own header (namespace Ort): the C++ API's
+            # adopting constructor, as the policy describes it, like `Ort::MemoryInfo(p)` elsewhere
+            name = ort_name
+        elif self.is_type_name(name):
             own = self.model.ownership(name)
             if own.what == "smart" and arg_nodes:  # a temporary guard around a raw pointer
                 return self.lower_expr(arg_nodes[0], discard, dest)

@@ -42,7 +42,7 @@ def guard_spec(low: "CppLowering", type_text: str | None) -> GuardSpec | None:
     if ref.pointers or not ref.name:
         return None
     guards = low.unit.policy.guards
-    return guards.get(ref.name) or guards.get(low.model.qualify_ort(ref.name))
+    return guards.get(ref.name) or guards.get(low.model.qualify_ort(ref.name, low.ns))
 
 
 def hold_status(low: "CppLowering", obj: ir.Expr, type_text: str, args: tuple[ir.Expr, ...], loc: Loc) -> None:

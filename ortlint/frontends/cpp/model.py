@@ -706,10 +706,16 @@ class FileModel:
             depth += 1
         return t
 
-    def qualify_ort(self, name: str) -> str:
-        """`Value` after `using namespace Ort;` is `Ort::Value`."""
-        if "Ort" in self.namespaces_used and "::" not in name and name not in self.classes and \
-                _ORT_CLASSES.match(name):
+    def qualify_ort(self, name: str, ns: tuple[str, ...] = ()) -> str:
+        """`Value` after `using namespace Ort;` is `Ort::Value` (unless the tree declares a class of
+        that name of its own); inside `namespace Ort` (`ns`, the code's enclosing namespaces: ONNX
+        Runtime's own C++ header, vendored into many trees) C++ lookup finds `Ort::Value` whatever
+        the tree declares, and the header's classes may have lost their namespace to a parse gap."""
+        if "::" in name:
+            return name
+        if ns[:1] == ("Ort",) and (_ORT_CLASSES.match(name) or self.policy.lookup("plain", "Ort::" + name) is not None):
+            return "Ort::" + name
+        if "Ort" in self.namespaces_used and name not in self.classes and _ORT_CLASSES.match(name):
             return "Ort::" + name
         return name
 
