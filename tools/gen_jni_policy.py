@@ -61,6 +61,8 @@ def main() -> None:
          "must_release = false  # ... until the native method returns\n"),
         ("jni.Monitor", "JNI monitor", "token = true\n"),
         ("jni.AttachedThread", "attached JNI thread", "token = true\n"),
+        ("jni.AttachedEnv", "JNIEnv of an attached thread",
+         "owned = false  # never released: AttachCurrentThread's success writes a non-NULL JNIEnv*\n"),
     ]:
         w('[[kind]]')
         w(f'id = "{kid}"')
@@ -77,7 +79,8 @@ def main() -> None:
         w('[[call]]')
         w(f'name = "Release{t}ArrayElements"')
         w('style = "table"')
-        w(f'release = {{ arg = 1, owner = 0, kinds = ["jni.{t}ArrayElements"], keep_if = {{ arg = 2, equals = "JNI_COMMIT" }} }}')
+        w(f'release = {{ arg = 1, owner = 0, kinds = ["jni.{t}ArrayElements"], keep_if = {{ arg = 2, equals = "JNI_COMMIT" }}, '
+          'copy_back = { unless = { arg = 2, equals = "JNI_ABORT" } } }')
         w('')
     simple = [
         ("GetPrimitiveArrayCritical", "ReleasePrimitiveArrayCritical", "jni.PrimitiveArrayCritical", True),
@@ -94,7 +97,8 @@ def main() -> None:
         w('[[call]]')
         w(f'name = "{rel}"')
         w('style = "table"')
-        keep = ', keep_if = { arg = 2, equals = "JNI_COMMIT" }' if has_mode else ''
+        keep = (', keep_if = { arg = 2, equals = "JNI_COMMIT" }, copy_back = { unless = { arg = 2, equals = "JNI_ABORT" } }'
+                if has_mode else '')
         w(f'release = {{ arg = 1, owner = 0, kinds = ["{kind}"]{keep} }}')
         w('')
     for new, delete, kind in [("NewGlobalRef", "DeleteGlobalRef", "jni.GlobalRef"),
@@ -132,7 +136,7 @@ def main() -> None:
     w('acquire = { kind = "jni.Monitor", into = "token", owner = 0 }\n')
     w('[[call]]\nname = "MonitorExit"\nstyle = "table"\nrelease = { arg = -1, owner = 0, kinds = ["jni.Monitor"] }\n')
     w('[[call]]\nnames = ["AttachCurrentThread", "AttachCurrentThreadAsDaemon"]\nstyle = "table"\nreturns = "code"\nsuccess = "JNI_OK"')
-    w('acquire = { kind = "jni.AttachedThread", into = "token" }\n')
+    w('acquire = [{ kind = "jni.AttachedThread", into = "token" }, { kind = "jni.AttachedEnv", into = "*0" }]\n')
     w('[[call]]\nname = "DetachCurrentThread"\nstyle = "table"\nrelease = { arg = -1, kinds = ["jni.AttachedThread"] }\n')
     w('[[call]]\nname = "FatalError"\nstyle = "table"\nnoreturn = "abort"\n')
     sinks_all = [n for n in names if re.match(r"^(Call\w*Method[AV]?|NewObject[AV]?)$", n)]
