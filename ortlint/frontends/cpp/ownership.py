@@ -4,6 +4,7 @@ the file's own classes constructed and destroyed (members released by their dest
 from __future__ import annotations
 
 import dataclasses
+import re
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -360,6 +361,10 @@ the file's own classes constructed and destroyed (members released by their dest
             out = dest if dest is not None else (None if discard else self.temp())
             if out is not None:
                 self.emit(ir.Assign(loc, out, target))
+            elif self.raw_pointer_handed_out(self.text(self.unparen(base))):
+                names = tuple(sorted(_expr_vars(target)))
+                if names:
+                    self.emit(ir.Havoc(loc, names, "its raw pointer was handed to a call before (`p.get()`)"))
             self.emit(ir.Assign(loc, target, Const(0, "nullptr")))
             return out if out is not None else _VOID
         if name == "reset":
@@ -372,6 +377,15 @@ the file's own classes constructed and destroyed (members released by their dest
         for a in arg_nodes:
             self.lower_expr(a, discard=True)
         return Opaque(self.short_text(node))
+
+    def raw_pointer_handed_out(self, name: str) -> bool:
+        """Whether this function passes `name.get()` as an argument of a call: then a
+        `name.release()` whose result is dropped says the callee (an async call's user data, a
+        registry) took the object (`run(cb, p.get()); p.release();`), not that it is lost."""
+        body = self.node.child_by_field_id(self.F.body)
+        if body is None or not name.isidentifier():
+            return False
+        return re.search(rf"[(,]\s*{re.escape(name)}\s*\.\s*get\s*\(\s*\)\s*[,)]", self.text(body)) is not None
 
     def move_into_object(self, node: Node, left: Node) -> ir.Expr | None:
         """`gemm.layer = std::move(layer)`: a smart pointer moved into a member or an element of
