@@ -589,11 +589,18 @@ class FileModel:
         if params is None:
             return
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
-        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and p.type != "variadic_parameter_declaration" and self.is_value_reference(
+        refs = [(i, p) for i, p in enumerate(plist) if is_reference_param(p)]
+        indexes = frozenset(i for i, p in refs if p.type != "variadic_parameter_declaration" and self.is_value_reference(
             declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
-        kept = address_taken_names(self.src, body)
-        kept_indexes = frozenset(i for i, p in enumerate(plist) if kept and is_reference_param(p)
-                                 and declarator_name(p.child_by_field_id(self.F.declarator), self.src) in kept)
+        kept_indexes: frozenset[int] = frozenset()
+        if refs and body is not None:
+            # walking the body for `&name` (address_taken_names) costs a visit of every node of
+            # every definition: done only when a reference parameter's name occurs in its text
+            names = {i: declarator_name(p.child_by_field_id(self.F.declarator), self.src) for i, p in refs}
+            text = self.src[body.start_byte:body.end_byte]
+            if any(n and ("\ufffd" in n or n.encode("utf-8") in text) for n in names.values()):
+                kept = address_taken_names(self.src, body)
+                kept_indexes = frozenset(i for i, n in names.items() if n in kept)
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
             self.ref_params[key] = self.ref_params.get(key, indexes) | kept_indexes
 
