@@ -17,7 +17,6 @@ from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
 from .inlining import CppInlining
-from .address_taken import address_taken_names
 from .model import SHARED_OWNER, ClassInfo, Ownership, clean_name, is_reference_param
 from .ownership import CppOwnership
 from .packs import CppPacks, is_pack_param
@@ -94,15 +93,25 @@ class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, Cpp
             if is_reference_param(p):
                 self.borrowed_params.add(name)  # the caller's object: not destroyed when we return
                 if self.node.type != "lambda_expression" and (self.model.is_value_reference(self.frames[-1].types[name])
-                                                              or name in self.address_taken_params()):
+                                                              or self.param_address_taken(name)):
                     self.ref_params.add(name)
         return names
+
+    def param_address_taken(self, name: str) -> bool:
+        """Whether the body takes `&name`: the body's nodes are walked (address_taken_params) only
+        when the name occurs in its text at all (a reference parameter of most definitions)."""
+        body = self.node.child_by_field_id(self.F.body)
+        if body is None:
+            return False
+        if "\ufffd" not in name and name.encode("utf-8") not in self.src[body.start_byte:body.end_byte]:
+            return False
+        return name in self.address_taken_params()
 
     def address_taken_params(self) -> frozenset[str]:
         """Names whose address the body takes (`Childs.push_back(&child)`): a reference
         parameter among them is the caller's object's address (address_taken.py)."""
         if self._address_taken is None:
-            self._address_taken = address_taken_names(self.src, self.node.child_by_field_id(self.F.body))
+            self._address_taken = self.model.address_taken(self.src, self.node.child_by_field_id(self.F.body))
         return self._address_taken
 
     def _params_node(self, fn_node: Node) -> Node | None:

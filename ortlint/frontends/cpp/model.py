@@ -334,6 +334,7 @@ class FileModel:
         self.internal: set[int] = set()  # start bytes of function definitions with internal linkage
         self._releaser = _releasers_by_label(policy)
         self._owners: dict[str, Ownership] = {}
+        self._address_taken: dict[tuple[int, int, int], tuple[bytes, frozenset[str]]] = {}  # see address_taken
         self.declarations: list[tuple[Node, tuple[str, ...], str | None, bool]] = []  # `walk` of the file, once
         self._bases: dict[str, list[str]] = {}  # class -> base class names (from add_visible)
         self._found: dict[tuple[str, tuple[str, ...]], ClassInfo | None] = {}  # see find_class
@@ -589,13 +590,31 @@ class FileModel:
         if params is None:
             return
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
-        indexes = frozenset(i for i, p in enumerate(plist) if is_reference_param(p) and p.type != "variadic_parameter_declaration" and self.is_value_reference(
+        refs = [(i, p) for i, p in enumerate(plist) if is_reference_param(p)]
+        indexes = frozenset(i for i, p in refs if p.type != "variadic_parameter_declaration" and self.is_value_reference(
             declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
-        kept = address_taken_names(self.src, body)
-        kept_indexes = frozenset(i for i, p in enumerate(plist) if kept and is_reference_param(p)
-                                 and declarator_name(p.child_by_field_id(self.F.declarator), self.src) in kept)
+        kept_indexes: frozenset[int] = frozenset()
+        if refs and body is not None:
+            # walking the body for `&name` (address_taken_names) costs a visit of every node of
+            # every definition: done only when a reference parameter's name occurs in its text
+            names = {i: declarator_name(p.child_by_field_id(self.F.declarator), self.src) for i, p in refs}
+            text = self.src[body.start_byte:body.end_byte]
+            if any(n and ("\ufffd" in n or n.encode("utf-8") in text) for n in names.values()):
+                kept = self.address_taken(self.src, body)
+                kept_indexes = frozenset(i for i, n in names.items() if n in kept)
         for key in {name, name.rsplit("::", 1)[-1], "::".join(ns + (name,))}:
             self.ref_params[key] = self.ref_params.get(key, indexes) | kept_indexes
+
+    def address_taken(self, src: bytes, body: Node | None) -> frozenset[str]:
+        """`address_taken_names(src, body)`, walked once per body: the model asks while collecting
+        definitions and the lowering of the same definition asks again."""
+        if body is None:
+            return frozenset()
+        key = (id(src), body.start_byte, body.end_byte)
+        hit = self._address_taken.get(key)
+        if hit is None or hit[0] is not src:  # (the text is kept in the entry: its id is not reused)
+            hit = self._address_taken[key] = (src, address_taken_names(src, body))
+        return hit[1]
 
     def _add_method(self, cls: ClassInfo, name: str, node: Node) -> None:
         """Attach a definition to its class: constructor, destructor or method (bodiless = declared only)."""
