@@ -354,7 +354,8 @@ class ValueTransfer:
         if key in self._prefixes or (state.conds and len(key) == 1 and key[0] in self._memo_names):
             self._invalidate(state, key)  # (else it has nothing to drop: most stores)
         old = state.b.get(key)
-        if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
+        many = old is not None and old[0] == "r" and ("[]" in key or first == "@" and self._of_many(state, key))
+        if many and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
         elif value is None:
             if type(value_expr) in _LVALUES and bind_written_unknown(state, key, self._retire):  # the caller must see it
@@ -362,7 +363,7 @@ class ValueTransfer:
             else:
                 state.b.pop(key, None)
         else:
-            if "[]" in key and old is not None and old[0] == "r" and old != value:
+            if many and old != value:
                 self._keep_in_collection(state, old[1], key)
             state.b[key] = value
             if len(key) > 1:
@@ -381,6 +382,15 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr, key)
         if value is None and value_expr is not None and type(value_expr) in _LVALUES:
             self._copy_aggregate(state, value_expr, key, local)
+
+
+    @staticmethod
+    def _of_many(state: State, key: LocKey) -> bool:
+        """`key` is memory of an object that stands for many (`Res.coll`: `out[i] = e` of an
+        `e = new T` made on every iteration): `e->name = buf` names one object's field, and
+        the earlier objects' fields still hold what they held (they are the same identity)."""
+        res = state.r.get(key[0][1:])
+        return res is not None and res.coll
 
 
     def _param_value_kept(self, state: State, key: LocKey, value_expr: Expr) -> Val | None:
