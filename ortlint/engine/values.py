@@ -263,7 +263,7 @@ class ValueTransfer:
                     or any(k[-1].startswith("#") for k in holders):  # kept in a collection's slot for this call
                 return
         memory = [k for k in state.b if k[0] == "@" + rid]
-        children = [o for o, res in state.r.items() if res.parent == rid]
+        children = [o for o, res in state.r.items() if res.parent == rid or res.keeps == rid]
         if not holders and not memory and not children:
             return
         prev = rid + PREV
@@ -279,7 +279,9 @@ class ValueTransfer:
             state.b[("@" + prev,) + k[1:]] = state.b.pop(k)
             self._note_key(("@" + prev,) + k[1:])
         for o in children:
-            state.r[o] = replaced(state.r[o], parent=prev)
+            child = state.r[o]
+            state.r[o] = replaced(child, parent=prev if child.parent == rid else child.parent,
+                                  keeps=prev if child.keeps == rid else child.keeps)
         if rid in self.sites and prev not in self.sites:
             self.sites[prev] = self.sites[rid]
 
@@ -823,6 +825,8 @@ class ValueTransfer:
         res = state.r.get(rid)
         if res is None or res.coll or res.st not in (RELEASED, DANGLING):
             return
+        if res.st == RELEASED and self._kept_alive(state, rid):
+            return
         name = shown(strip_value(pointer))
         site = self.sites.get(rid.split("#")[0]) if not name or name[:1] == "$" else None
         what = subject(name, site.callee if site is not None else None)
@@ -835,6 +839,17 @@ class ValueTransfer:
             msg = f"{what} is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
         state.r[rid] = res.with_st(CONSUMED)
+
+
+    @staticmethod
+    def _kept_alive(state: State, rid: str) -> bool:
+        """Another resource that is still alive co-owns `rid`'s object (`Acquire.keeps`): the
+        release dropped the caller's reference, and the object lives on while that one does
+        (a GenAI model whose generator params were made from it)."""
+        for other in state.r.values():
+            if other.keeps == rid and (other.st == HELD or other.st == ESCAPED):
+                return True
+        return False
 
 
     def _null_read(self, state: State, pointer: Expr) -> bool:
