@@ -63,6 +63,7 @@ class Acquire:
     nullable: bool = True  # "return": NULL means failure; "*N": a successful call may write NULL
     only_if_null: int | None = None  # acquired only when this argument is NULL (`realpath(p, NULL)`; with a buffer it returns the buffer)
     none_if_count_zero: int | None = None  # out-argument N receives a count; when it is 0 the call writes NULL and allocates nothing
+    keeps: int | None = None  # the acquired object holds a reference to argument N's (reference-counted) object
 
     @property
     def arg(self) -> int | None:
@@ -310,7 +311,7 @@ _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
               "nonzero", "suggest"}
-_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from", "only_if_null", "none_if_count_zero"}
+_ACQ_KEYS = {"kind", "into", "owner", "nullable", "from", "only_if_null", "none_if_count_zero", "keeps"}
 _REL_KEYS = {"kinds", "kind", "arg", "owner", "keep_if", "receiver", "elements", "copy_back"}
 _CHECK_KEYS = {"arg", "success_returns", "failure_returns", "on_failure", "releases", "release_with", "passes"}
 
@@ -705,8 +706,12 @@ class _Loader:
                                   or not into.startswith("*") or _into_arg(into) == count):
             self.fail(f"{key}.none_if_count_zero",
                       "must be the index of the count out-argument, other than the `into = \"*N\"` one", "call", i)
+        keeps = raw.get("keeps")
+        if keeps is not None and (not isinstance(keeps, int) or isinstance(keeps, bool) or keeps < 0
+                                  or _into_arg(into) == keeps):
+            self.fail(f"{key}.keeps", "must be the index of an argument other than the `into` one", "call", i)
         return Acquire(kind=kind, into=into, owner=owner, nullable=bool(raw.get("nullable", into == "return")),
-                       only_if_null=only_if_null, none_if_count_zero=count)
+                       only_if_null=only_if_null, none_if_count_zero=count, keeps=keeps)
 
     def _release(self, raw: Any, key: str, i: int) -> Release:
         if not isinstance(raw, dict):

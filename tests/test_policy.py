@@ -193,6 +193,19 @@ def test_no_acquisition_when_the_count_written_is_zero_is_policy_data(tmp_path: 
             load_policy([p])
 
 
+def test_co_ownership_of_an_argument_is_policy_data(tmp_path: Path) -> None:
+    """GenAI generator params and generators co-own the model they are made from: `keeps`
+    names that argument; it must be an argument index other than the acquired out-argument."""
+    for name in ("OgaCreateGeneratorParams", "OgaCreateGenerator"):
+        assert [a.keeps for a in load_policy().lookup("plain", name).acquires] == [0]
+    assert [a.keeps for a in load_policy().lookup("plain", "OgaCreateTokenizer").acquires] == [None]
+    for bad in ('into = "*1", keeps = "model"', 'into = "*1", keeps = 1', 'into = "*1", keeps = true'):
+        p = tmp_path / "bad.toml"
+        p.write_text(f'[[call]]\nname = "MakeChild"\nacquire = {{ kind = "libc.heap", {bad} }}\n')
+        with pytest.raises(PolicyError, match="keeps"):
+            load_policy([p])
+
+
 def test_allocator_blocks_are_policy_data(tmp_path: Path) -> None:
     """Memory an OrtAllocator hands out is marked `allocator_block`: from the program's own
     allocator whose Free is `delete`, it is that family's; the flag must be a boolean."""

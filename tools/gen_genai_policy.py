@@ -49,6 +49,13 @@ STATUS_HELPERS = [
      '{ arg = 1, success_returns = 0, failure_returns = 1, on_failure = "continue", release_with = "OgaDestroyResult" }'),
 ]
 
+# Objects that co-own the model they are made from, read from the implementation (not the
+# header): `GeneratorParams(const Model&)` and `Generator(const Model&, ...)` keep
+# `model.shared_from_this()` in `model_` (src/generators.h: "Co-owns the model"), and
+# OgaDestroyModel only drops the C API's reference (`ExternalRelease`). The model lives while
+# they do: `acquire.keeps` = the model argument.
+KEEPS_ALIVE = {"OgaCreateGeneratorParams": 0, "OgaCreateGenerator": 0}
+
 
 @dataclass
 class Fn:
@@ -163,7 +170,8 @@ class Genai:
         for i, _p, what in self.out_params(fn):
             if what.startswith("owned:"):
                 maybe = ", nullable = true" if re.search(r"set to a nullptr|may be null", fn.doc, re.I) else ""
-                acquires.append(f'{{ kind = "{what[6:]}", into = "*{i}"{maybe} }}')
+                keeps = f", keeps = {KEEPS_ALIVE[fn.name]}" if fn.name in KEEPS_ALIVE else ""
+                acquires.append(f'{{ kind = "{what[6:]}", into = "*{i}"{maybe}{keeps} }}')
             elif what.startswith("borrowed:"):
                 src = ", from = 0" if fn.params and pointee(fn.params[0])[0].startswith("Oga") else ""
                 borrows.append(f'{{ kind = "{what[9:]}", into = "*{i}"{src} }}')

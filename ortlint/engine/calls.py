@@ -484,12 +484,22 @@ class CallTransfer:
         if kind.loop_leak and parent is None:
             parent = self._open_frame(state)
         state.r[rid] = Res(acq.kind, st, owner=owner_text, parent=parent,
-                           coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null)
+                           coll=(old.coll if old is not None and old.st == HELD else False), maybe_null=lazy_null,
+                           keeps=self._kept_by_call(state, ev, acq))
         self._site(rid, ev, target, acq.kind, via_helper)
         if kind.owned:
             into = f" into `{shown(target)}`" if not in_temp(target) else ""  # `$3` is no name of the user's
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
+
+
+    def _kept_by_call(self, state: State, ev: Call, acq: Acquire) -> str | None:
+        """`Acquire.keeps`: the resource of the argument whose object the new one co-owns
+        (`OgaCreateGeneratorParams(model, &params)`: params hold a reference to the model)."""
+        if acq.keeps is None or acq.keeps >= len(ev.args):
+            return None
+        v = self._eval(state, ev.args[acq.keeps])
+        return v[1] if v is not None and v[0] == "r" else None
 
 
     def _local_ref_again(self, state: State, rid: str, ev: Call) -> None:

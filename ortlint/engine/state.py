@@ -46,6 +46,7 @@ class Res(NamedTuple):
     esc: LocKey | None = None  # where it escaped to (summaries need out-parameters)
     maybe_null: bool = False  # acquired by a call that may have returned NULL; decided when tested
     swept: bool = False  # coll: a finished loop released every element (another release is ORT002)
+    keeps: str | None = None  # the resource whose object this one co-owns (`Acquire.keeps`): alive while this is
 
     def with_st(self, st: str) -> "Res":
         """`_replace(st=...)`, the engine's most frequent update, without `_replace`'s generic

@@ -263,7 +263,7 @@ class ValueTransfer:
                     or any(k[-1].startswith("#") for k in holders):  # kept in a collection's slot for this call
                 return
         memory = [k for k in state.b if k[0] == "@" + rid]
-        children = [o for o, res in state.r.items() if res.parent == rid]
+        children = [o for o, res in state.r.items() if res.parent == rid or res.keeps == rid]
         if not holders and not memory and not children:
             return
         prev = rid + PREV
@@ -279,7 +279,9 @@ class ValueTransfer:
             state.b[("@" + prev,) + k[1:]] = state.b.pop(k)
             self._note_key(("@" + prev,) + k[1:])
         for o in children:
-            state.r[o] = replaced(state.r[o], parent=prev)
+            child = state.r[o]
+            state.r[o] = replaced(child, parent=prev if child.parent == rid else child.parent,
+                                  keeps=prev if child.keeps == rid else child.keeps)
         if rid in self.sites and prev not in self.sites:
             self.sites[prev] = self.sites[rid]
 
@@ -354,7 +356,8 @@ class ValueTransfer:
         if key in self._prefixes or (state.conds and len(key) == 1 and key[0] in self._memo_names):
             self._invalidate(state, key)  # (else it has nothing to drop: most stores)
         old = state.b.get(key)
-        if "[]" in key and old is not None and old[0] == "r" and (value is None or value[0] != "r"):
+        many = old is not None and old[0] == "r" and ("[]" in key or first == "@" and self._of_many(state, key))
+        if many and (value is None or value[0] != "r"):
             pass  # one slot of many: the other elements still hold what the array held
         elif value is None:
             if type(value_expr) in _LVALUES and bind_written_unknown(state, key, self._retire):  # the caller must see it
@@ -362,7 +365,7 @@ class ValueTransfer:
             else:
                 state.b.pop(key, None)
         else:
-            if "[]" in key and old is not None and old[0] == "r" and old != value:
+            if many and old != value:
                 self._keep_in_collection(state, old[1], key)
             state.b[key] = value
             if len(key) > 1:
@@ -381,6 +384,15 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr, key)
         if value is None and value_expr is not None and type(value_expr) in _LVALUES:
             self._copy_aggregate(state, value_expr, key, local)
+
+
+    @staticmethod
+    def _of_many(state: State, key: LocKey) -> bool:
+        """`key` is memory of an object that stands for many (`Res.coll`: `out[i] = e` of an
+        `e = new T` made on every iteration): `e->name = buf` names one object's field, and
+        the earlier objects' fields still hold what they held (they are the same identity)."""
+        res = state.r.get(key[0][1:])
+        return res is not None and res.coll
 
 
     def _param_value_kept(self, state: State, key: LocKey, value_expr: Expr) -> Val | None:
@@ -823,6 +835,8 @@ class ValueTransfer:
         res = state.r.get(rid)
         if res is None or res.coll or res.st not in (RELEASED, DANGLING):
             return
+        if res.st == RELEASED and self._kept_alive(state, rid):
+            return
         name = shown(strip_value(pointer))
         site = self.sites.get(rid.split("#")[0]) if not name or name[:1] == "$" else None
         what = subject(name, site.callee if site is not None else None)
@@ -835,6 +849,17 @@ class ValueTransfer:
             msg = f"{what} is used after its owner was released{where}; it was borrowed from it"
         self._report("ORT006", loc, msg, state, rid, anchor=f"use:{name}")
         state.r[rid] = res.with_st(CONSUMED)
+
+
+    @staticmethod
+    def _kept_alive(state: State, rid: str) -> bool:
+        """Another resource that is still alive co-owns `rid`'s object (`Acquire.keeps`): the
+        release dropped the caller's reference, and the object lives on while that one does
+        (a GenAI model whose generator params were made from it)."""
+        for other in state.r.values():
+            if other.keeps == rid and (other.st == HELD or other.st == ESCAPED):
+                return True
+        return False
 
 
     def _null_read(self, state: State, pointer: Expr) -> bool:

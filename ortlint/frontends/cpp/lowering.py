@@ -49,6 +49,8 @@ class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, Cpp
         self.frames: list[Frame] = [Frame()]
         self.scopes: list[Scope] = []
         self.cleanup_runs = 0  # destructor calls lowered at exits so far (MAX_CLEANUP_RUNS)
+        self.cleanup_outer: dict[int, int | None] = {}  # id(destructor) -> the handler in force before it (statements.py)
+        self.running_cleanups: set[int] = set()  # destructors being lowered or already run at this exit
         self.try_stack: list[TryContext] = []
         self.break_depths: list[int] = []
         self.type_depth_cut = False  # expr_type stopped at its depth bound (see receiver_type)

@@ -62,7 +62,18 @@ the file's own classes constructed and destroyed (members released by their dest
             if fn is None or fn.type == "field_expression" or clean_name(self.text(fn)).startswith("std::"):
                 return []
             args = self.call_args(inner)
-        return self.lambda_args(args or [])
+        return [lam for lam in self.lambda_args(args or []) if self.callable_without_arguments(lam)]
+
+    def callable_without_arguments(self, arg: Node) -> bool:
+        """A guard calls its function with no arguments when it is destroyed: a lambda whose
+        parameters need arguments (`[&](const Ctx &c, Args &a) {...}` handed to a factory that
+        wraps it as a value, `Value::callable(...)`) is not a guard's."""
+        lam = self.lambda_var(arg) or self.strip_casts(arg)
+        params = self._params_node(lam) if lam.type == "lambda_expression" else None
+        for p in params.named_children if params is not None else []:
+            if p.type == "parameter_declaration" and self.text(p).strip() != "void":
+                return False
+        return True
 
     def scope_guard_lambdas(self, name: str, lambdas: list[Node], loc: Loc) -> None:
         for lam in lambdas:

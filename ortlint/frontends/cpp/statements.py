@@ -63,12 +63,17 @@ range-for loops, `using` declarations, conditions with declarations."""
         if not self.scopes:
             self.push_scope()
         self.scopes[-1].cleanups.append((name, emit))
+        self.cleanup_outer[id(emit)] = self.handler
         pad = self.new_block()
         saved = (self.cur, self.stmt_temps, self.loc_override)
         self.stmt_temps = []
         self.start(pad)
         self.loc_override = loc
-        emit(loc)
+        self.running_cleanups.add(id(emit))
+        try:
+            emit(loc)
+        finally:
+            self.running_cleanups.discard(id(emit))
         if self.handler is not None:
             self.terminate(Jump(self.handler))
         else:
@@ -78,20 +83,41 @@ range-for loops, `using` declarations, conditions with declarations."""
         self.split()
 
     def run_cleanups(self, scopes: list[Scope], loc: Loc, skip: frozenset[str] = frozenset()) -> None:
-        """Emit the destructors of `scopes`, innermost first (`skip`: objects moved out by a return)."""
+        """Emit the destructors of `scopes`, innermost first (`skip`: objects moved out by a return).
+
+        A destructor that runs code of its own (a scope guard's lambda, an inlined `~T()`) may
+        throw: the exception leaves through the destructors not yet run, never through this one
+        or those already run at this exit (`running_cleanups`), as the landing pad of a call
+        made before this destructor's object existed would (`cleanup_outer`). Otherwise a
+        `throw` in a guard's lambda runs the guard again, and the locals of its first run
+        (a `std::shared_ptr` copy) are destroyed a second time."""
         for scope in scopes:  # (a loop: `sum(<genexpr>)` cost a generator step per scope, at every exit)
             self.cleanup_runs += len(scope.cleanups)
         if self.cleanup_runs > MAX_CLEANUP_RUNS:
             raise TooManyCleanups()
-        saved = self.loc_override
+        saved = (self.loc_override, self.handler)
         self.loc_override = loc
+        ran: list[int] = []
         try:
             for scope in reversed(scopes):
                 for name, emit in reversed(scope.cleanups):
-                    if name not in skip and self.cur is not None:
-                        emit(loc)
+                    key = id(emit)
+                    if name in skip or self.cur is None or key in self.running_cleanups:
+                        continue
+                    self.running_cleanups.add(key)
+                    ran.append(key)
+                    self.unwind_to(self.cleanup_outer.get(key, self.handler))
+                    emit(loc)
         finally:
-            self.loc_override = saved
+            self.running_cleanups.difference_update(ran)
+            self.loc_override = saved[0]
+            self.unwind_to(saved[1])
+
+    def unwind_to(self, handler: int | None) -> None:
+        """Make `handler` the one exceptions go to from here on (a new block when it changes)."""
+        if handler != self.handler:
+            self.handler = handler
+            self.split()
 
     def emit_release(self, target: ir.Expr, release: ReleaseFn, loc: Loc) -> None:
         """The release a destructor performs: `ReleaseX(p)`, `delete p`, `Deleter::operator()(p)`."""
