@@ -675,6 +675,26 @@ class ValueTransfer:
         return hit
 
 
+    def _rewritten_read(self, name: str, e: Expr) -> bool:
+        """Should the local `name`, given `e`, carry the identity of what `e` held on entry
+        (`_named_read`)? Yes when `e` is memory this function also writes (a store or a call's
+        result: `old = s->buf; s->buf = regrow(old, n);`): what a callee does to `old` (a realloc
+        that may release it, a `free(old)`) is then what the function did to `s->buf`, and its
+        summary says so; unnamed, `old` was a value of its own, the summary said only "acquires
+        into s->buf", and a caller's block there looked lost at each call (ctx's growing
+        strings). Yes too when the local is returned (`r = s->buf; free(s); return r;`): the
+        summary returns `s->buf`, which the caller knows, not an unknown value."""
+        plan = self._named_reads
+        if plan is None:
+            written = frozenset(dest for block in self.fn.blocks for ev in block.events
+                                if (type(ev) is ir.Assign or type(ev) is ir.Call) and (dest := ev.dest) is not None
+                                and (type(dest) is Field or type(dest) is Deref))
+            returned = frozenset(term.value.name for block in self.fn.blocks
+                                 if type(term := block.term) is ir.Return and type(term.value) is Var)
+            plan = self._named_reads = (written, returned)
+        return e in plan[0] or (name in plan[1] and (type(e) is Field or type(e) is Deref))
+
+
     def _named_read(self, state: State, key: LocKey, e: Expr) -> Val | None:
         """`void *ret = v->limbo->data; list_remove(&v->limbo, ret);`: a scalar local given the
         value of memory reached through a parameter that nothing read before gets that value's
