@@ -328,5 +328,7 @@ class SummaryTransfer:
                                                         f"inside `{shown(target)}`", kept)
                     self._keep_value(state, target, ("r", kept))
             return
-        if ev.dest is not None:
+        if ev.dest is not None and value is None:
+            self._store_unknown_result(state, ev)  # (calls.py: another value, unknown to this function)
+        elif ev.dest is not None:
             self._store(state, ev.dest, value, ev.loc)
