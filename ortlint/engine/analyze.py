@@ -150,6 +150,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
         self._relating: bool | None = None  # values._relates_arguments
+        self._named_reads: tuple | None = None  # values._rewritten_read
 
 
     def run(self, summarize: bool = True) -> FunctionResult:

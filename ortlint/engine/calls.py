@@ -18,6 +18,7 @@ from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_show
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg, subject
 from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val, made_outside
+from .replaced import bind_written_unknown
 from .summaries import Summary, summary_from_status_check
 
 
@@ -169,9 +170,26 @@ class CallTransfer:
             label = ev.callee if ev.style == "plain" else f"{ev.style}:{ev.callee}"
             self.unknown[label] = self.unknown.get(label, 0) + 1
         if ev.dest is not None:
-            self._store(state, ev.dest, None, ev.loc)
+            self._store_unknown_result(state, ev)
             self._gc(state, ev.loc)
         return [state]
+
+
+    def _store_unknown_result(self, state: State, ev: Call) -> None:
+        """`*a = join(pre, post);` with `join` unknown: in memory a parameter reaches, the
+        location gets an identity of its own (engine/replaced.py), as a store of an unknown local
+        does, so this function's summary says it holds another value now. Dropped, the exit
+        state could not tell it from a location never touched, and a caller would keep the object
+        the function released there (`unref(*a); *a = join(..);` read as releasing *a twice when
+        called twice)."""
+        dest = ev.dest
+        key = self._resolve(state, dest, create=True) if type(dest) is not Var else None
+        if key is None or len(key) < 2 or "[]" in key or not bind_written_unknown(state, key, self._retire):
+            self._store(state, dest, None, ev.loc)  # (an array slot: the other elements keep theirs)
+            return
+        if key in self._prefixes:
+            self._invalidate(state, key)
+        self._note_key(key)
 
 
     def _forget_written(self, state: State, arg: AddrOf) -> None:

@@ -814,7 +814,8 @@ class Exploration:
             key = self._resolve(state, ev.dest, create=False)
             old = state.b.get(key) if key is not None else None
             value = self._eval(state, ev.value)
-            if value is None and key is not None and len(key) == 1 and self._relates_arguments:
+            if value is None and key is not None and len(key) == 1 and (self._relates_arguments
+                                                                        or self._rewritten_read(key[0], ev.value)):
                 value = self._named_read(state, key, ev.value)  # engine/relations.py
             self._store(state, ev.dest, value, ev.loc, value_expr=ev.value, key=key)
             if key is None or len(key) > 1 or (old is not None and old[0] == "r") or self.fn.locals.get(key[0]):

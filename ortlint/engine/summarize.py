@@ -101,17 +101,33 @@ class Summarizing:
             held = self._held_elements(state, rid)
             return ("fresh", res.kind, False, held) if held else ("fresh", res.kind)
         if res is not None and res.st == ESCAPED and res.kind and res.esc and res.esc[0].startswith("@"):
-            return self._returned_out(res.esc)
+            return self._returned_out(state, rid, res.esc)
         return None
 
-    def _returned_out(self, esc: tuple) -> tuple | None:
+    def _returned_out(self, state: State, rid: str, esc: tuple) -> tuple | None:
         """A new object stored into an out-parameter and also returned (`tmp->data = p;
         return p;`): the return value is what the out location holds, one object the caller
-        releases through either name (not a second, unknown one)."""
+        releases through either name (not a second, unknown one). An object that went there
+        inside another one (`n->text = new_text(); *list = n; return n->text;`) has the escape
+        location of its container: the location that holds it is the container's field, found
+        from the bindings (`_held_at`); None when no binding shows it (nothing is claimed)."""
         out_path = param_path(esc[0][1:])
         if out_path is None or out_path[0] >= len(self.fn.params):
             return None
-        return ("param", out_path + tuple(esc[1:]))
+        where = esc if state.b.get(esc) == ("r", rid) else self._held_at(state, rid, esc)
+        return ("param", out_path + tuple(where[1:])) if where is not None else None
+
+    @staticmethod
+    def _held_at(state: State, rid: str, esc: tuple) -> tuple | None:
+        """The location that holds `rid` in the object stored at `esc` (a parameter's memory, as
+        `("@p0", "*")`): `("@p0", "*", "*", ".text")` for a field of the object `*p0` holds
+        (one level); None when no field of it does."""
+        holder = state.b.get(esc)
+        if holder is None or holder[0] != "r":
+            return None
+        prefix = "@" + holder[1]
+        inner = [k for k, v in state.b.items() if k[0] == prefix and v == ("r", rid)]
+        return esc + min(inner)[1:] if inner else None
 
     def _held_elements(self, state: State, rid: str) -> tuple[str, ...]:
         """Kinds of the resources a returned collection keeps (`m.put("x", createTensor(..));

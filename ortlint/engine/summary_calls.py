@@ -302,6 +302,11 @@ class SummaryTransfer:
         elif ret[0] == "param":
             e = self._param_expr(ev, ret[1])
             value = before if before is not None else self._eval(state, e) if e is not None else None
+            if value is None and e is not None and len(ret[1]) > 1 and self._is_lvalue(e):
+                # memory nothing read yet (`s = entry_of(&list, k);` returns `(*list)->value`):
+                # named now, a later read of `list->value` is the same object
+                rid, _res = self._value_res(state, e, create=True)
+                value = ("r", rid) if rid is not None else None
         elif ret[0] == "fresh" and ret[1] in self.policy.kinds:
             target = ev.dest if ev.dest is not None else Var(f"$drop{ev.id}")
             rid = f"{ev.id}:return"
@@ -324,5 +329,7 @@ class SummaryTransfer:
                                                         f"inside `{shown(target)}`", kept)
                     self._keep_value(state, target, ("r", kept))
             return
-        if ev.dest is not None:
+        if ev.dest is not None and value is None:
+            self._store_unknown_result(state, ev)  # (calls.py: another value, unknown to this function)
+        elif ev.dest is not None:
             self._store(state, ev.dest, value, ev.loc)

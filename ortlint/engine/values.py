@@ -697,6 +697,59 @@ class ValueTransfer:
         return hit
 
 
+    def _rewritten_read(self, name: str, e: Expr) -> bool:
+        """Should the local `name`, given `e`, carry the identity of what `e` held on entry
+        (`_named_read`)? Yes when `e` is memory this function also writes (a store or a call's
+        result) and the local is handed to a call that may release it (`old = s->buf; s->buf =
+        regrow(old, n);`, `free(old)`): that release is then what the function did to `s->buf`,
+        and its summary says so; unnamed, `old` was a value of its own, the summary said only
+        "acquires into s->buf", and a caller's block there looked lost at each call (ctx's
+        growing strings). Yes too when the local is returned (`r = s->buf; free(s); return r;`):
+        the summary returns `s->buf`, which the caller knows, not an unknown value. Other reads
+        stay unnamed: an identity for every field a loop reads and writes (`ox = m->x; ...
+        m->x = ..;`) multiplies the states for nothing."""
+        plan = self._named_reads
+        if plan is None:
+            plan = self._named_reads = self._named_reads_plan()
+        written, released, returned = plan
+        return (name in released and e in written) or (name in returned and (type(e) is Field or type(e) is Deref))
+
+
+    def _named_reads_plan(self) -> tuple[frozenset, frozenset, frozenset]:
+        """For `_rewritten_read`, once per function: the fields and pointees it writes, the
+        locals it passes where a call may release them (the policy's release or realloc-like
+        argument, or a summary's release or maybe-release of that parameter), the locals it returns."""
+        written, released = set(), set()
+        for block in self.fn.blocks:
+            for ev in block.events:
+                if type(ev) is not ir.Assign and type(ev) is not ir.Call:
+                    continue
+                dest = ev.dest
+                if dest is not None and (type(dest) is Field or type(dest) is Deref):
+                    written.add(dest)
+                if type(ev) is ir.Call and any(type(a) is Var for a in ev.args):
+                    released.update(ev.args[i].name for i in self._releasing_args(ev)
+                                    if i < len(ev.args) and type(ev.args[i]) is Var)
+        returned = frozenset(term.value.name for block in self.fn.blocks
+                             if type(term := block.term) is ir.Return and type(term.value) is Var)
+        return frozenset(written), frozenset(released), returned
+
+
+    def _releasing_args(self, ev: ir.Call) -> set[int]:
+        """The argument positions where `ev` may release what it is given."""
+        out = set()
+        spec = self.policy.lookup(ev.style, ev.callee)
+        if spec is not None:
+            if spec.release is not None and spec.release.arg is not None:
+                out.add(spec.release.arg)
+            if spec.moves is not None:
+                out.add(spec.moves)
+        if ir.program_name(ev) is not None:
+            for case in (self.summaries(ev) or _NO_SUMMARY).cases:
+                out.update(eff.path[0] for eff in case.effects if len(eff.path) == 1 and eff.what in ("release", "consume"))
+        return out
+
+
     def _named_read(self, state: State, key: LocKey, e: Expr) -> Val | None:
         """`void *ret = v->limbo->data; list_remove(&v->limbo, ret);`: a scalar local given the
         value of memory reached through a parameter that nothing read before gets that value's
