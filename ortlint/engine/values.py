@@ -23,6 +23,7 @@ from .state import (
     ESCAPED,
     HELD,
     OPAQUE,
+    POSITIVE_COUNT,
     PREV,
     RELEASED,
     UNKNOWN,
@@ -51,6 +52,8 @@ _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 # Whether `value OP c` excludes zero (`n <= 0` failing: n is not 0)
 _EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c >= 0, ">=": lambda c: c > 0}
+# Whether some integer above 0 satisfies `value OP c` (POSITIVE_COUNT: `n <= 0` cannot hold)
+_ADMITS_POSITIVE = {"<": lambda c: c > 1, "<=": lambda c: c >= 1, ">": lambda c: True, ">=": lambda c: True}
 
 _LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes have no subclasses)
 
@@ -726,6 +729,8 @@ class ValueTransfer:
             return state
         if not truth:
             op = _NEGATED[op]
+        if v == POSITIVE_COUNT and not _ADMITS_POSITIVE[op](c):
+            return None
         if not _EXCLUDES_ZERO[op](c):
             return state
         if v is not None and v[0] == "r" or v is None and not (type(e) is Var and e.name in self.fn.locals):
