@@ -316,14 +316,16 @@ class CFrontEnd:
             if node.type in self.CONTAINERS:
                 stack.extend(reversed(node.named_children))
 
-    def collect_constants(self, root: Node) -> dict[str, int]:
-        """Enumerators and `#define NAME <integer>`: so `return OK;` and `!= OK` can be compared."""
+    def collect_constants(self, root: Node, enumerators: bool = True) -> dict[str, int]:
+        """Enumerators and `#define NAME <integer>`: so `return OK;` and `!= OK` can be compared.
+        `enumerators=False` (C++): the `#define`s only, whose names the preprocessor replaces
+        wherever they occur; an enumerator's name is scoped (`enum class`, a class, a namespace)."""
         out: dict[str, int] = {}
         stack = [root]
         while stack:
             node = stack.pop()
             kind = node.type
-            if kind == "enumerator_list":
+            if kind == "enumerator_list" and enumerators:
                 self._enumerators(node, out)
                 self._enumeration_name(node, out)
             elif kind == "preproc_def":
