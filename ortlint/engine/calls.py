@@ -90,7 +90,7 @@ class CallTransfer:
         if summary is not None:  # a key the callee only compares: passing a released pointer is no use
             released_args |= set(summary.compared_only)
         used_args = tuple((arg, _var_key(arg)) for i, arg in enumerate(ev.args)
-                          if i not in released_args and type(arg) is not Const)
+                          if i not in released_args and type(arg) is not Const) if not ir.is_unread_destructor(ev) else ()
         used_receiver = None
         if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
             used_receiver = (ev.receiver, _var_key(ev.receiver))
