@@ -274,6 +274,8 @@ class ValueTransfer:
         if earlier is not None and earlier != old:
             old = old if earlier.st == old.st else old.with_st(CONSUMED)
             old = replaced(old, coll=old.coll or earlier.coll, bound=old.bound or earlier.bound)
+        if earlier is not None:
+            self._forget_released_memory(state, prev)
         state.r[prev] = old
         del state.r[rid]
         for k in holders:
@@ -285,6 +287,20 @@ class ValueTransfer:
             state.r[o] = replaced(state.r[o], parent=prev)
         if rid in self.sites and prev not in self.sites:
             self.sites[prev] = self.sites[rid]
+
+
+    @staticmethod
+    def _forget_released_memory(state: State, prev: str) -> None:
+        """Another object joins `prev`, the identity of a call site's earlier runs (a list
+        drained in a loop: `p = e->head; e->head = p->next; free(p->data); free(p);`, where
+        each `e->head` is a new unknown value): what the earlier objects' fields held and was
+        released is no fact about this one's fields, which were never released. Those bindings
+        go; a field holding something still alive keeps it (its holder)."""
+        root = "@" + prev
+        r = state.r
+        for k in [k for k, v in state.b.items() if k[0] == root and v[0] == "r"
+                  and (res := r.get(v[1])) is not None and res.st in (RELEASED, CONSUMED, DANGLING)]:
+            del state.b[k]
 
 
     def _owner_key(self, state: State, e: Expr) -> str:
