@@ -344,6 +344,21 @@ class Function:
 DISPATCHED = "."  # prefix of the program-level name of a call through an object (virtual dispatch)
 
 
+def unread_destructor(callee: str, class_name: str) -> str:
+    """The callee of the call a C++ front end emits when an object of a header class whose
+    destructor it cannot read goes out of scope (`Guard g(p, n, ReleaseX);`): the destructor as
+    an unknown call given the constructor's arguments, which it may release."""
+    return f"{callee}::~{class_name}"
+
+
+def is_unread_destructor(call: Call) -> bool:
+    """A call made by `unread_destructor` (style "indirect": never bound to a definition). What
+    it does with those arguments is unknown: it may take them over (no leak), but passing one
+    already released is no use of it: a class that keeps a pointer it does not own
+    (`Compiler c(opts, symbols); ...; delete symbols; }`) is the common case."""
+    return call.style == "indirect" and "::~" in call.callee
+
+
 def program_name(call: Call) -> str | None:
     """How a call names a function of the analyzed program, or None when it cannot reach one:
     a plain call by its callee; a C++ method call the front end qualified with the receiver's

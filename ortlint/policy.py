@@ -136,9 +136,14 @@ MACRO_ACTS = {
     # place assigned, B the expression after it, N the declared name (found by the front end);
     # the variable is bound to the value, and the function returns when there is none
     "declare-or-return": "{a} = ({b}); if (!({n})) return __ortlint_failed_status",
+    # `__builtin_expect(e, 0)` (what `unlikely(e)` expands to): an expression whose value is
+    # A's, so a test of it is a test of A (`if (unlikely(p == NULL))` tells p is NULL)
+    "value-of-arg": "({a})",
 }
 # The shapes whose argument `arg` is a declaration, followed by the expression that initializes it.
 DECLARING_ACTS = frozenset({"declare-or-return"})
+# The shapes that are expressions, not statements (never terminated as a statement before parsing).
+EXPRESSION_ACTS = frozenset({"value-of-arg"})
 
 
 @dataclass(frozen=True)
@@ -528,7 +533,8 @@ class _Loader:
             for name in names:
                 if not re.fullmatch(r"[A-Za-z_]\w*", name):
                     self.fail(f"{key}.names", f"{name!r} is not a macro name", "macro", i)
-                self.policy.macro_shapes[name] = MacroShape(name, acts, params, body, declares=declares)
+                self.policy.macro_shapes[name] = MacroShape(name, acts, params, body, declares=declares,
+                                                            statement=acts not in EXPRESSION_ACTS)
 
     def _load_java_api(self) -> None:
         """[[java_api]] class = "OrtSession", nothrow = ["m/1"], [java_api.throws] "m/2" = ["E"]."""

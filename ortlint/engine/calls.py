@@ -17,7 +17,8 @@ from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_show
                     too_deep)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg, subject
-from .state import BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, PREV, RELEASED, UNKNOWN, Res, State, Val, made_outside
+from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, PREV, RELEASED, UNKNOWN, Res, State,
+                    Val, made_outside)
 from .replaced import bind_written_unknown
 from .summaries import Summary, summary_from_status_check
 
@@ -90,7 +91,7 @@ class CallTransfer:
         if summary is not None:  # a key the callee only compares: passing a released pointer is no use
             released_args |= set(summary.compared_only)
         used_args = tuple((arg, _var_key(arg)) for i, arg in enumerate(ev.args)
-                          if i not in released_args and type(arg) is not Const)
+                          if i not in released_args and type(arg) is not Const) if not ir.is_unread_destructor(ev) else ()
         used_receiver = None
         if ev.receiver is not None and "receiver" not in released_args and ev.style == "method":
             used_receiver = (ev.receiver, _var_key(ev.receiver))
@@ -429,7 +430,8 @@ class CallTransfer:
         """A call that writes a count and, when it is 0, NULL out-pointers (`GetBoundOutputNames`
         with no output bound) acquires nothing on that path: `if (count == 0) return;` leaks
         nothing. Splits off and returns the path where the count is 0 (the out-pointers it names
-        are NULL there); on `state` the count is known not to be 0."""
+        are NULL there); on `state` the count is known to be above 0 (`if (n <= 0) return;`
+        is not taken there: a count is never negative)."""
         counted = [a for a in spec.acquires if a.none_if_count_zero is not None]
         if not counted:
             return None
@@ -438,7 +440,7 @@ class CallTransfer:
             return None
         empty = state.copy()
         self._store(empty, count, ("k", 0), ev.loc)
-        self._store(state, count, ("x", frozenset({0})), ev.loc)
+        self._store(state, count, POSITIVE_COUNT, ev.loc)
         empty.note(ev.loc.line, ev.loc.col, f"assuming {ev.callee}() writes 0 to `{shown(count)}` and allocates nothing")
         for acq in counted:
             target = self._acquire_target(ev, acq)

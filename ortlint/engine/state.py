@@ -6,7 +6,8 @@ A state maps *locations* to *values* and resource ids to resource states:
   `("@R", "[]")` the elements of the memory that resource R points to, `("@R", "*", ".f")` a
   field reached through R;
 * a value is `("r", rid)` (a pointer to resource rid), `("k", n)` (a known integer; NULL is 0)
-  or `("x", frozenset)` (an integer known to differ from these);
+  or `("x", frozenset)` (an integer known to differ from these; `POSITIVE_COUNT`, with a third
+  element, is also known to be above 0);
 * a resource (`Res`) records its kind and where it is in its life:
   HELD -> RELEASED / ESCAPED / CONSUMED, BORROWED -> DANGLING, or OPAQUE for values the
   function did not create (parameters, globals), which can still be released twice.
@@ -31,7 +32,10 @@ PREV = "#prev"  # suffix of the identity of a call site's resources made by earl
 _tuple_new = tuple.__new__
 _object_new = object.__new__
 
-Val = tuple  # ("r", rid) | ("k", int) | ("x", frozenset[int])
+Val = tuple  # ("r", rid) | ("k", int) | ("x", frozenset[int]) | POSITIVE_COUNT
+# An element count a call wrote and proved not 0 (the path where it is 0 was split off): above 0,
+# so `if (n <= 0) return;` is not taken. Joined or narrowed, it becomes a plain `("x", ..)` fact.
+POSITIVE_COUNT = ("x", frozenset({0}), ">0")
 LocKey = tuple  # ("name", op, op, ...) or ("@rid", op, ...)
 
 

@@ -23,6 +23,7 @@ from .state import (
     ESCAPED,
     HELD,
     OPAQUE,
+    POSITIVE_COUNT,
     PREV,
     RELEASED,
     UNKNOWN,
@@ -51,6 +52,8 @@ _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 # Whether `value OP c` excludes zero (`n <= 0` failing: n is not 0)
 _EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c >= 0, ">=": lambda c: c > 0}
+# Whether some integer above 0 satisfies `value OP c` (POSITIVE_COUNT: `n <= 0` cannot hold)
+_ADMITS_POSITIVE = {"<": lambda c: c > 1, "<=": lambda c: c >= 1, ">": lambda c: True, ">=": lambda c: True}
 
 _LVALUES = frozenset({Var, Field, Index, Deref})  # (the IR's expression classes have no subclasses)
 
@@ -271,6 +274,8 @@ class ValueTransfer:
         if earlier is not None and earlier != old:
             old = old if earlier.st == old.st else old.with_st(CONSUMED)
             old = replaced(old, coll=old.coll or earlier.coll, bound=old.bound or earlier.bound)
+        if earlier is not None:
+            self._forget_released_memory(state, prev)
         state.r[prev] = old
         del state.r[rid]
         for k in holders:
@@ -284,6 +289,20 @@ class ValueTransfer:
                                   keeps=prev if child.keeps == rid else child.keeps)
         if rid in self.sites and prev not in self.sites:
             self.sites[prev] = self.sites[rid]
+
+
+    @staticmethod
+    def _forget_released_memory(state: State, prev: str) -> None:
+        """Another object joins `prev`, the identity of a call site's earlier runs (a list
+        drained in a loop: `p = e->head; e->head = p->next; free(p->data); free(p);`, where
+        each `e->head` is a new unknown value): what the earlier objects' fields held and was
+        released is no fact about this one's fields, which were never released. Those bindings
+        go; a field holding something still alive keeps it (its holder)."""
+        root = "@" + prev
+        r = state.r
+        for k in [k for k, v in state.b.items() if k[0] == root and v[0] == "r"
+                  and (res := r.get(v[1])) is not None and res.st in (RELEASED, CONSUMED, DANGLING)]:
+            del state.b[k]
 
 
     def _owner_key(self, state: State, e: Expr) -> str:
@@ -801,6 +820,8 @@ class ValueTransfer:
             return state
         if not truth:
             op = _NEGATED[op]
+        if v == POSITIVE_COUNT and not _ADMITS_POSITIVE[op](c):
+            return None
         if not _EXCLUDES_ZERO[op](c):
             return state
         if v is not None and v[0] == "r" or v is None and not (type(e) is Var and e.name in self.fn.locals):

@@ -316,15 +316,24 @@ class CFrontEnd:
             if node.type in self.CONTAINERS:
                 stack.extend(reversed(node.named_children))
 
-    def collect_constants(self, root: Node) -> dict[str, int]:
-        """Enumerators and `#define NAME <integer>`: so `return OK;` and `!= OK` can be compared."""
+    def collect_constants(self, root: Node, cpp: bool = False) -> dict[str, int]:
+        """Enumerators and `#define NAME <integer>`: so `return OK;` and `!= OK` can be compared.
+        `cpp`: the enumerators of a scoped enumeration (`enum class`) are left out (named only as
+        `E::X`), and an enumerator name the file gives two values (two classes or namespaces
+        each with their own `enum { OK }`) is dropped, as a clash between files is."""
         out: dict[str, int] = {}
+        clashes: set[str] = set()
         stack = [root]
         while stack:
             node = stack.pop()
             kind = node.type
             if kind == "enumerator_list":
-                self._enumerators(node, out)
+                if cpp and self._scoped_enumeration(node):
+                    continue
+                found: dict[str, int] = {}
+                self._enumerators(node, found)
+                clashes.update(name for name, value in found.items() if cpp and out.get(name, value) != value)
+                out.update(found)
                 self._enumeration_name(node, out)
             elif kind == "preproc_def":
                 name, value = node.child_by_field_id(self.F.name), node.child_by_field_id(self.F.value)
@@ -334,7 +343,16 @@ class CFrontEnd:
                         out[self.src[name.start_byte:name.end_byte].decode()] = number
             elif kind not in ("function_definition", "compound_statement") and node.child_count:
                 stack.extend(node.named_children)
+        for name in clashes:
+            del out[name]
         return out
+
+    @staticmethod
+    def _scoped_enumeration(body: Node) -> bool:
+        """`enum class E {...}` / `enum struct E {...}` (C++): its enumerators are `E::X`."""
+        spec = body.parent
+        return spec is not None and spec.type == "enum_specifier" and \
+            any(child.type in ("class", "struct") for child in spec.children)
 
     def _enumeration_name(self, body: Node, out: dict[str, int]) -> None:
         """`enum E {...}`, `enum class E {...}`, `typedef enum {...} E;`: `E()` (and `E{}`) is

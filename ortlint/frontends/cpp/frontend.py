@@ -97,8 +97,11 @@ class CppFrontEnd(CFrontEnd):
             functions.extend(self.lower_cpp(node, name, cls, ns))
         self.note_unparsed(root, functions)
         mark_own_allocator_calls(functions, self.model.globals)
+        # `#define IDLE 0` ... `if (state == IDLE)`, `enum { OFFLINE, ONLINE }`: compared as the
+        # integers they stand for, as in C
+        constants = self.header_constants() | self.collect_constants(root, cpp=True)
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
-                             dependencies=list(self.visible.headers))
+                             constants, dependencies=list(self.visible.headers))
 
     def lower_cpp(self, node: Node, name: str, cls: ClassInfo | None, ns: tuple[str, ...]) -> list[ir.Function]:
         return self.lower_with(CppLowering(self, node, name, cls, ns), node, name)

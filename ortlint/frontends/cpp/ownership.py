@@ -39,7 +39,7 @@ the file's own classes constructed and destroyed (members released by their dest
         """An object of a header class whose destructor we cannot read (`DeferRelease d(arr, n,
         ReleaseX)`) may release what its constructor was given when its scope ends: at every
         exit of the scope, its destructor is an unknown call receiving those arguments."""
-        callee = f"{cls.qualname}::~{cls.name}"
+        callee = ir.unread_destructor(cls.qualname, cls.name)
         text = _short(self.text(decl))
 
         def emit(at: Loc, args: tuple[ir.Expr, ...] = args) -> None:
