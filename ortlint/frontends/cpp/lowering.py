@@ -92,7 +92,7 @@ class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, Cpp
             if is_pack_param(p) and self.node.type != "lambda_expression":
                 self.add_pack_slots(name, names, self.frames[-1].types[name])
                 continue  # each slot is an argument's value (forwarded, never written back)
-            if is_reference_param(p):
+            if is_reference_param(p) and not self.model.is_sink_param(p, self.frames[-1].types[name]):
                 self.borrowed_params.add(name)  # the caller's object: not destroyed when we return
                 if self.node.type != "lambda_expression" and (self.model.is_value_reference(self.frames[-1].types[name])
                                                               or self.param_address_taken(name)):

@@ -580,6 +580,20 @@ class FileModel:
         return not t.args and self.find_class(t.name) is None and self.ownership(type_text).what == "none" \
             and not t.name.startswith("std::")
 
+    def is_sink_param(self, param: Node, type_text: str) -> bool:
+        """`std::unique_ptr<T> &&p`: an rvalue reference to a smart pointer that owns alone. The
+        argument is a temporary or a `std::move`d smart pointer, which the caller's lowering
+        already hands over at the call (`std::move(x)` leaves `x` empty), so the parameter is
+        lowered as one taken by value: what the callee does with `p` is what happens to the
+        object, and `p` still holding it when the callee returns destroys it (as the caller's
+        moved-from smart pointer would). Read as a reference, the callee's summary would speak
+        of `*p` while a caller that cannot see the declaration (a header's class) passes the
+        pointer itself: the hand-over was lost."""
+        if not is_rvalue_reference_param(param):
+            return False
+        own = self.ownership(type_text)
+        return own.what == "smart" and not own.shared
+
     def _record_ref_params(self, name: str, ns: tuple[str, ...], declarator: Node | None,
                            body: Node | None = None) -> None:
         """Which parameters are references to pointers or numbers, or references to objects
@@ -590,7 +604,8 @@ class FileModel:
         if params is None:
             return
         plist = [c for c in params.named_children if c.type.endswith("parameter_declaration")]
-        refs = [(i, p) for i, p in enumerate(plist) if is_reference_param(p)]
+        refs = [(i, p) for i, p in enumerate(plist) if is_reference_param(p) and not self.is_sink_param(
+            p, declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator)))]
         indexes = frozenset(i for i, p in refs if p.type != "variadic_parameter_declaration" and self.is_value_reference(
             declared_type_text(self.src, p.child_by_field_id(self.F.type), p.child_by_field_id(self.F.declarator))))
         kept_indexes: frozenset[int] = frozenset()
@@ -873,6 +888,20 @@ def _releasers_by_label(policy: Policy) -> dict[str, ReleaseFn]:
                 cached.setdefault(kind.label, ReleaseFn(spec.name, "table" if spec.style == "table" else "plain"))
         policy._cpp_releasers = cached  # type: ignore[attr-defined]
     return cached
+
+
+def is_rvalue_reference_param(param: Node) -> bool:
+    """`T &&x` (not `T &x`): the argument is a temporary or a `std::move`d object."""
+    node = param.child_by_field_name("declarator")
+    depth = 0
+    while node is not None and depth < 20:
+        depth += 1
+        if node.type in ("reference_declarator", "abstract_reference_declarator"):
+            return node.child_count > 0 and node.children[0].type == "&&"
+        if node.type in ("function_declarator", "abstract_function_declarator") or not node.child_count:
+            return False
+        node = inner_declarator(node)
+    return False
 
 
 def is_reference_param(param: Node) -> bool:
