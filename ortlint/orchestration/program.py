@@ -7,6 +7,7 @@ from typing import Any, Iterable
 
 from .. import ir
 from ..engine.slots import unit_slot_facts
+from ..engine.summaries import Summary
 from ..frontends.registry import linkage_of, linkages_reached
 from ..policy import Policy
 from .cache import FileRecord, FunctionRecord
@@ -39,6 +40,7 @@ class Program:
         self.file_constants: dict[str, dict[str, int]] = {}
         self._resolved: dict[tuple[str, str, str], FunctionKey | None] = {}
         self._method_classes: dict[str, set[str]] = {}  # last name segment -> the scopes defining it
+        self._definitions: dict[str, int] = {}  # full name -> how many functions define it (overloads)
         for unit in units:
             self.add_unit(unit)
 
@@ -92,6 +94,7 @@ class Program:
         parts = split_qualified(full)
         if len(parts) > 1:
             self._method_classes.setdefault(parts[-1], set()).add("::".join(parts[:-1]))
+        self._definitions[full] = self._definitions.get(full, 0) + 1
         self.by_file_name.setdefault((path, full), info.key)
         if not info.is_static and not info.context:
             self.global_by_name.setdefault((linkage_of(path), full), info.key)
@@ -117,10 +120,13 @@ class Program:
             return hit
         found = None
         dispatched = callee.startswith(ir.DISPATCHED)
-        for candidate in self.candidates(name, callee):
+        candidates = self.candidates(name, callee)
+        for candidate in candidates:
             found = self._lookup(path, candidate)
             if found is not None:
                 break
+        if found is None and not dispatched:
+            found = self._constructor(path, candidates)
         if found is not None and dispatched and self._overridable(found):
             found = None  # a virtual call may reach an override: no one summary stands for it
         self._resolved[memo_key] = found
@@ -136,6 +142,23 @@ class Program:
         # `Value{out}` inside a method of Value names the class (a construction), not the
         # constructor `Value::Value` its scope would give
         return [name for name in out if not _names_constructor(name) or _names_constructor(target)]
+
+    def _constructor(self, path: str, candidates: list[str]) -> FunctionKey | None:
+        """A call that names a class (`return Holder(h);`) runs one of its constructors: the
+        one the tree defines, when it defines exactly one (no overload to choose among). Its
+        summary is used only where it fits the call (`construction_summary`): a constructor
+        that keeps nothing may not be the one that runs (one inherited with `using Base::Base`,
+        one defined outside the tree), so the call then stays what it was."""
+        for candidate in candidates:
+            parts = split_qualified(candidate)
+            if _names_constructor(candidate) or parts[-1].startswith("operator"):
+                continue
+            ctor = f"{candidate}::{parts[-1]}"
+            if self._definitions.get(ctor) == 1:
+                found = self._lookup(path, ctor)
+                if found is not None:
+                    return found
+        return None
 
     def _overridable(self, key: FunctionKey) -> bool:
         """Whether another class of the program defines a method of the same name as `key`'s
@@ -301,6 +324,26 @@ def unit_meta(unit: ir.SourceUnit, policy: Policy | None = None) -> UnitMeta:
     slots = unit_slot_facts(unit, policy) if policy is not None else None
     return UnitMeta(unit.path, unit.language, functions, [(l.line, m) for l, m in unit.notes], unit.lines,
                     dict(unit.constants), list(unit.dependencies), slots, [function_size(fn) for fn in unit.functions])
+
+
+def construction_summary(call: ir.Call, summary: Summary | None) -> Summary | None:
+    """The summary `resolve` found for `call`, unless the call names a class (a
+    construction bound to the class's one constructor, `Program._constructor`) and that
+    constructor does not fit it: another number of arguments, or it keeps none of them (does
+    not release, take or store any): then no summary, and the call is what the policy or an
+    unknown callee makes it, as before the constructor was known. A constructor that stores
+    its parameter in a member (its own or its base's: `Holder(T *h) { p_ = h; }`) adopts it:
+    the constructed object owns the handle."""
+    if summary is None or call.style != "plain" or not _names_constructor(summary.name):
+        return summary
+    callee = normalized_name(call.callee)
+    if _names_constructor(callee) or split_qualified(callee)[-1] != split_qualified(normalized_name(summary.name))[-1]:
+        return summary  # `Cls::Cls(...)` itself, or not a construction
+    if len(summary.params) != len(call.args):
+        return None
+    kept = {e.path[0] for case in summary.cases for e in case.effects
+            if len(e.path) == 1 and e.what in ("release", "escape", "consume")}
+    return summary if kept else None
 
 
 def _names_constructor(name: str) -> bool:

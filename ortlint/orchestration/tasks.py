@@ -11,6 +11,7 @@ from .. import ir
 from ..engine.analyze import FunctionAnalyzer, FunctionResult, Options
 from ..engine.summaries import Summary
 from ..policy import Policy
+from .program import construction_summary
 
 
 def analyze_safely(fn: ir.Function, policy: Policy, lookup: Callable[[ir.Call], Summary | None],
@@ -18,8 +19,12 @@ def analyze_safely(fn: ir.Function, policy: Policy, lookup: Callable[[ir.Call], 
     """One function's analysis; an internal error becomes a notice for that function only, so
     a bug never hides the findings of the rest of the tree."""
     started = time.process_time()  # CPU, not wall: the slowest functions a run reports do not depend on load
+
+    def fitting(call: ir.Call) -> Summary | None:  # (every route to a summary goes through here)
+        return construction_summary(call, lookup(call))
+
     try:
-        result = FunctionAnalyzer(fn, policy, lookup, options, constants).run(summarize)
+        result = FunctionAnalyzer(fn, policy, fitting, options, constants).run(summarize)
         result.seconds = time.process_time() - started
         return result
     except RecursionError:
