@@ -20,6 +20,8 @@ _LITERALS = frozenset({"number_literal", "string_literal", "char_literal", "true
                        "concatenated_string"})
 
 
+_STATIC_STORAGE = ("static", "_Thread_local", "thread_local", "__thread")
+
 class CStatements:
     """C statements and control flow -> blocks: declarations, `if`/loops/`switch` with fall-through, `goto` and labels,
 conditions with `&&`/`||`/`!`/`?:`."""
@@ -41,6 +43,12 @@ conditions with `&&`/`||`/`!`/`?:`."""
 
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []
+        if any(c.type == "storage_class_specifier" and self.text(c) in _STATIC_STORAGE for c in node.children):
+            # a function-static (`static char *cached;`) is memory every call shares, as a global
+            # is: what the function stores there is kept, not lost, and its initializer ran once
+            # before (its value on entry is unknown)
+            self.finish_statement(node)
+            return
         for child in node.children_by_field_id(self.F.declarator):
             self.lower_declarator(child, node)
         self.finish_statement(node)
