@@ -56,7 +56,19 @@ class CppBaseDestructors:
         cls = self.cls if self.cls is not None else self.model.find_class(owner)
         if cls is None or short != cls.name or self.is_noexcept():
             return []
-        return [b for b in self.model.base_classes(cls) if b.dtor is not None or b.has_dtor_decl]
+        return self._bases_with_destructors(cls)
+
+    def _bases_with_destructors(self, cls: ClassInfo, depth: int = 0) -> list[ClassInfo]:
+        """The bases whose destructors run: a direct base that has one, else (its implicit
+        destructor) its own bases', down a template chain (`Info : detail::InfoImpl<T>`,
+        `InfoImpl<T> : Base<T>`)."""
+        out: list[ClassInfo] = []
+        for b in self.model.base_classes(cls):
+            if b.dtor is not None or b.has_dtor_decl:
+                out.append(b)
+            elif depth < 4:
+                out.extend(x for x in self._bases_with_destructors(b, depth + 1) if x not in out)
+        return out
 
     def destroy_base(self, base: ClassInfo, loc: ir.Loc) -> None:
         """Run `~Base()` on this object: its body in place when this file has it. Else (a class
