@@ -247,8 +247,12 @@ def line_start_matches(pattern: re.Pattern[bytes], data: bytes, pos: int = 0) ->
     of a tenth of the file. `pattern` must begin with a byte that is neither a blank nor a newline
     (`#`, a name), so the search jumps from candidate to candidate; a candidate with anything
     but blanks before it on its line (or a line start before `pos`) is skipped, and the search
-    goes on one byte after it, as the anchored pattern would."""
+    goes on at the next line: every later candidate on the same line has that candidate's first
+    byte (not a blank) before it, so it is skipped too. (Going on one byte after it, as the
+    anchored pattern would, found and skipped each such candidate in turn: `foo(bar(x))` in
+    the middle of a line gave one search per letter for a pattern like `NAME(`.)"""
     search = pattern.search
+    find = data.find
     while True:
         m = search(data, pos)
         if m is None:
@@ -260,7 +264,10 @@ def line_start_matches(pattern: re.Pattern[bytes], data: bytes, pos: int = 0) ->
             yield m
             pos = m.end()
         else:
-            pos = start + 1
+            newline = find(b"\n", start)
+            if newline < 0:
+                return
+            pos = newline + 1
 
 
 def line_start_search(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
