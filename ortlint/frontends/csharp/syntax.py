@@ -297,13 +297,27 @@ def _string_end(data: bytes, q: int, verbatim: bool, interpolated: bool) -> int:
     return n
 
 
+# ----------------------------------------------------------------------------- file-based apps
+
+_APP_DIRECTIVE = re.compile(rb"^#[:!][^\r\n]*", re.MULTILINE)
+
+
+def blank_app_directives(data: bytes) -> bytes:
+    """A .NET 10 file-based app (`dotnet run app.cs`) starts with a `#!` line and `#:package`,
+    `#:property`, `#:sdk` directives that the grammar does not know: the error at line 1 stopped
+    the parse of the whole file. No other C# line starts with `#:` or `#!`; blanked."""
+    if b"#:" not in data and not data.startswith(b"#!"):
+        return data
+    return _APP_DIRECTIVE.sub(lambda m: m.group(0).translate(_SPACES), data)
+
+
 def prepare(data: bytes) -> bytes:
-    """What tree-sitter parses: a byte-order mark blanked, one branch of every `#if`, pointer
+    """What tree-sitter parses: a byte-order mark and file-based app directives blanked, one branch of every `#if`, pointer
     casts without their stars, and the shapes the grammar misreads rewritten (above); the same
     offsets and lines as the file (a missing last line end is added)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = b"   " + data[3:]
-    data = blank_pointer_casts(keep_one_branch(data))
+    data = blank_pointer_casts(keep_one_branch(blank_app_directives(data)))
     data = split_ref_assignments(blank_lambda_modifiers(blank_interpolated_strings(data)))
     data = rename_contextual_names(data)
     return data if data.endswith(b"\n") or not data else data + b"\n"  # a last `#pragma` needs its line end

@@ -73,7 +73,7 @@ and the static types of expressions that qualify them."""
                 imported = self.unit.static_import(name)  # `import static a.b.Helpers.load;`
                 owner = imported.own_method(name) if imported is not None else None
             if owner is None:
-                return name, "plain", None, None, None
+                return self.unseen_method(name) if obj is None else (name, "plain", None, None, None)
             if owner.is_placeholder(name, arity):  # an override runs: a call we cannot see
                 return self.unit.method_callee(owner.path, name), "method", _THIS, owner.throwing.get(name, ()), None
             return self.own_call(owner, name, arity)
@@ -98,6 +98,27 @@ and the static types of expressions that qualify them."""
             return f"{static}.{name}", "plain", None, self.unit.ort_throws(static, name, arity), None
         type_ = self.expr_type(obj)
         return self.resolve_method(type_, self.lower_expr(obj), name, arity)
+
+    def unseen_method(self, name: str) -> Resolved:
+        """`name(...)` that no class of the file (nor the project) declares. Unless a static
+        import may bring it (`import static a.b.C.name;`, or `a.b.C.*` in a class that extends
+        nothing), it is a method this object inherits from a supertype we cannot see: a method
+        call on `this` (`Base.delete` for `class S extends Base`), never a C function of the
+        policy (`delete(ids)` in a Java class is not C++ `delete`, `free()` not libc's)."""
+        supers = [c.super_name for c in self.cls_chain() if c.super_name]
+        if name in self.types.static_members or (self.types.static_wildcards and not supers):
+            return name, "plain", None, None, None
+        callee = self.unit.method_callee(supers[0], name) if supers else name
+        return callee, "method", _THIS, None, None
+
+    def cls_chain(self) -> list[ClassInfo]:
+        """The class of the code being lowered and the classes around it, innermost first."""
+        out: list[ClassInfo] = []
+        cls: ClassInfo | None = self.cls
+        while cls is not None:
+            out.append(cls)
+            cls = cls.outer
+        return out
 
     def resolve_method(self, type_: str, receiver: ir.Expr, name: str, arity: int) -> Resolved:
         """`resolve_call` for a receiver that is a value of type `type_` ("" when unknown)."""
