@@ -75,12 +75,22 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             storage = self.lower_expr(self.named(placement)[0])
             self.emit_call_node(node, callee, "new", None, args, True, None)
             return storage
+        if self.is_ref_new(node):
+            # C++/CX `ref new T(args)`: a reference-counted WinRT object behind a `T^` handle; the
+            # runtime destroys it when the last handle goes, nothing is the caller's to delete
+            return self.emit_call_node(node, "ref new", "plain", None, args, discard, dest)
         if may_register_themselves(self.model) and self.registers_itself(node):
             # `new Watcher(loop, fd);`: owned by whoever its constructor registered it with
             result = self.emit_call_node(node, callee, "new", None, args, False, dest)
             hand_over_self(self, result, self.loc(node), "registered with another object by its constructor")
             return result
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
+
+    def is_ref_new(self, node: Node) -> bool:
+        """Is this C++/CX's `ref new`? tree-sitter's C++ grammar reads the contextual keyword `ref`
+        before `new` as an ERROR node holding it, the node right before the new-expression."""
+        prev = node.prev_sibling
+        return prev is not None and prev.type == "ERROR" and self.text(prev) == "ref"
 
     def registers_itself(self, node: Node) -> bool:
         """Does the constructor of the class `new` builds give `this` to a call (`attach(loop,
