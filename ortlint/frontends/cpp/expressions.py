@@ -97,7 +97,26 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         this)`)? Then the object is owned by that one from its construction (`self_owning.py`)."""
         type_node = node.child_by_field_id(self.F.type)
         found = self_ownership(self.model, self.unit.policy, self.text(type_node), self.ns) if type_node is not None else None
-        return found is not None and found.on_construction
+        if found is None:
+            return False
+        return found.on_construction or (found.parent_argument and self.has_parent_argument(node))
+
+    def has_parent_argument(self, node: Node) -> bool:
+        """Is one of the arguments of `new T(...)` a pointer to a parent, an object of a class
+        listed with `parent_argument` or derived from one (`new Dialog(this)` in a QWidget's
+        method, `new QLabel(text, (QWidget *)w)`)? A null literal, or a pointer whose type is
+        not known, is no parent: the object stays the caller's."""
+        arguments = node.child_by_field_id(self.F.arguments)
+        for arg in (arguments.named_children if arguments is not None else ()):
+            text = self.text(arg.child_by_field_id(self.F.type)) if arg.type == "cast_expression" \
+                else self.expr_type(arg)
+            ref = parse_type(text) if text else None
+            if ref is None or ref.pointers != 1 or not ref.name:
+                continue
+            owner = self_ownership(self.model, self.unit.policy, ref.name, self.ns)
+            if owner is not None and owner.parent_argument:
+                return True
+        return False
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"

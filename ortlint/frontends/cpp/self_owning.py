@@ -51,6 +51,7 @@ class SelfOwnership:
 
     methods: frozenset[str] | None
     on_construction: bool = False
+    parent_argument: bool = False  # owned from construction when built with a parent (Qt)
 
     def handed_over_by(self, method: str) -> bool:
         return self.methods is None or method in self.methods
@@ -93,10 +94,10 @@ def _may_start_themselves(model: FileModel) -> bool:
 
 def _may_register_themselves(model: FileModel) -> bool:
     listed = model.policy.self_owning
-    if any(spec.on_construction and name.encode() in model.src for name, spec in listed.items()):
+    if any((spec.on_construction or spec.parent_argument) and name.encode() in model.src for name, spec in listed.items()):
         return True  # (`new torch::jit::ProfileOp(...)`, as written; classes of the file derived from one below)
     for qualname in {info.qualname for info in model.classes.values()}:
-        if any(spec.on_construction for spec in _listed_bases(model, qualname)):
+        if any(spec.on_construction or spec.parent_argument for spec in _listed_bases(model, qualname)):
             return True
         if any(b"this" in model.src[c.start_byte:c.end_byte] for c in _constructors(model.classes[qualname])):
             return True
@@ -162,10 +163,12 @@ def _self_ownership(model: FileModel, policy: "Policy", name: str, ns: tuple[str
         spec = _listed(policy, name, ns)  # a library class (`new torch::jit::ProfileOp(graph, ...)`)
         if spec is None:
             return None
-        return SelfOwnership(spec.handed_over_by if spec.handed_over_by else frozenset(), spec.on_construction)
+        return SelfOwnership(spec.handed_over_by if spec.handed_over_by else frozenset(), spec.on_construction,
+                             spec.parent_argument)
     methods: set[str] = set()
     any_method = False
     registered = False  # (a listed base owned from its construction)
+    parented = False  # (a listed base owned by the parent it is built with)
     seen: set[str] = set()
     todo: list[ClassInfo] = [cls]
     while todo and len(seen) < 16:
@@ -180,13 +183,14 @@ def _self_ownership(model: FileModel, policy: "Policy", name: str, ns: tuple[str
             if spec is not None:
                 methods |= spec.handed_over_by
                 registered = registered or spec.on_construction
+                parented = parented or spec.parent_argument
             found = model.find_class(base_name, ns)
             if found is not None:
                 todo.append(found)
     on_construction = registered or any(_gives_this_away(model, ctor) for ctor in _constructors(cls))
-    if not (any_method or methods or on_construction):
+    if not (any_method or methods or on_construction or parented):
         return None
-    return SelfOwnership(None if any_method else frozenset(methods), on_construction)
+    return SelfOwnership(None if any_method else frozenset(methods), on_construction, parented)
 
 
 def _deletes_itself(src: bytes, cls: ClassInfo) -> bool:
