@@ -12,8 +12,9 @@ from ..c.syntax import _VOID
 from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
-from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
-from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
+from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type, strip_template
+from .self_owning import (hand_over_self, may_register_themselves, may_start_themselves, may_store_themselves,
+                          self_ownership, stores_this_through_param)
 from .status_values import constructed_status, status_factory, status_method
 from .syntax import (
     _API_GETTERS,
@@ -510,7 +511,23 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         result = self.lower_member_call_of(node, fn, arg_nodes, discard, dest)
         if may_start_themselves(self.model):
             self.hand_over_started_object(node, fn)
+        if may_store_themselves(self.model):
+            self.hand_over_stored_receiver(node, fn)
         return result
+
+    def hand_over_stored_receiver(self, node: Node, fn: Node) -> None:
+        """`p->QueryInterface(iid, ppv)` whose definition stores `this` through a parameter
+        (`*ppv = static_cast<IUnknown*>(this)`): the object is held by the caller's out-parameter
+        now. Calls pass no receiver to the method in the IR, so the store is not seen from here."""
+        base = fn.child_by_field_id(self.F.argument)
+        field_node = fn.child_by_field_id(self.F.field)
+        if base is None or field_node is None or self.strip_casts(base).type == "this":
+            return
+        base_type = self.expr_type(base)
+        ref = parse_type(base_type) if base_type else None
+        cls = self.model.find_class(clean_name(strip_template(ref.name)), self.ns) if ref is not None and ref.name else None
+        if cls is not None and stores_this_through_param(self.model, cls, strip_template_args(clean_name(self.text(field_node)))):
+            hand_over_self(self, self.lower_expr(base), self.loc(node), "stored by the method through its out-parameter")
 
     def hand_over_started_object(self, node: Node, fn: Node) -> None:
         """`w->Queue()` on a `Napi::AsyncWorker`, `job->Start()` on a class with `delete this`."""

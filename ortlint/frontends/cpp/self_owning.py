@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ... import ir
-from .model import ClassInfo, FileModel, clean_name, parse_type, strip_template
+from ..c.syntax import declarator_name, find_function_declarator
+from .model import ClassInfo, FileModel, clean_name, innermost_name, parse_type, strip_template
 from .syntax import _expr_vars as _vars_of
 
 if TYPE_CHECKING:
@@ -38,10 +39,15 @@ if TYPE_CHECKING:
 _DELETES_THIS = re.compile(rb"\bdelete\s+this\b|\b(?:unique_ptr|shared_ptr)\s*<[^;{}()]*>\s*\w*\s*[({]\s*this\s*[)}]")
 
 
+# `*out = this;`, `*ppv = static_cast<IUnknown*>(this);`, `*ppv = (IFoo *)this;`: the method
+# stores its object through a pointer (group 1 names it; a parameter of the method, checked)
+_STORES_THIS = re.compile(rb"\*\s*(\w+)\s*=\s*(?:\w+_cast\s*<[^;<>]*>\s*\(\s*|\(\s*[\w:]+\s*\*\s*\)\s*)?\(?\s*this\b")
+
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 # the cache keys of may_start_themselves / may_register_themselves (no class has an empty name)
 _STARTS = ("", ("start",))
 _REGISTERS = ("", ("register",))
+_STORES = ("", ("stores-this",))
 
 
 @dataclass(frozen=True)
@@ -232,3 +238,50 @@ def hand_over_self(lowering, receiver: ir.Expr, loc: ir.Loc, why: str) -> None:
     names = tuple(sorted(_vars_of(receiver)))
     if names and lowering.cur is not None:
         lowering.emit(ir.Havoc(loc, names, why))
+
+
+def may_store_themselves(model: FileModel) -> bool:
+    """Could a method of this file store `this` through a pointer (`*ppv = this`)? Most files
+    have no such text, and their member calls are never asked about (remembered per model)."""
+    return _cached_flag(model, _STORES, lambda m: _STORES_THIS.search(m.src) is not None)
+
+
+def stores_this_through_param(model: FileModel, cls: ClassInfo, method: str) -> bool:
+    """Does a definition of `cls::method` in this file store `this` through one of its pointer
+    parameters (`*ppv = static_cast<IUnknown*>(this)`, COM's QueryInterface)? Then the object is
+    the caller's out-parameter's: the call hands the receiver on, like a free function given the
+    object and storing it through its out-parameter (remembered per model)."""
+    key = (f"{cls.qualname}::{method}", ("stores-this",))
+    cache = model.self_owning_cache
+    if key not in cache:
+        cache[key] = any(_stores_this(model, node) for node in _definitions(model, cls, method))
+    return bool(cache[key])
+
+
+def _definitions(model: FileModel, cls: ClassInfo, method: str) -> list[Node]:
+    """The definitions of `cls::method` in this file: attached to the class, or, for a class
+    declared in a header (whose members are merged after the file's definitions were attached),
+    the out-of-class `T Cls::method(...) {...}` of the file."""
+    found = cls.methods.get(method)
+    if found or not cls.from_header:
+        return found or []
+    wanted = {f"{cls.name}::{method}", f"{cls.qualname}::{method}"}
+    out = []
+    for node, _ns, cls_name, _internal in model.declarations:
+        if cls_name is None and node.type == "function_definition":
+            named = innermost_name(model.src, node.child_by_field_id(model.F.declarator))
+            if named is not None and named[0] in wanted:
+                out.append(node)
+    return out
+
+
+def _stores_this(model: FileModel, node: Node) -> bool:
+    body = node.child_by_field_id(model.F.body)
+    func = find_function_declarator(node.child_by_field_id(model.F.declarator))
+    params = func.child_by_field_id(model.F.parameters) if func is not None else None
+    if body is None or params is None:
+        return False
+    names = {declarator_name(p.child_by_field_id(model.F.declarator), model.src)
+             for p in params.named_children if p.type == "parameter_declaration"}
+    return any(m.group(1).decode("utf-8", "replace") in names
+               for m in _STORES_THIS.finditer(model.src, body.start_byte, body.end_byte))
