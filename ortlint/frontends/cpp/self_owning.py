@@ -98,9 +98,24 @@ def _may_start_themselves(model: FileModel) -> bool:
                for spec in _listed_bases(model, qualname))
 
 
+_CONSTRUCTION_NAMES: dict[int, tuple[object, "re.Pattern[bytes] | None"]] = {}
+
+
+def _construction_names(listed: dict[str, "SelfOwningSpec"]) -> "re.Pattern[bytes] | None":
+    """One pattern for the listed classes owned from their construction (80-odd Qt classes: one
+    scan of the file instead of one per name), made once per policy table."""
+    hit = _CONSTRUCTION_NAMES.get(id(listed))
+    if hit is None or hit[0] is not listed:
+        names = sorted((n for n, spec in listed.items() if spec.on_construction or spec.parent_argument), key=len, reverse=True)
+        pattern = re.compile(b"|".join(re.escape(n.encode()) for n in names)) if names else None
+        hit = _CONSTRUCTION_NAMES[id(listed)] = (listed, pattern)
+    return hit[1]  # type: ignore[return-value]
+
+
 def _may_register_themselves(model: FileModel) -> bool:
     listed = model.policy.self_owning
-    if any((spec.on_construction or spec.parent_argument) and name.encode() in model.src for name, spec in listed.items()):
+    pattern = _construction_names(listed) if listed else None
+    if pattern is not None and pattern.search(model.src):
         return True  # (`new torch::jit::ProfileOp(...)`, as written; classes of the file derived from one below)
     for qualname in {info.qualname for info in model.classes.values()}:
         if any(spec.on_construction or spec.parent_argument for spec in _listed_bases(model, qualname)):
