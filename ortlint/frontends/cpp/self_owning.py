@@ -19,6 +19,7 @@ What hands the object over:
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -276,18 +277,37 @@ def stores_this_through_param(model: FileModel, cls: ClassInfo, method: str) -> 
 def _definitions(model: FileModel, cls: ClassInfo, method: str) -> list[Node]:
     """The definitions of `cls::method` in this file: attached to the class, or, for a class
     declared in a header (whose members are merged after the file's definitions were attached),
-    the out-of-class `T Cls::method(...) {...}` of the file."""
+    the out-of-class `T Cls::method(...) {...}` of the file that store `this` somewhere."""
     found = cls.methods.get(method)
     if found or not cls.from_header:
         return found or []
-    wanted = {f"{cls.name}::{method}", f"{cls.qualname}::{method}"}
-    out = []
-    for node, _ns, cls_name, _internal in model.declarations:
-        if cls_name is None and node.type == "function_definition":
-            named = innermost_name(model.src, node.child_by_field_id(model.F.declarator))
-            if named is not None and named[0] in wanted:
-                out.append(node)
-    return out
+    index = _out_of_class_storing(model)
+    return index.get(f"{cls.name}::{method}", []) + index.get(f"{cls.qualname}::{method}", []) \
+        if cls.qualname != cls.name else index.get(f"{cls.name}::{method}", [])
+
+
+def _out_of_class_storing(model: FileModel) -> dict[str, list[Node]]:
+    """Out-of-class function definitions whose text stores `this` through a pointer, by their
+    declared name (`Cls::method`): built once per model from the pattern's matches, so a file
+    with many member calls does not walk its definitions once per call."""
+    key = ("", ("stores-this-index",))
+    cache = model.self_owning_cache
+    index = cache.get(key)
+    if index is None:
+        starts = [m.start() for m in _STORES_THIS.finditer(model.src)]
+        index = {}
+        if starts:
+            for node, _ns, cls_name, _internal in model.declarations:
+                if cls_name is not None or node.type != "function_definition":
+                    continue
+                at = bisect.bisect_left(starts, node.start_byte)
+                if at == len(starts) or starts[at] >= node.end_byte:
+                    continue
+                named = innermost_name(model.src, node.child_by_field_id(model.F.declarator))
+                if named is not None:
+                    index.setdefault(named[0], []).append(node)
+        cache[key] = index
+    return index
 
 
 def _stores_this(model: FileModel, node: Node) -> bool:
