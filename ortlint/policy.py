@@ -139,11 +139,15 @@ MACRO_ACTS = {
     # `__builtin_expect(e, 0)` (what `unlikely(e)` expands to): an expression whose value is
     # A's, so a test of it is a test of A (`if (unlikely(p == NULL))` tells p is NULL)
     "value-of-arg": "({a})",
+    # `FAILED(hr)` / `SUCCEEDED(hr)` of the Windows SDK (winerror.h: `((HRESULT)(hr)) < 0`): a
+    # sign test of A, so two tests of one unchanged value agree (and `hr = E_FAIL` decides them)
+    "negative-test": "(({a}) < 0)",
+    "nonnegative-test": "(({a}) >= 0)",
 }
 # The shapes whose argument `arg` is a declaration, followed by the expression that initializes it.
 DECLARING_ACTS = frozenset({"declare-or-return"})
 # The shapes that are expressions, not statements (never terminated as a statement before parsing).
-EXPRESSION_ACTS = frozenset({"value-of-arg"})
+EXPRESSION_ACTS = frozenset({"value-of-arg", "negative-test", "nonnegative-test"})
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,11 @@ members (`delete this`, `std::unique_ptr<T> self(this)`). The methods listed han
 to itself; before one of them runs (an early return), the object is still the caller's to delete.
 With `on_construction = true` the object is owned from its construction by an object its
 constructor registers it with (a `torch::jit::Node` built with its graph is in the graph's list of
-nodes, which the graph deletes): the class itself and classes deriving from it.
+nodes, which the graph deletes): the class itself and classes deriving from it. With
+`parent_argument = true` it is owned from its construction only when built with a parent: an
+argument that points to an object of a class listed the same way (or derived from one). Qt's
+object trees: `new MyDialog(this)` or `new QLabel(text, parentWidget)` is deleted with its parent,
+`new QWidget()` is not.
 
 Schema:
 
@@ -17,6 +21,7 @@ Schema:
     bases = ["Napi::AsyncWorker"]   # or `base`: the library classes (as written, namespace included)
     handed_over_by = ["Queue"]      # methods that start the work (the object deletes itself afterwards)
     on_construction = false         # or true: owned by another object as soon as it is built
+    parent_argument = false         # or true: owned by its parent when built with one
     note = "..."
 """
 from __future__ import annotations
@@ -24,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-SELF_OWNING_KEYS = {"base", "bases", "handed_over_by", "on_construction", "note"}
+SELF_OWNING_KEYS = {"base", "bases", "handed_over_by", "on_construction", "parent_argument", "note"}
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,7 @@ class SelfOwningSpec:
     base: str
     handed_over_by: frozenset[str]
     on_construction: bool = False
+    parent_argument: bool = False  # owned from construction when an argument points to a parent
 
 
 def load_self_owning(tables: dict[str, SelfOwningSpec], raw_tables: Any,
@@ -57,10 +63,14 @@ def load_self_owning(tables: dict[str, SelfOwningSpec], raw_tables: Any,
         on_construction = raw.get("on_construction", False)
         if not isinstance(on_construction, bool):
             fail(f"{key}.on_construction", "must be true or false", "self_owning", i)
+        parent_argument = raw.get("parent_argument", False)
+        if not isinstance(parent_argument, bool):
+            fail(f"{key}.parent_argument", "must be true or false", "self_owning", i)
         methods = raw.get("handed_over_by", [])
         if not isinstance(methods, list) or not all(isinstance(m, str) and m for m in methods) \
-                or not (methods or on_construction):
-            fail(f"{key}.handed_over_by", "must be a non-empty list of method names (unless on_construction = true)",
+                or not (methods or on_construction or parent_argument):
+            fail(f"{key}.handed_over_by",
+                 "must be a non-empty list of method names (unless on_construction or parent_argument = true)",
                  "self_owning", i)
         for name in names:
-            tables[name] = SelfOwningSpec(name, frozenset(methods), on_construction)
+            tables[name] = SelfOwningSpec(name, frozenset(methods), on_construction, parent_argument)

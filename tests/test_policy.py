@@ -168,6 +168,20 @@ def test_self_owning_bases_are_policy_data(tmp_path: Path) -> None:
     assert policy.self_owning["Napi::AsyncWorker"].handed_over_by == {"Queue"}
 
 
+def test_self_owning_parent_argument_is_policy_data(tmp_path: Path) -> None:
+    """`parent_argument = true` (Qt's QObject classes in rules/cpp.toml): owned when built with a
+    parent; a table with it needs no `handed_over_by`, and the flag must be a boolean."""
+    p = write(tmp_path, '[[self_owning]]\nbases = ["Ui::Item"]\nparent_argument = true\n')
+    policy = load_policy([p])
+    spec = policy.self_owning["Ui::Item"]
+    assert spec.parent_argument and not spec.on_construction and not spec.handed_over_by
+    assert policy.self_owning["QDialog"].parent_argument and not policy.self_owning["QDialog"].on_construction
+    assert not policy.self_owning["Napi::AsyncWorker"].parent_argument
+    bad = write(tmp_path, '[[self_owning]]\nbases = ["Ui::Item"]\nparent_argument = "yes"\n')
+    with pytest.raises(PolicyError, match="parent_argument: must be true or false"):
+        load_policy([bad])
+
+
 def test_an_acquisition_only_when_an_argument_is_null_is_policy_data(tmp_path: Path) -> None:
     """`realpath(p, NULL)` allocates, `realpath(p, buf)` returns buf: `only_if_null` names the
     argument; anything but an argument index is refused with the key in the message."""

@@ -12,8 +12,9 @@ from ..c.syntax import _VOID
 from ..common.cfg import has_side_effects
 from .containers import owning_map_store
 from .guards import guard_method, guard_type_of, hold_constructed_status
-from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type
-from .self_owning import hand_over_self, may_register_themselves, may_start_themselves, self_ownership
+from .model import TABLE_TYPES, Ownership, TypeRef, clean_name, parse_type, strip_template
+from .self_owning import (hand_over_self, may_register_themselves, may_start_themselves, may_store_themselves,
+                          self_ownership, stores_this_through_param)
 from .status_values import constructed_status, status_factory, status_method
 from .syntax import (
     _API_GETTERS,
@@ -75,6 +76,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             storage = self.lower_expr(self.named(placement)[0])
             self.emit_call_node(node, callee, "new", None, args, True, None)
             return storage
+        if self.is_ref_new(node):
+            # C++/CX `ref new T(args)`: a reference-counted WinRT object behind a `T^` handle; the
+            # runtime destroys it when the last handle goes, nothing is the caller's to delete
+            return self.emit_call_node(node, "ref new", "plain", None, args, discard, dest)
         if may_register_themselves(self.model) and self.registers_itself(node):
             # `new Watcher(loop, fd);`: owned by whoever its constructor registered it with
             result = self.emit_call_node(node, callee, "new", None, args, False, dest)
@@ -82,12 +87,37 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             return result
         return self.emit_call_node(node, callee, "new", None, args, discard, dest)
 
+    def is_ref_new(self, node: Node) -> bool:
+        """Is this C++/CX's `ref new`? tree-sitter's C++ grammar reads the contextual keyword `ref`
+        before `new` as an ERROR node holding it, the node right before the new-expression."""
+        prev = node.prev_sibling
+        return prev is not None and prev.type == "ERROR" and self.text(prev) == "ref"
+
     def registers_itself(self, node: Node) -> bool:
         """Does the constructor of the class `new` builds give `this` to a call (`attach(loop,
         this)`)? Then the object is owned by that one from its construction (`self_owning.py`)."""
         type_node = node.child_by_field_id(self.F.type)
         found = self_ownership(self.model, self.unit.policy, self.text(type_node), self.ns) if type_node is not None else None
-        return found is not None and found.on_construction
+        if found is None:
+            return False
+        return found.on_construction or (found.parent_argument and self.has_parent_argument(node))
+
+    def has_parent_argument(self, node: Node) -> bool:
+        """Is one of the arguments of `new T(...)` a pointer to a parent, an object of a class
+        listed with `parent_argument` or derived from one (`new Dialog(this)` in a QWidget's
+        method, `new QLabel(text, (QWidget *)w)`)? A null literal, or a pointer whose type is
+        not known, is no parent: the object stays the caller's."""
+        arguments = node.child_by_field_id(self.F.arguments)
+        for arg in (arguments.named_children if arguments is not None else ()):
+            text = self.text(arg.child_by_field_id(self.F.type)) if arg.type == "cast_expression" \
+                else self.expr_type(arg)
+            ref = parse_type(text) if text else None
+            if ref is None or ref.pointers != 1 or not ref.name:
+                continue
+            owner = self_ownership(self.model, self.unit.policy, ref.name, self.ns)
+            if owner is not None and owner.parent_argument:
+                return True
+        return False
 
     def expr_delete_expression(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         callee = "delete[]" if any(c.type == "[" for c in node.children) else "delete"
@@ -481,7 +511,23 @@ table and method calls (typed by the receiver), `std::move`, makers."""
         result = self.lower_member_call_of(node, fn, arg_nodes, discard, dest)
         if may_start_themselves(self.model):
             self.hand_over_started_object(node, fn)
+        if may_store_themselves(self.model):
+            self.hand_over_stored_receiver(node, fn)
         return result
+
+    def hand_over_stored_receiver(self, node: Node, fn: Node) -> None:
+        """`p->QueryInterface(iid, ppv)` whose definition stores `this` through a parameter
+        (`*ppv = static_cast<IUnknown*>(this)`): the object is held by the caller's out-parameter
+        now. Calls pass no receiver to the method in the IR, so the store is not seen from here."""
+        base = fn.child_by_field_id(self.F.argument)
+        field_node = fn.child_by_field_id(self.F.field)
+        if base is None or field_node is None or self.strip_casts(base).type == "this":
+            return
+        base_type = self.expr_type(base)
+        ref = parse_type(base_type) if base_type else None
+        cls = self.model.find_class(clean_name(strip_template(ref.name)), self.ns) if ref is not None and ref.name else None
+        if cls is not None and stores_this_through_param(self.model, cls, strip_template_args(clean_name(self.text(field_node)))):
+            hand_over_self(self, self.lower_expr(base), self.loc(node), "stored by the method through its out-parameter")
 
     def hand_over_started_object(self, node: Node, fn: Node) -> None:
         """`w->Queue()` on a `Napi::AsyncWorker`, `job->Start()` on a class with `delete this`."""

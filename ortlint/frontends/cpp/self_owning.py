@@ -19,6 +19,7 @@ What hands the object over:
 """
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,7 +27,8 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from ... import ir
-from .model import ClassInfo, FileModel, clean_name, parse_type, strip_template
+from ..c.syntax import declarator_name, find_function_declarator
+from .model import ClassInfo, FileModel, clean_name, innermost_name, parse_type, strip_template
 from .syntax import _expr_vars as _vars_of
 
 if TYPE_CHECKING:
@@ -38,10 +40,15 @@ if TYPE_CHECKING:
 _DELETES_THIS = re.compile(rb"\bdelete\s+this\b|\b(?:unique_ptr|shared_ptr)\s*<[^;{}()]*>\s*\w*\s*[({]\s*this\s*[)}]")
 
 
+# `*out = this;`, `*ppv = static_cast<IUnknown*>(this);`, `*ppv = (IFoo *)this;`: the method
+# stores its object through a pointer (group 1 names it; a parameter of the method, checked)
+_STORES_THIS = re.compile(rb"\*\s*(\w+)\s*=\s*(?:\w+_cast\s*<[^;<>]*>\s*\(\s*|\(\s*[\w:]+\s*\*\s*\)\s*)?\(?\s*this\b")
+
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 # the cache keys of may_start_themselves / may_register_themselves (no class has an empty name)
 _STARTS = ("", ("start",))
 _REGISTERS = ("", ("register",))
+_STORES = ("", ("stores-this",))
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,7 @@ class SelfOwnership:
 
     methods: frozenset[str] | None
     on_construction: bool = False
+    parent_argument: bool = False  # owned from construction when built with a parent (Qt)
 
     def handed_over_by(self, method: str) -> bool:
         return self.methods is None or method in self.methods
@@ -91,12 +99,27 @@ def _may_start_themselves(model: FileModel) -> bool:
                for spec in _listed_bases(model, qualname))
 
 
+_CONSTRUCTION_NAMES: dict[int, tuple[object, "re.Pattern[bytes] | None"]] = {}
+
+
+def _construction_names(listed: dict[str, "SelfOwningSpec"]) -> "re.Pattern[bytes] | None":
+    """One pattern for the listed classes owned from their construction (80-odd Qt classes: one
+    scan of the file instead of one per name), made once per policy table."""
+    hit = _CONSTRUCTION_NAMES.get(id(listed))
+    if hit is None or hit[0] is not listed:
+        names = sorted((n for n, spec in listed.items() if spec.on_construction or spec.parent_argument), key=len, reverse=True)
+        pattern = re.compile(b"|".join(re.escape(n.encode()) for n in names)) if names else None
+        hit = _CONSTRUCTION_NAMES[id(listed)] = (listed, pattern)
+    return hit[1]  # type: ignore[return-value]
+
+
 def _may_register_themselves(model: FileModel) -> bool:
     listed = model.policy.self_owning
-    if any(spec.on_construction and name.encode() in model.src for name, spec in listed.items()):
+    pattern = _construction_names(listed) if listed else None
+    if pattern is not None and pattern.search(model.src):
         return True  # (`new torch::jit::ProfileOp(...)`, as written; classes of the file derived from one below)
     for qualname in {info.qualname for info in model.classes.values()}:
-        if any(spec.on_construction for spec in _listed_bases(model, qualname)):
+        if any(spec.on_construction or spec.parent_argument for spec in _listed_bases(model, qualname)):
             return True
         if any(b"this" in model.src[c.start_byte:c.end_byte] for c in _constructors(model.classes[qualname])):
             return True
@@ -162,10 +185,12 @@ def _self_ownership(model: FileModel, policy: "Policy", name: str, ns: tuple[str
         spec = _listed(policy, name, ns)  # a library class (`new torch::jit::ProfileOp(graph, ...)`)
         if spec is None:
             return None
-        return SelfOwnership(spec.handed_over_by if spec.handed_over_by else frozenset(), spec.on_construction)
+        return SelfOwnership(spec.handed_over_by if spec.handed_over_by else frozenset(), spec.on_construction,
+                             spec.parent_argument)
     methods: set[str] = set()
     any_method = False
     registered = False  # (a listed base owned from its construction)
+    parented = False  # (a listed base owned by the parent it is built with)
     seen: set[str] = set()
     todo: list[ClassInfo] = [cls]
     while todo and len(seen) < 16:
@@ -180,13 +205,14 @@ def _self_ownership(model: FileModel, policy: "Policy", name: str, ns: tuple[str
             if spec is not None:
                 methods |= spec.handed_over_by
                 registered = registered or spec.on_construction
+                parented = parented or spec.parent_argument
             found = model.find_class(base_name, ns)
             if found is not None:
                 todo.append(found)
     on_construction = registered or any(_gives_this_away(model, ctor) for ctor in _constructors(cls))
-    if not (any_method or methods or on_construction):
+    if not (any_method or methods or on_construction or parented):
         return None
-    return SelfOwnership(None if any_method else frozenset(methods), on_construction)
+    return SelfOwnership(None if any_method else frozenset(methods), on_construction, parented)
 
 
 def _deletes_itself(src: bytes, cls: ClassInfo) -> bool:
@@ -228,3 +254,69 @@ def hand_over_self(lowering, receiver: ir.Expr, loc: ir.Loc, why: str) -> None:
     names = tuple(sorted(_vars_of(receiver)))
     if names and lowering.cur is not None:
         lowering.emit(ir.Havoc(loc, names, why))
+
+
+def may_store_themselves(model: FileModel) -> bool:
+    """Could a method of this file store `this` through a pointer (`*ppv = this`)? Most files
+    have no such text, and their member calls are never asked about (remembered per model)."""
+    return _cached_flag(model, _STORES, lambda m: _STORES_THIS.search(m.src) is not None)
+
+
+def stores_this_through_param(model: FileModel, cls: ClassInfo, method: str) -> bool:
+    """Does a definition of `cls::method` in this file store `this` through one of its pointer
+    parameters (`*ppv = static_cast<IUnknown*>(this)`, COM's QueryInterface)? Then the object is
+    the caller's out-parameter's: the call hands the receiver on, like a free function given the
+    object and storing it through its out-parameter (remembered per model)."""
+    key = (f"{cls.qualname}::{method}", ("stores-this",))
+    cache = model.self_owning_cache
+    if key not in cache:
+        cache[key] = any(_stores_this(model, node) for node in _definitions(model, cls, method))
+    return bool(cache[key])
+
+
+def _definitions(model: FileModel, cls: ClassInfo, method: str) -> list[Node]:
+    """The definitions of `cls::method` in this file: attached to the class, or, for a class
+    declared in a header (whose members are merged after the file's definitions were attached),
+    the out-of-class `T Cls::method(...) {...}` of the file that store `this` somewhere."""
+    found = cls.methods.get(method)
+    if found or not cls.from_header:
+        return found or []
+    index = _out_of_class_storing(model)
+    return index.get(f"{cls.name}::{method}", []) + index.get(f"{cls.qualname}::{method}", []) \
+        if cls.qualname != cls.name else index.get(f"{cls.name}::{method}", [])
+
+
+def _out_of_class_storing(model: FileModel) -> dict[str, list[Node]]:
+    """Out-of-class function definitions whose text stores `this` through a pointer, by their
+    declared name (`Cls::method`): built once per model from the pattern's matches, so a file
+    with many member calls does not walk its definitions once per call."""
+    key = ("", ("stores-this-index",))
+    cache = model.self_owning_cache
+    index = cache.get(key)
+    if index is None:
+        starts = [m.start() for m in _STORES_THIS.finditer(model.src)]
+        index = {}
+        if starts:
+            for node, _ns, cls_name, _internal in model.declarations:
+                if cls_name is not None or node.type != "function_definition":
+                    continue
+                at = bisect.bisect_left(starts, node.start_byte)
+                if at == len(starts) or starts[at] >= node.end_byte:
+                    continue
+                named = innermost_name(model.src, node.child_by_field_id(model.F.declarator))
+                if named is not None:
+                    index.setdefault(named[0], []).append(node)
+        cache[key] = index
+    return index
+
+
+def _stores_this(model: FileModel, node: Node) -> bool:
+    body = node.child_by_field_id(model.F.body)
+    func = find_function_declarator(node.child_by_field_id(model.F.declarator))
+    params = func.child_by_field_id(model.F.parameters) if func is not None else None
+    if body is None or params is None:
+        return False
+    names = {declarator_name(p.child_by_field_id(model.F.declarator), model.src)
+             for p in params.named_children if p.type == "parameter_declaration"}
+    return any(m.group(1).decode("utf-8", "replace") in names
+               for m in _STORES_THIS.finditer(model.src, body.start_byte, body.end_byte))
