@@ -130,6 +130,10 @@ MACRO_ACTS = {
     "return-on-false": "do {{ if (!({a})) return 0; }} while (0)",
     "abort-on-false": "do {{ if (!({a})) abort(); }} while (0)",
     "abort": "abort()",
+    "abort-on-true": "do {{ if ({a}) abort(); }} while (0)",
+    # gtest's fatal assertions (`ASSERT_EQ(A, B)`): A and B are compared, a failure ends the test
+    "abort-unless-equal": "do {{ if (!(({a}) == ({b}))) abort(); }} while (0)",
+    "abort-unless-not-equal": "do {{ if (!(({a}) != ({b}))) abort(); }} while (0)",
     "throw-on-false": "do {{ if (!({a})) throw 0; }} while (0)",
     "throw": "throw 0",
     # `ASSIGN_OR_RETURN(OrtValue* v, MakeValue(api))`: A is a declaration (`type name`) or the
@@ -146,6 +150,8 @@ MACRO_ACTS = {
 }
 # The shapes whose argument `arg` is a declaration, followed by the expression that initializes it.
 DECLARING_ACTS = frozenset({"declare-or-return"})
+# The shapes about two arguments, `arg` and the one after it (the operands of a comparison).
+TWO_OPERAND_ACTS = frozenset({"abort-unless-equal", "abort-unless-not-equal"})
 # The shapes that are expressions, not statements (never terminated as a statement before parsing).
 EXPRESSION_ACTS = frozenset({"value-of-arg", "negative-test", "nonnegative-test"})
 
@@ -530,10 +536,11 @@ class _Loader:
             declares = arg if acts in DECLARING_ACTS else None
             if declares is not None and arg > 14:
                 self.fail(f"{key}.arg", f"{acts}: the declaration (argument {arg}) must be followed by its expression; at most 14", "macro", i)
-            params = tuple(f"__ortlint_a{n}" for n in range(arg + (2 if declares is not None else 1)))
+            two = declares is not None or acts in TWO_OPERAND_ACTS
+            params = tuple(f"__ortlint_a{n}" for n in range(arg + (2 if two else 1)))
             if declares is not None:
                 params += ("__ortlint_name",)  # inserted by the front end (declaration_macros.with_declared_name)
-            body = MACRO_ACTS[acts].format(a=params[arg], b=params[arg + 1] if declares is not None else "", n=params[-1])
+            body = MACRO_ACTS[acts].format(a=params[arg], b=params[arg + 1] if two else "", n=params[-1])
             for name in names:
                 if not re.fullmatch(r"[A-Za-z_]\w*", name):
                     self.fail(f"{key}.names", f"{name!r} is not a macro name", "macro", i)

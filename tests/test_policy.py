@@ -44,7 +44,7 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[preprocess]\nrename = "try"\n', "preprocess.rename"),
     ('[table_arity]\nRun = "eight"\n', "table_arity.Run: must be an argument count"),
     ('[table_arity]\nRun = [8, "nine"]\n', "table_arity.Run: must be an argument count"),
-    ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, declare-or-return"),
+    ('[[macro]]\nnames = ["A"]\nacts = "declare"\n', "macro[0].acts: must be one of abort, abort-on-false, abort-on-true, abort-unless-equal, abort-unless-not-equal, declare-or-return"),
     ('[[macro]]\nnames = ["A"]\nacts = "declare-or-return"\narg = 15\n', "must be followed by its expression"),
     ('[[self_owning]]\nbases = ["W"]\n', "self_owning[0].handed_over_by: must be a non-empty list"),
     ('[[self_owning]]\nbases = ["W"]\nhanded_over_by = ["Queue"]\ndeletes = true\n', "self_owning[0].deletes: unknown key"),

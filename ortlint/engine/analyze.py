@@ -104,6 +104,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self.incomplete = False
         self._unbound_values: dict[str, tuple | None] = {}  # values._unbound_value
         self._iterated_memo: dict[frozenset, frozenset] = {}  # loop_effects._iterated
+        self._tied_memo: dict[tuple, bool] = {}  # loop_effects._bound_tied
         self._loop_release_cache: dict[frozenset, list[tuple[Expr, str, str | None]]] = {}
         self._loop_keep_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}
         self._loop_store_cache: dict[frozenset, list[tuple[Expr, Expr]]] = {}

@@ -7,9 +7,12 @@ again is ORT002. The loop body is scanned once per loop (cached), never once per
 """
 from __future__ import annotations
 
+import re
+
 from .. import ir
 from ..ir import Call, Expr, Index, Opaque, Var
 from .exprs import expr_vars
+from .loops import Loop
 from .state import HELD, OPAQUE, RELEASED, State, made_outside, replaced
 
 
@@ -22,6 +25,11 @@ class LoopEffects:
         loop that filled `a` ran zero times too)."""
         blocks = self._iterated(ev.loop_blocks)
         for arg, what, releaser in self._loop_releases(blocks):
+            if what == "release" and not self._bound_tied(blocks, arg):
+                # counted by something else than what filled the array (`for (i < out.size())`
+                # after `for (i < imgs.size) w.push_back(make())`): the elements are released
+                # only on the paths that ran the body, each by its own release
+                continue
             if what == "release":
                 self._release_stored(state, arg, None, "the loop above", ev.loc)
             else:
@@ -83,6 +91,51 @@ class LoopEffects:
         else:
             self._escape_val(state, v, None)
 
+
+    def _bound_tied(self, blocks: frozenset, elem: Expr) -> bool:
+        """Whether the loop that releases `a[i]` runs once per element `a` holds, so that its
+        exit releases every element, on the path that runs it zero times too: its limit names
+        `a` itself (`i < a.size()`), or is the limit of the loop of this function that filled
+        `a` (`for (i < n) a[i] = make(); ... for (j < n) free(a[j]);`), or nothing says
+        otherwise (no counted limit, no loop here filled `a`, or one filled it with no counted
+        limit, as a range-for over another container does). A loop counted by another
+        array's size (`for (i < results.size()) destroy(wrappers[i])` after
+        `for (i < imgs.size) wrappers.push_back(make())`) may stop short of what was filled."""
+        key = (blocks, elem)
+        hit = self._tied_memo.get(key)
+        if hit is None:
+            hit = self._tied_memo[key] = self._compute_tied(blocks, elem)
+        return hit
+
+    def _compute_tied(self, blocks: frozenset, elem: Expr) -> bool:
+        if not isinstance(elem, Index):
+            return True
+        loop = self._loop_of(blocks)
+        if loop is None or not loop.limits:
+            return True
+        base = ir.expr_text(elem.base)
+        limits = {ir.expr_text(e) for e in loop.limits}
+        if any(_mentions(text, _last_name(elem.base)) for text in limits):
+            return True
+        # loops around this one fill other arrays on other rounds, not this round's
+        fillers = [lp for lp in self.loops.loops
+                   if loop.header not in lp.body and self._fills(lp, base)]
+        if not fillers:
+            return True
+        # a filling loop of unknown count (a range-for over another container) may match
+        return any(not lp.limits or limits & {ir.expr_text(e) for e in lp.limits} for lp in fillers)
+
+    def _loop_of(self, blocks: frozenset) -> Loop | None:
+        headed = [lp for lp in self.loops.loops if lp.header in blocks]
+        return min(headed, key=lambda lp: lp.header) if headed else None
+
+    def _fills(self, loop: Loop, base: str) -> bool:
+        """Whether the body of `loop` stores into an element of the array named `base`."""
+        for bid in loop.body:
+            for ev in self.blocks[bid].events if bid in self.blocks else ():
+                if isinstance(ev, ir.Assign) and isinstance(ev.dest, Index) and ir.expr_text(ev.dest.base) == base:
+                    return True
+        return False
 
     def _one_of_many(self, state: State, elem: Expr) -> bool:
         """Whether the array whose elements `elem` (`a[i]`) names is itself one abstract
@@ -269,3 +322,16 @@ class LoopEffects:
         if self.options.unknown_calls == "escape" and not self.policy.is_neutral(ev.style, ev.callee):
             return {i: ("escape", None) for i in range(len(ev.args)) if i not in ev.borrows}
         return out
+
+
+def _last_name(e: Expr) -> str:
+    """The name an array is last reached by: `cells_` of `this->cells_` or `grid.cells_` (a
+    limit's text is not renamed when a method is inlined into its caller)."""
+    if isinstance(e, ir.Field):
+        return e.name
+    return ir.expr_text(e)
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether expression text `text` names `name` as a whole word."""
+    return re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text) is not None

@@ -6,6 +6,7 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Block, Branch, Jump, Loc, Op, Opaque, Return
+from ..common.source import is_statement_body
 from .syntax import (
     _UNINITIALIZED,
     _declared_identifier,
@@ -38,8 +39,26 @@ conditions with `&&`/`||`/`!`/`?:`."""
 
     def lower_expr_stmt(self, node: Node) -> None:
         self.stmt_temps = []
-        self.lower_expr(node, discard=True)
+        self.lower_expr(self.streamed_statement_macro(node) or node, discard=True)
         self.finish_statement(node)
+
+    def streamed_statement_macro(self, node: Node) -> Node | None:
+        """`ASSERT_EQ(a, b) << "message" << detail;`: a statement macro (its body a `do {...}
+        while (0)`, an `if`, ...) followed by a message streamed into the failure report it makes
+        (gtest's assertions, glog's CHECK). The message is built only when the check fails, so
+        the statement is the macro's; lowered as an operand of `<<`, the expansion of a statement
+        could not be read and the macro would be a call."""
+        left = node
+        while left.type == "binary_expression" and left.child_by_field_id(self.F.operator) is not None \
+                and self.text(left.child_by_field_id(self.F.operator)) == "<<":
+            left = left.child_by_field_id(self.F.left)
+            if left is None:
+                return None
+        if left is node or left.type != "call_expression":
+            return None
+        fn = left.child_by_field_id(self.F.function)
+        macro = self.unit.macros.get(self.text(fn)) if fn is not None and fn.type == "identifier" else None
+        return left if macro is not None and is_statement_body(macro.body) else None
 
     def stmt_declaration(self, node: Node) -> None:
         self.stmt_temps = []

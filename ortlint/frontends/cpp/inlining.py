@@ -59,15 +59,23 @@ depth budget, so that what they do to the caller's resources is seen."""
             self.start(exit_b)
 
     def bind_params(self, fn_node: Node, args: list[ir.Expr], loc: Loc) -> dict[str, ir.Expr]:
-        """Parameters of a body lowered in place become fresh locals holding the arguments."""
+        """Parameters of a body lowered in place become fresh locals holding the arguments; a
+        `T &` parameter given a variable is that variable (`Open(stream)` with
+        `Status Open(std::unique_ptr<T>& s) { s = std::move(f); }`: what the body stores into `s`
+        is the caller's `stream`, which its own scope then destroys)."""
         params = self._params_node(fn_node)
         binds: dict[str, ir.Expr] = {}
+        self.reference_aliases: frozenset[str] = frozenset()
         for i, p in enumerate(params.named_children if params is not None else []):
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
                 continue
             decl = p.child_by_field_id(self.F.declarator)
             name = declarator_name(decl, self.src)
             if not name:
+                continue
+            if i < len(args) and type(args[i]) is Var and _lvalue_reference(decl, self.src):
+                binds[name] = args[i]
+                self.reference_aliases = self.reference_aliases | {name}
                 continue
             clash = name in self.locals or name in self.params or name in self.rename
             var = Var(self.fresh_name(name) if clash else name)
@@ -76,14 +84,15 @@ depth budget, so that what they do to the caller's resources is seen."""
             binds[name] = var
         return binds
 
-    def param_types(self, fn_node: Node) -> dict[str, str]:
-        """Parameter types of a body lowered in place (for the calls it makes)."""
+    def param_types(self, fn_node: Node, aliases: frozenset[str] = frozenset()) -> dict[str, str]:
+        """Parameter types of a body lowered in place (for the calls it makes); a parameter
+        bound to the caller's variable itself (bind_params) keeps that variable's type."""
         params = self._params_node(fn_node)
         out = {}
         for p in params.named_children if params is not None else []:
             decl = p.child_by_field_id(self.F.declarator)
             name = declarator_name(decl, self.src)
-            if name:
+            if name and not (aliases and name in aliases):
                 out[name] = declared_type_text(self.src, p.child_by_field_id(self.F.type), decl)
         return out
 
@@ -110,7 +119,7 @@ depth budget, so that what they do to the caller's resources is seen."""
         saved_src = self.src
         self.src = self.unit.src
         binds = self.bind_params(fn_node, args, loc)
-        types = self.param_types(fn_node)
+        types = self.param_types(fn_node, self.reference_aliases)
         self.src = saved_src
         with self.inlining(cls, obj, binds, loc, result, closure=False):
             self.frames[-1].types.update(types)
@@ -127,7 +136,7 @@ depth budget, so that what they do to the caller's resources is seen."""
         saved_src = self.src
         self.src = src
         binds = self.bind_params(lam, args, loc)
-        types = self.param_types(lam)
+        types = self.param_types(lam, self.reference_aliases)
         self.src = saved_src
         with self.inlining(self.cls, self.this_obj, binds, None, result, closure=True, src=src):
             self.frames[-1].types.update(types)
@@ -163,3 +172,15 @@ depth budget, so that what they do to the caller's resources is seen."""
         whose syntax tree belongs to the expansion text)."""
         if self.src is self.unit.src:
             self.unit.add_lambda(node, self.name, self.cls, self.ns)
+
+
+def _lvalue_reference(decl: Node | None, src: bytes) -> bool:
+    """Whether a parameter is an lvalue reference (`T& name`, `T*& name`; not `&&`): the
+    declarator right around its name is `& name` (`*&name` is a pointer_declarator around it)."""
+    inner = decl
+    while inner is not None and inner.type in ("pointer_declarator", "reference_declarator"):
+        if inner.type == "reference_declarator" and inner.named_children and \
+                inner.named_children[-1].type == "identifier":
+            return not src[inner.start_byte:inner.end_byte].lstrip().startswith(b"&&")
+        inner = inner.named_children[-1] if inner.named_children else None
+    return False
