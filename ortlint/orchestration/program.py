@@ -2,6 +2,7 @@
 graph and its strongly connected components."""
 from __future__ import annotations
 
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -200,11 +201,14 @@ class Program:
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
 
 
-def split_qualified(name: str) -> list[str]:
-    """`ns::Box<std::string>::get` -> ["ns", "Box<std::string>", "get"]: `::` inside template
-    arguments or a lambda's `<lambda@12>` does not split, nor does an operator's name."""
+@lru_cache(maxsize=1 << 14)
+def split_qualified(name: str) -> tuple[str, ...]:
+    """`ns::Box<std::string>::get` -> ("ns", "Box<std::string>", "get"): `::` inside template
+    arguments or a lambda's `<lambda@12>` does not split, nor does an operator's name. Cached
+    (a tuple, never changed by callers): the analysis asks it for every call a summary answers,
+    with few distinct names (a character loop; 0.9 s of set35's 30 s under cProfile)."""
     if "::" not in name:
-        return [name]
+        return (name,)
     parts: list[str] = []
     depth = start = i = 0
     n = len(name)
@@ -223,7 +227,7 @@ def split_qualified(name: str) -> list[str]:
             continue
         i += 1
     parts.append(name[start:])
-    return parts
+    return tuple(parts)
 
 
 def _plain_segment(segment: str) -> str:
