@@ -131,6 +131,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._retained = 0  # entries of the states kept at the blocks (explore._retain)
         self._coarse_mode = False  # past half a safety net: every join coarse (explore._explore)
         self._small = len(self.blocks) < TRIM_FROM  # no `_trim_dead` (explore.TRIM_FROM)
+        self._keys: dict[tuple, tuple] = {}  # property key -> its one object (explore._admit: compared by identity)
         self._trim_plans: dict[int, tuple] = {}  # block -> (value-dead locals' mask, field-dead locals): explore._trim_dead
         self._merges: frozenset[int] = frozenset()  # blocks that several edges enter (explore.merge_points)
         self._field_roots: set[str] = set()  # variables some state of this function gave fields (values._note_key)

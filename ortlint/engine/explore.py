@@ -294,6 +294,9 @@ class Exploration:
         self._retained = 0
         self._coarse_mode = False
         self.widened = 0
+        # one object per distinct property key: the tables' lookups then compare keys by
+        # identity, not element by element (a key is a set of (id, Res) pairs, rehashed per compare)
+        self._keys: dict[tuple, tuple] = {}
         self.order = self._reverse_postorder()
         self._merges = merge_points(self.blocks, self._succs)
         self._admit(self.fn.entry, entry, tables, pending)
@@ -384,6 +387,7 @@ class Exploration:
             if len(table.released) > before and table.joined:
                 self._recollapse(bid, table, pending)
         raw = property_key(state, self._tracked_kinds)
+        raw = self._keys.setdefault(raw, raw)
         key = table.resolve(raw)
         old = table.joined.get(key)
         if old is not None and (key in table.coarse or raw in table.widened or self._coarse_mode):
@@ -607,6 +611,7 @@ class Exploration:
         key; keys that led to `okey` lead there from now on. If another state has that key, the
         two are joined (coarsely if either was). True when something new is to be explored."""
         nkey = property_key(merged, self._tracked_kinds)
+        nkey = self._keys.setdefault(nkey, nkey)
         self._changed(table, okey)
         del table.joined[okey]
         bucket = next((b for b in (table.by_coarse or {}).values() if okey in b), None)

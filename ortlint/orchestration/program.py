@@ -2,6 +2,7 @@
 graph and its strongly connected components."""
 from __future__ import annotations
 
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -200,17 +201,19 @@ class Program:
 _UNSEEN = object()  # (a cache miss, where None is a cached answer)
 
 
-def split_qualified(name: str) -> list[str]:
-    """`ns::Box<std::string>::get` -> ["ns", "Box<std::string>", "get"]: `::` inside template
+@lru_cache(maxsize=1 << 14)
+def split_qualified(name: str) -> tuple[str, ...]:
+    """`ns::Box<std::string>::get` -> ("ns", "Box<std::string>", "get"): `::` inside template
     arguments or a lambda's `<lambda@12>` does not split, nor does an operator's name.
 
-    A name without template arguments, parentheses or an operator (most of them) splits at
-    every `::`, as `str.split` does in C: `resolve` splits every candidate of every call, and
-    the byte-by-byte loop was most of the main process's call-graph time."""
+    Cached (a tuple, never changed by callers): the analysis asks it for every call a summary
+    answers, with few distinct names. A name without template arguments, parentheses or an
+    operator (most of them) splits at every `::` with `str.split`: `resolve` splits every
+    candidate of every call, and the character loop was most of the call-graph time."""
     if "::" not in name:
-        return [name]
+        return (name,)
     if "<" not in name and "(" not in name and "operator" not in name:
-        return name.split("::")
+        return tuple(name.split("::"))
     parts: list[str] = []
     depth = start = i = 0
     n = len(name)
@@ -229,7 +232,7 @@ def split_qualified(name: str) -> list[str]:
             continue
         i += 1
     parts.append(name[start:])
-    return parts
+    return tuple(parts)
 
 
 def _plain_segment(segment: str) -> str:
