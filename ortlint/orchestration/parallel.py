@@ -606,6 +606,7 @@ class WorkerPool:
     DEFAULT_RATE = 20e-6  # seconds per size unit before any function was analyzed (a median on real code)
     CHUNK_SECONDS = 0.02  # estimated analysis per request at least (a round trip costs ~0.2 ms)
     REPRIORITIZE_SECONDS = 0.25  # how often the order of the queued jobs is revised (a few ms)
+    REPRIORITIZE_SHARE = 0.05  # at most this share of the main process's time goes to revising it
     MAX_CHUNK_SECONDS = 0.1  # and at most: a move to a worker that runs out waits for the request in flight
     MAX_CHUNK = 1000  # jobs per request at most (the results of one request are held at once)
 
@@ -895,7 +896,7 @@ class WorkerPool:
         cost: dict[FunctionKey, float] = {}
         left: dict[int, float] = {}  # estimated cost of the jobs not yet sent, per worker
         rank = [priority() if priority is not None else cost]  # (replaced when revised)
-        ranked = [time.monotonic()]  # when `rank` was last asked for
+        ranked = [time.monotonic(), self.REPRIORITIZE_SECONDS]  # when `rank` was last asked for, the wait till the next
 
         def first(job: tuple) -> float:
             """First the costliest chains (or jobs); the cheap ones last, to even out the end."""
@@ -994,11 +995,21 @@ class WorkerPool:
                 out.update(payload)
             if more is not None:
                 add(more())
-            if priority is not None and time.monotonic() - ranked[0] > self.REPRIORITIZE_SECONDS:
-                rank[0] = priority()
-                ranked[0] = time.monotonic()
-                for w in batches:
-                    order(w)
+            if priority is not None and time.monotonic() - ranked[0] > ranked[1]:
+                revise()
+
+        def revise() -> None:
+            """Ask the priorities again and re-sort the queues. A revision is linear in the
+            queued jobs (on a 16 000-file tree, a second or more): the next one waits until the
+            revisions have cost at most REPRIORITIZE_SHARE of the time, else the main process
+            revised after every reply and the workers waited for it."""
+            started = time.process_time()
+            rank[0] = priority()
+            for w in batches:
+                order(w)
+            took = time.process_time() - started
+            ranked[0] = time.monotonic()
+            ranked[1] = max(self.REPRIORITIZE_SECONDS, took / self.REPRIORITIZE_SHARE)
 
         def idle_step() -> bool:
             assert idle is not None
