@@ -237,6 +237,8 @@ class ValueTransfer:
         while rid in state.r:
             n += 1
             rid = f"{base}#{n}"
+        if rid in self._memory_rids:
+            _drop_stale_memory(state, "@" + rid)
         state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc or (memory and state.r.get(root, UNKNOWN).coll) else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
@@ -976,3 +978,15 @@ class ValueTransfer:
                 return f" at line {node.line}"
             node = node.prev
         return ""
+
+
+def _drop_stale_memory(state: State, root: str) -> None:
+    """A name given afresh to an unknown object (`v:it` for `it`, read again after
+    `it = node->data;` stored a value the state cannot name) may still have memory bindings
+    of the object that had it before and was forgotten (`_gc` drops the identity at once, its
+    memory at its next scan): the new object's fields are unknown, never the old one's
+    released fields (`while (l) { it = l->data; unref(it); remove(&l, it); }` read as freeing
+    `it->name` twice)."""
+    b = state.b
+    for k in [k for k in b if k[0] == root]:
+        del b[k]
