@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from ..ir import AddrOf, Call, Const, Deref, Expr, Index, Op, Opaque, Var
+from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import Acquire, CallSpec, RECEIVER, Release
-from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, same_owner, short_path, shown, strip_value,
+from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, param_path, same_owner, short_path, shown, strip_value,
                     too_deep)
 from .leaks import Site
 from .messages import failure_note, ignored_status_msg, subject
@@ -156,6 +156,8 @@ class CallTransfer:
                 if v is None and type(arg) is Deref and type(arg.base) is Var and arg.base.name in self.params \
                         and arg.base.name not in self._written_pointees():
                     v = self._param_pointee(state, arg)
+                elif v is None and type(arg) is Field:
+                    v = self._param_field(state, arg)
                 if v is not None and v[0] == "r" and state.r.get(v[1], UNKNOWN).st == HELD:
                     tracked = True
                 self._escape_val(state, v, None)
@@ -201,6 +203,18 @@ class CallTransfer:
             del state.b[loc]
             self._invalidate(state, loc)
 
+
+    def _param_field(self, state: State, arg: Field) -> Val | None:
+        """`cb(c->user_data)`, `register(c->ud)` with `c` a parameter and the field never read
+        before: the unknown callee takes what the caller stored there, as it takes `p` in
+        `register(p)`. Named here, the escape shows in this function's summary ("takes
+        ownership of c->ud"); unnamed, a caller that filled the field (`cfg.user_data = w;
+        f(&cfg);`) lost track of nothing and reported `w` leaked on every path."""
+        loc = self._resolve(state, arg, create=True)
+        if loc is None or loc[0][:2] != "@p" or "[]" in loc or too_deep(loc) or param_path(loc[0][1:]) is None:
+            return None
+        bound = state.b.get(loc)
+        return bound if bound is not None else ("r", self._new_opaque(state, loc))
 
     def _param_pointee(self, state: State, arg: Deref) -> Val | None:
         """`*p` of a reference parameter handed to a call that keeps it (`NodeResource{std::move(p)}`

@@ -237,6 +237,8 @@ class ValueTransfer:
         while rid in state.r:
             n += 1
             rid = f"{base}#{n}"
+        if rid in self._memory_rids:
+            _drop_stale_memory(state, "@" + rid)
         state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc or (memory and state.r.get(root, UNKNOWN).coll) else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
@@ -440,6 +442,8 @@ class ValueTransfer:
         src = self._resolve(state, source, create=False)
         if not local and type(source) is Deref:
             self._hand_on_param_aggregate(state, source, key)
+        elif type(source) is Deref and key[0][:1] == "@":
+            self._keep_param_aggregate(state, source, key)
         if src is None or src not in self._prefixes or src == key:
             return
         n = len(src)
@@ -452,6 +456,21 @@ class ValueTransfer:
             elif v[0] == "r":
                 self._escape_val(state, v, key)
 
+
+    def _keep_param_aggregate(self, state: State, source: Expr, key: LocKey) -> None:
+        """`b = calloc(..); b->config = *config;`: the block this function made holds a copy
+        of the caller's struct, with whatever the caller stored in it (`cfg.user_data = w;
+        make(&cfg);`) in fields this function may never read. The copy's location is bound
+        to the caller's object, so that handing the block on (`set_backend(ctx, b)`, returning
+        it) hands on the caller's contents too, and the summary says so ("takes ownership of
+        *config"); a block freed without being handed on keeps nothing. (Fields read are
+        also copied one by one: `_copy_aggregate`.)"""
+        src = self._resolve(state, source, create=True)
+        if src is None or src[0][:2] != "@p" or "[]" in src or too_deep(src) or param_path(src[0][1:]) is None:
+            return
+        v = state.b.get(src)
+        state.b[key] = v if v is not None else ("r", self._new_opaque(state, src))
+        self._note_key(key)
 
     def _hand_on_param_aggregate(self, state: State, source: Expr, key: LocKey | None) -> None:
         """`q->slots[n] = *job;` (or `q->last = *pp;`): what a parameter points to, copied whole
@@ -976,3 +995,15 @@ class ValueTransfer:
                 return f" at line {node.line}"
             node = node.prev
         return ""
+
+
+def _drop_stale_memory(state: State, root: str) -> None:
+    """A name given afresh to an unknown object (`v:it` for `it`, read again after
+    `it = node->data;` stored a value the state cannot name) may still have memory bindings
+    of the object that had it before and was forgotten (`_gc` drops the identity at once, its
+    memory at its next scan): the new object's fields are unknown, never the old one's
+    released fields (`while (l) { it = l->data; unref(it); remove(&l, it); }` read as freeing
+    `it->name` twice)."""
+    b = state.b
+    for k in [k for k in b if k[0] == root]:
+        del b[k]

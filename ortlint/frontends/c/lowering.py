@@ -43,6 +43,8 @@ class FunctionLowering(CStatements, CPreprocessor, CExpressions, CfgBuilder):
         self.macro_depth = 0
         self.macro_origin = ""  # the outermost macro being expanded, for trace steps
         self.macro_at = ""  # where that macro is defined (Macro.defined_at)
+        self.dangling_else: tuple[Node, Node] | None = None  # (if, its statement): CStatements.lower_statements
+        self.pp_required_last: Node | None = None  # CPreprocessor._one_alternative_required
         self.F = unit.F
         self.name_values = unit.name_values
 

@@ -10,7 +10,7 @@ from ... import ir
 from ...ir import Branch, Opaque
 from ..common.declaration_macros import expand_text, with_declared_name
 from ..common.macro_args import Macro, macro_label, split_macro_args, substitute_macro
-from .syntax import _first_function_body, _short
+from .syntax import _UNINITIALIZED, _first_function_body, _short
 
 
 class CPreprocessor:
@@ -54,8 +54,12 @@ macros defined in the file expanded where they hide control flow, code tree-sitt
         alt = node.child_by_field_id(self.F.alternative)
         skip = [c for c in (node.child_by_field_id(self.F.condition), node.child_by_field_id(self.F.name), alt) if c is not None]
         body = [c for c in node.named_children if c not in skip]
+        if node.type in ("preproc_if", "preproc_ifdef") and alt is not None and self._one_alternative_required(node):
+            self.pp_required_last = _last_alternative(node, self.F)
         then_b, join = self.new_block(), self.new_block()
         else_b = self.new_block() if alt is not None else join
+        if alt is None and node == self.pp_required_last:
+            constant = True  # see _one_alternative_required
         if constant is True:
             self.jump(then_b)
         elif constant is False:
@@ -75,6 +79,36 @@ macros defined in the file expanded where they hide control flow, code tree-sitt
             self.jump(join)
             self.pp_merge_names(after_then)
         self.start(join)
+
+    def _one_alternative_required(self, node: Node) -> bool:
+        """`int r;  #if defined(A) r = f_a(p); #elif defined(B) r = f_b(p); #endif  if (r) ..`:
+        an `#if`/`#elif` chain without `#else` whose every alternative gives a value to a local
+        declared without one and not assigned before. Were none compiled, the read after it
+        would read an indeterminate value: the code supports only configurations that compile
+        one of them (a header defines A whenever it does not define B). The way through none is
+        not taken: the last `#elif` stands for the configurations the others leave."""
+        arms = _alternative_bodies(node, self.F)
+        if arms is None or len(arms) < 2:
+            return False
+        common: set[str] | None = None
+        for arm in arms:
+            names = {name for child in arm for name in _assigned_names(child, self.src)}
+            common = names if common is None else common & names
+            if not common:
+                return False
+        return any(self.locals.get(name) is False and not self._assigned_so_far(name) for name in common)
+
+    def _assigned_so_far(self, name: str) -> bool:
+        """Has any event lowered so far given `name` a value (other than its declaration's
+        "uninitialized"), or handed its address to a call?"""
+        var = ir.Var(name)
+        for block in self.blocks:
+            for ev in block.events:
+                if type(ev) is ir.Assign and ev.dest == var and ev.value != _UNINITIALIZED:
+                    return True
+                if type(ev) is ir.Call and (ev.dest == var or any(type(a) is ir.AddrOf and a.base == var for a in ev.args)):
+                    return True
+        return False
 
     def pp_names(self) -> object:
         """What the declarations of an `#if` alternative change (C: nothing; C++ scopes)."""
@@ -146,3 +180,36 @@ macros defined in the file expanded where they hide control flow, code tree-sitt
         self.notes.append((loc, f"could not expand {macro.name}(...) at line {loc.line} in {self.name}(); resources it names are not checked"))
         self.emit(ir.Havoc(loc, names, "unexpanded macro"))
         return Opaque("?")
+
+
+def _alternative_bodies(node: Node, fields) -> list[list[Node]] | None:
+    """The statements of each alternative of an `#if`/`#elif` chain; None when the chain has
+    an `#else` (or an `#elifdef`-like alternative this does not read)."""
+    arms: list[list[Node]] = []
+    while node is not None:
+        if node.type not in ("preproc_if", "preproc_ifdef", "preproc_elif"):
+            return None
+        alt = node.child_by_field_id(fields.alternative)
+        skip = [c for c in (node.child_by_field_id(fields.condition), node.child_by_field_id(fields.name), alt) if c is not None]
+        arms.append([c for c in node.named_children if c not in skip])
+        node = alt
+    return arms
+
+
+def _last_alternative(node: Node, fields) -> Node:
+    while (alt := node.child_by_field_id(fields.alternative)) is not None:
+        node = alt
+    return node
+
+
+def _assigned_names(stmt: Node, src: bytes) -> list[str]:
+    """Locals a statement of an alternative assigns at its top level (`r = f(..);`)."""
+    if stmt.type != "expression_statement":
+        return []
+    out = []
+    for expr in stmt.named_children:
+        if expr.type == "assignment_expression":
+            left = expr.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                out.append(src[left.start_byte:left.end_byte].decode("utf-8", "replace"))
+    return out

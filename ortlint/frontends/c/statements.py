@@ -28,9 +28,28 @@ class CStatements:
 conditions with `&&`/`||`/`!`/`?:`."""
 
     def stmt_compound_statement(self, node: Node) -> None:
-        for child in node.named_children:
-            self.lower_stmt(child)
+        self.lower_statements(node.named_children)
     stmt_translation_unit = stmt_compound_statement
+
+    def lower_statements(self, children: list[Node]) -> None:
+        """A block's statements in order. `#if A  if (x) {..} else  #endif  #if B  s1  #else  s2
+        #endif`: the `else` of an `if` is the last token of one conditional group and its body is
+        the next group, so tree-sitter reads the `if` without it, the `else` as an error and the
+        group as the next statement; but the compiled arm of the group is the `else`'s statement,
+        run only when the condition fails, never after the `then` branch. The `if` is lowered
+        with that statement as its `else`."""
+        index, count = 0, len(children)
+        while index < count:
+            child = children[index]
+            body = _dangling_else_body(children, index, self.src) if child.type == "if_statement" else None
+            if body is None:
+                self.lower_stmt(child)
+                index += 1
+                continue
+            saved, self.dangling_else = self.dangling_else, (_innermost_open_if(child, self.F), children[body])
+            self.lower_stmt(child)
+            self.dangling_else = saved
+            index = body + 1
 
     def stmt_expression_statement(self, node: Node) -> None:
         for child in node.named_children:
@@ -146,8 +165,12 @@ conditions with `&&`/`||`/`!`/`?:`."""
         cond = node.child_by_field_id(F.condition)
         then = node.child_by_field_id(F.consequence)
         alt = node.child_by_field_id(F.alternative)
+        alt_stmts = alt.named_children if alt is not None else None  # else_clause wraps the statement
+        pending = self.dangling_else
+        if alt is None and pending is not None and pending[0] == node:
+            alt_stmts = [pending[1]]  # see lower_statements
         then_b, join = self.new_block(), self.new_block()
-        else_b = self.new_block() if alt is not None else join
+        else_b = self.new_block() if alt_stmts is not None else join
         self.stmt_temps = []
         self.lower_cond(cond, then_b, else_b)
         temps = tuple(self.stmt_temps)
@@ -157,10 +180,10 @@ conditions with `&&`/`||`/`!`/`?:`."""
         if then is not None:
             self.lower_stmt(then)
         self.jump(join)
-        if alt is not None:
+        if alt_stmts is not None:
             self.start(else_b)
             self.kill_at_start(temps, cond)
-            for child in alt.named_children:  # else_clause wraps the statement
+            for child in alt_stmts:
                 self.lower_stmt(child)
             self.jump(join)
         elif temps:
@@ -361,3 +384,32 @@ conditions with `&&`/`||`/`!`/`?:`."""
             self.terminate(Branch(cond, t.id, f.id, self.loc(value), self.short_text(value), kind))
         else:
             self.lower_cond(value, t, f, kind)
+
+
+def _dangling_else_body(children: list[Node], index: int, src: bytes) -> int | None:
+    """The index of the statement an `else` left alone by a conditional group governs
+    (`if (..) {..}` at `index`, then an error node that is only `else`, then that statement;
+    comments between), or None."""
+    j = _after_comments(children, index + 1)
+    if j >= len(children) or children[j].type != "ERROR" or src[children[j].start_byte:children[j].end_byte].strip() != b"else":
+        return None
+    k = _after_comments(children, j + 1)
+    return k if k < len(children) else None
+
+
+def _after_comments(children: list[Node], index: int) -> int:
+    while index < len(children) and children[index].type == "comment":
+        index += 1
+    return index
+
+
+def _innermost_open_if(node: Node, fields) -> Node:
+    """`if (a) .. else if (b) ..`: a further `else` belongs to the last `if` of the chain."""
+    while True:
+        alt = node.child_by_field_id(fields.alternative)
+        if alt is None:
+            return node
+        inner = next((c for c in alt.named_children if c.type != "comment"), None)
+        if inner is None or inner.type != "if_statement":
+            return node
+        node = inner

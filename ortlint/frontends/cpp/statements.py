@@ -139,8 +139,7 @@ range-for loops, `using` declarations, conditions with declarations."""
 
     def stmt_compound_statement(self, node: Node) -> None:
         self.push_scope()
-        for child in node.named_children:
-            self.lower_stmt(child)
+        self.lower_statements(node.named_children)
         self.pop_scope(node)
 
     def stmt_declaration_list(self, node: Node) -> None:
