@@ -538,9 +538,12 @@ class ValueTransfer:
                 dropped = [c for c in state.conds if name in self._vars_of(c[0])]
                 if dropped:  # (a new set only then: building one hashes every condition again)
                     state.conds = state.conds - frozenset(dropped)
-            if key in self._prefixes and (name in self.fn.locals or name[:1] == "$"):
+            if key in self._prefixes and (name in self.fn.locals or name[:1] == "$" or name not in self.fn.params):
                 # a whole struct or array assigned (or declared again on the next iteration of
-                # a loop): what its fields and elements held is gone from it
+                # a loop): what its fields and elements held is gone from it. So for a name that
+                # is no local: a C++ reference bound again on each iteration (`const Rec& r =
+                # recs[i];`, declared as a name of memory elsewhere) names another element,
+                # and a global or static struct assigned whole has new fields
                 for k in [k for k in state.b if k[0] == name and len(k) > 1]:
                     del state.b[k]
 

@@ -66,7 +66,8 @@ prototype or a construction from a call."""
         if value is not None and args is None and "auto" in type_text and _AUTO.search(type_text):
             type_text = self.infer_auto(type_text, value)
         var = self.declare_local(name, type_text, target, static or self.refers_elsewhere(target, value))
-        self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl))
+        self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl),
+                        reference=target is not None and not bare and declares_reference(target))
 
     def refers_elsewhere(self, target: Node | None, value: Node | None) -> bool:
         """`T& ep = info->ep;`, `auto& cache = Cache();`: a reference to an object this function
@@ -206,8 +207,9 @@ prototype or a construction from a call."""
         return found + ("*" * pointers if pointers and "*" not in found else "")
 
     def initialize(self, decl: Node, var: Var, name: str, type_text: str, args: list[Node] | None,
-                   value: Node | None, loc: Loc) -> None:
-        """Construct a declared object; register its destructor when it has one."""
+                   value: Node | None, loc: Loc, reference: bool = False) -> None:
+        """Construct a declared object; register its destructor when it has one. A reference
+        (`const Rec& r = recs[i];`) constructs nothing: it names the value, whatever its type."""
         own = self.model.ownership(type_text)
         inner = self.strip_casts(value) if value is not None else None
         if inner is not None and inner.type == "lambda_expression":
@@ -243,7 +245,7 @@ prototype or a construction from a call."""
             self.init_from_args(decl, var, type_text, args, loc)
         elif value is not None and value.type == "initializer_list" and self.unknown_destructor(ref):
             self.init_from_args(decl, var, type_text, self.named(value), loc)  # `Guard g{arr, n, ReleaseX};`
-        elif value is not None and self.converts_on_copy(type_text, value):
+        elif value is not None and not reference and self.converts_on_copy(type_text, value):
             self.init_from_args(decl, var, type_text, [value], loc)
         elif value is not None:
             if value.type == "initializer_list":

@@ -17,7 +17,7 @@ from .declarations import CppDeclarations
 from .exceptions import CppExceptions
 from .expressions import CppExpressions
 from .inlining import CppInlining
-from .model import SHARED_OWNER, ClassInfo, Ownership, clean_name, is_reference_param
+from .model import SHARED_OWNER, ClassInfo, Ownership, clean_name, is_reference_param, parse_type
 from .ownership import CppOwnership
 from .packs import CppPacks, is_pack_param
 from .pp_alternatives import CppAlternativeDeclarations
@@ -199,10 +199,32 @@ class CppLowering(CppStructArguments, CppBaseDestructors, CppContainerMoves, Cpp
             target = self.member_expr(member)
             if len(args) == 1:
                 self.assign_from(target, args[0], self.loc(init))
+            elif self.member_keeps_arguments(member):
+                for i, a in enumerate(args):
+                    self.assign_from(ir.Field(target, f"<arg{i}>"), a, self.loc(init))
             else:
                 for a in args:
                     self.lower_expr(a)
             self.finish_statement(init)
+
+    def member_keeps_arguments(self, member: str) -> bool:
+        """`handle_(Create(), ReleaseFn)`: a member object of a class (or a smart pointer with
+        its deleter) built from several arguments keeps them, as a member built from one does
+        (`api_(api)`): what it is given outlives the constructor with the object. Not a standard
+        container or string, which copy what they are built from."""
+        type_text = self.cls.fields.get(member) if self.cls is not None else None
+        if not type_text:
+            # a member of a class declared elsewhere (unknown type), not a base class
+            if self.model.find_class(member, self.ns) is not None:
+                return False  # `Base(a, b)`: a base class's constructor
+            return self.cls is None or not any(clean_name(b).split("<")[0].rsplit("::", 1)[-1] == member
+                                               for b in self.model.base_names(self.cls.qualname))
+        own = self.model.ownership(type_text)
+        if own.what in ("smart", "class", "ort"):
+            return True
+        ref = self.model.resolve_alias(parse_type(type_text))
+        return (own.what == "none" and not ref.pointers and not ref.array and bool(ref.name)
+                and not ref.name.startswith("std::") and self.model.find_class(ref.name, self.ns) is not None)
 
     # ================================================================== names, types
 

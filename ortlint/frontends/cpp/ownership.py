@@ -478,6 +478,8 @@ the file's own classes constructed and destroyed (members released by their dest
                 if names:
                     self.emit(ir.Havoc(self.loc(node), names, "owned by a container of RAII objects"))
             else:
+                if self.borrowed_from_smart_pointer(arg_nodes[-1]):
+                    value = Opaque(self.short_text(arg_nodes[-1]))
                 self.emit(ir.Assign(self.loc(node), Index(target, Opaque("i")), value))
             return _VOID
         if name == "clear" and not arg_nodes and self.model.owns_what_it_holds(self._element_type(self.expr_type(base)) or ""):
@@ -489,6 +491,28 @@ the file's own classes constructed and destroyed (members released by their dest
                 return Index(self.lower_expr(base), Opaque("i"))
             return Opaque(self.short_text(node))
         return None
+
+    def borrowed_from_smart_pointer(self, arg: Node) -> bool:
+        """`seen.push_back(w.get())` with `w` a local smart pointer: the container of raw
+        pointers gets a copy the smart pointer still owns (it deletes the object, or hands it on
+        with `std::move(w)`): the copy is no hand-over, so a container the caller sees does not
+        receive the object. (`w.release()` gives up ownership and keeps its reading.)"""
+        inner = self.strip_casts(arg)
+        if inner.type != "call_expression":
+            return False
+        fn = inner.child_by_field_id(self.F.function)
+        args = inner.child_by_field_id(self.F.arguments)
+        if fn is None or fn.type != "field_expression" or (args is not None and args.named_child_count):
+            return False
+        field = fn.child_by_field_id(self.F.field)
+        op = fn.child_by_field_id(self.F.operator)
+        base = fn.child_by_field_id(self.F.argument)
+        if field is None or self.text(field) != "get" or base is None or (op is not None and self.text(op).strip() != "."):
+            return False
+        base = self.unparen(base)
+        if base.type != "identifier" or self.text(base) not in self.locals:
+            return False
+        return self.model.ownership(self.expr_type(base) or "").what == "smart"
 
     def clear_container(self, node: Node, base: Node) -> ir.Expr:
         """`v.clear()` of a container whose elements own what they hold (smart pointers): the
