@@ -123,7 +123,11 @@ class LoopEffects:
         if not fillers:
             return True
         # a filling loop of unknown count (a range-for over another container) may match
-        return any(not lp.limits or limits & {ir.expr_text(e) for e in lp.limits} for lp in fillers)
+        if any(not lp.limits or limits & {ir.expr_text(e) for e in lp.limits} for lp in fillers):
+            return True
+        # a count in a plain variable may equal the filler's through a check the state does
+        # not keep (`if (n != m) return;`); another container's size is another count
+        return not any(_reads_other_object(text) for text in limits)
 
     def _loop_of(self, blocks: frozenset) -> Loop | None:
         headed = [lp for lp in self.loops.loops if lp.header in blocks]
@@ -330,6 +334,12 @@ def _last_name(e: Expr) -> str:
     if isinstance(e, ir.Field):
         return e.name
     return ir.expr_text(e)
+
+
+def _reads_other_object(text: str) -> bool:
+    """Whether a loop limit's text reads an object (`out.size()`, `v->count`, `len(xs)`)
+    rather than a plain count variable (`n_inputs`)."""
+    return re.search(r"[.(\[]|->", text) is not None
 
 
 def _mentions(text: str, name: str) -> bool:
