@@ -420,13 +420,13 @@ class FileModel:
             self._collect_class(node, ns, cls)
         elif kind == "alias_declaration":
             name = node_text(self.src, node.child_by_field_id(self.F.name))
-            self.aliases[name] = node_text(self.src, node.child_by_field_id(self.F.type))
+            self._add_alias(name, node_text(self.src, node.child_by_field_id(self.F.type)), cls_name)
         elif kind == "type_definition":
             type_node = node.child_by_field_id(self.F.type)
             for decl in node.children_by_field_id(self.F.declarator):
                 found = innermost_name(self.src, decl)
                 if found:
-                    self.aliases[found[0]] = declared_type_text(self.src, type_node, decl)
+                    self._add_alias(found[0], declared_type_text(self.src, type_node, decl), cls_name)
         elif kind == "using_declaration" and b"namespace" in self.src[node.start_byte:node.end_byte]:
             target = node.named_children[-1] if node.named_children else None
             self.namespaces_used.add(clean_name(node_text(self.src, target)))
@@ -436,6 +436,15 @@ class FileModel:
             self._collect_declaration(node, ns, cls)
         elif kind == "function_definition":
             self._collect_function(node, ns, cls, internal)
+
+    def _add_alias(self, name: str, text: str, cls_name: str | None) -> None:
+        """Record `using name = text;`. A member alias is also reached as `Class::name`
+        (`Node::UP` for `using UP = std::unique_ptr<Node>;` inside `Node`), by the class's
+        qualified and short names, so the smart pointer behind it is seen at every use."""
+        self.aliases[name] = text
+        if cls_name:
+            for owner in (cls_name, cls_name.rsplit("::", 1)[-1]):
+                self.aliases.setdefault(f"{owner}::{name}", text)
 
     def _collect_class(self, node: Node, ns: tuple[str, ...], outer: ClassInfo | None) -> None:
         name = node_text(self.src, node.child_by_field_id(self.F.name))
