@@ -43,7 +43,6 @@ class Summarizing:
                     pre.append((path, "nonnull"))
                 if res.st == RELEASED:
                     relby, where = self._release_site(state, rid)
-                    relby = self._own_release_name() or relby
                     effects.append(Effect(path, "release", relby, where))
                 elif res.st == ESCAPED and not (res.esc == ("<return>",) and value == ("r", rid)):
                     effects.append(Effect(path, "escape"))  # stored somewhere, or into returned memory
@@ -77,18 +76,6 @@ class Summarizing:
                 out.append(Effect(path + tuple(key[1:]), "clear"))
         return out
 
-
-    def _own_release_name(self) -> str | None:
-        """This function's name when the policy names it as a release function (`ReleaseStatus`
-        of `OrtApis::ReleaseStatus`, the library's own implementation of the API): what it
-        releases, it releases as that function, whatever its body does (ONNX Runtime's frees
-        the status's bytes with `delete[]`, as its CreateStatus made them with `new[]`)."""
-        last = self.fn.name.rsplit("::", 1)[-1]
-        for style in ("table", "plain"):
-            spec = self.policy.lookup(style, last)
-            if spec is not None and spec.release is not None:
-                return last
-        return None
 
     def _release_site(self, state: State, rid: str) -> tuple[str | None, str]:
         """Which call released `rid` on this path, and where (from the path's trace)."""
