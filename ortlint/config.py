@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterable
 
 from .fileio import CONFIG_BYTES, RefusedFile, read_bounded
 from .findings import RULES
+from .scope import SCOPES
 from .testcode import DEFAULT_TEST_PATTERNS
 from .frontends.registry import BY_NAME
 from .tomlfile import read_toml
@@ -73,6 +74,7 @@ class Settings:
     memory_limit: int = 1024  # megabytes one worker request may grow by; then the item is reported lost
     test_patterns: list[str] = field(default_factory=lambda: list(DEFAULT_TEST_PATTERNS))  # test code (testcode.py)
     exclude_tests: bool = False  # drop findings in test code (they are tagged "test" otherwise)
+    scope: str = "onnxruntime"  # "all": also general-purpose memory in files that use no policy's API (scope.py)
     source: str | None = None  # the configuration file these settings came from
     follow_symlinks: bool = False  # follow links to folders and files outside the analyzed folders
     origins: dict[str, str] = field(default_factory=dict)  # key -> where its value was set (--show-settings)
@@ -418,6 +420,12 @@ def _set_exclude_tests(s: Settings, v: Any, where: str, base: Path) -> None:
     s.exclude_tests = v
 
 
+def _set_scope(s: Settings, v: Any, where: str, base: Path) -> None:
+    if v not in SCOPES:
+        raise ConfigError(f"{where}: expected one of {', '.join(repr(x) for x in SCOPES)}, got {_shown(v)}")
+    s.scope = v
+
+
 def _set_follow_symlinks(s: Settings, v: Any, where: str, base: Path) -> None:
     if not isinstance(v, bool):
         raise ConfigError(f"{where}: expected true or false, got {_shown(v)}")
@@ -447,6 +455,7 @@ _KEYS: dict[str, Callable[[Settings, Any, str, Path], None]] = {
     "test-patterns": _set_test_patterns,
     "extend-test-patterns": _extend_test_patterns,
     "exclude-tests": _set_exclude_tests,
+    "scope": _set_scope,
     "follow-symlinks": _set_follow_symlinks,
 }
 
@@ -477,6 +486,7 @@ class Overrides:
     time_limit: float | None = None
     memory_limit: int | None = None
     exclude_tests: bool | None = None
+    scope: str | None = None
     follow_symlinks: bool | None = None
 
 
@@ -500,7 +510,7 @@ def merge(base: Settings, cli: Overrides) -> Settings:
         out.extensions[suffix] = language
     for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
                  "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit", "exclude_tests",
-                 "follow_symlinks", "respect_gitignore"):
+                 "scope", "follow_symlinks", "respect_gitignore"):
         value = getattr(cli, name)
         if value is not None:
             setattr(out, name, value)
@@ -530,7 +540,8 @@ def load_settings(cli: Overrides, config: str | None = None, isolated: bool = Fa
 # turn the hierarchy off: every file gets the run's settings.
 
 PER_FILE_KEYS = ("select", "ignore", "exclude", "extend-exclude", "default-excludes", "respect-gitignore",
-                 "extensions", "include-dirs", "test-patterns", "extend-test-patterns", "exclude-tests")
+                 "extensions", "include-dirs", "test-patterns", "extend-test-patterns", "exclude-tests",
+                 "scope")
 _ADDED_KEYS = ("ignore", "rules", "exclude", "extensions")  # the command line adds to the file's list
 
 
@@ -542,7 +553,7 @@ def _given_on_command_line(cli: Overrides) -> list[str]:
             keys.append(name)
     for name in ("default_excludes", "jobs", "format", "baseline", "unknown_calls", "compile_commands",
                  "cache_dir", "cache", "force_exclude", "time_limit", "memory_limit", "exclude_tests",
-                 "follow_symlinks", "respect_gitignore"):
+                 "scope", "follow_symlinks", "respect_gitignore"):
         if getattr(cli, name) is not None:
             keys.append(name.replace("_", "-"))
     return keys
@@ -714,7 +725,7 @@ def load_tree(cli: Overrides, config: str | None = None, isolated: bool = False)
 
 _SHOWN_KEYS = ("paths", "select", "ignore", "rules", "exclude", "extend-exclude", "default-excludes",
                "respect-gitignore", "force-exclude", "extensions", "include-dirs", "test-patterns", "exclude-tests",
-               "jobs", "format", "baseline", "unknown-calls", "compile-commands", "cache-dir", "follow-symlinks",
+               "scope", "jobs", "format", "baseline", "unknown-calls", "compile-commands", "cache-dir", "follow-symlinks",
                "time-limit", "memory-limit")
 
 

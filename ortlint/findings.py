@@ -133,6 +133,7 @@ class Finding:
     tags: tuple[str, ...] = ()  # "test": in test code (testcode.py)
     facts: FixFacts | None = None  # what a fix needs (engine); None: no mechanical fix for this kind
     fixes: tuple[Fix, ...] = ()  # computed after the run by ortlint.fixes; reporters only format them
+    kind: str = ""  # the policy kind of the resource it is about ("" when none): decides its scope (scope.py)
 
     @property
     def effective_level(self) -> str:

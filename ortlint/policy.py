@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from .paths import PACKAGE_DIR
 from .policy_callbacks import CallbackSpec, load_callbacks
+from .policy_scope import load_uses
 from .policy_self_owning import SelfOwningSpec, load_self_owning
 from .policy_csharp import CsharpApiClass, load_csharp_api
 from .policy_guards import GuardSpec, StatusObjectSpec, load_guards, load_status_objects
@@ -50,6 +51,7 @@ class Kind:
     contains: str | None = None  # Java: iterating over it yields values of this (borrowed) kind (a Result's outputs)
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
     allocator_block: bool = False  # handed out by the OrtAllocator passed to the call: from the program's own allocator it is that allocator's Free's family
+    general: bool = False  # general-purpose memory: reported in files that use a policy's API (policy_scope.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +203,8 @@ class Policy:
     csharp_api: dict[str, CsharpApiClass] = field(default_factory=dict)  # [[csharp_api]]: .NET classes (policy_csharp.py)
     # [[self_owning]]: library base classes whose objects delete themselves (policy_self_owning.py)
     self_owning: dict[str, SelfOwningSpec] = field(default_factory=dict)
+    # [policy] uses: patterns of the text of a file that uses a policy's API (policy_scope.py)
+    uses: list[str] = field(default_factory=list)
     _blank_re: re.Pattern[str] | None = None
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
@@ -321,7 +325,7 @@ _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "ma
              "csharp_api", "self_owning", "status_object"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
-              "closed_by_elements", "allocator_block"}
+              "closed_by_elements", "allocator_block", "general"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
@@ -417,12 +421,14 @@ class _Loader:
                 contains=self._str(raw, "contains", key, "kind", i) or None,
                 closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
                 allocator_block=self._bool(raw, "allocator_block", key, "kind", i, False),
+                general=self._bool(raw, "general", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()
         self._load_table_arity()
 
     def load_rest(self) -> None:
+        load_uses(self.policy.uses, self.doc.get("policy"), lambda key, message: self.fail(key, message))
         self._load_preprocess()
         self._load_neutral()
         self._load_macros()

@@ -474,7 +474,7 @@ def test_json_schema(tmp_path: Path) -> None:
     doc = json.loads(ortlint("--format", "json", ".").stdout)
     assert list(doc) == ["schema", "tool", "summary", "findings", "notices", "unknown_callees"]
     assert doc["schema"] == 1 and doc["tool"]["name"] == "ortlint"
-    assert doc["summary"] == {"files": 2, "findings": 2, "suppressed": 0, "baselined": 0,
+    assert doc["summary"] == {"files": 2, "findings": 2, "suppressed": 0, "baselined": 0, "outside_scope": 0,
                               "by_rule": {"ORT001": 1, "ORT002": 1}}
     leak = doc["findings"][0]
     assert list(leak) == ["rule", "name", "level", "path", "line", "column", "end_line", "end_column",
@@ -598,3 +598,34 @@ def test_compile_commands_empty_turns_discovery_off(tmp_path: Path, monkeypatch:
     write(tmp_path, ".ortlint.toml", 'compile-commands = ""\n')
     ortlint("ok.c")
     assert seen == [None, "", ""]
+
+
+SCOPE_LEAK = b"""struct Node { int v; };
+int f(int x) {
+  Node* n = new Node();
+  if (x) return 1;
+  delete n;
+  return 0;
+}
+"""
+
+
+def test_scope_leaves_out_new_outside_onnxruntime_code(tmp_path: Path) -> None:
+    """C++ `new` findings in a file that uses no policy's API are counted, not shown, by default;
+    `--scope all` (or `scope = "all"`) shows them tagged `general` (ortlint/scope.py)."""
+    write(tmp_path, "plain.cpp", SCOPE_LEAK)
+    write(tmp_path, "uses_ort.cpp", b"#include <onnxruntime_cxx_api.h>\n" + SCOPE_LEAK)
+    default = json.loads(ortlint("--isolated", "--format", "json", ".").stdout)
+    assert [f["path"] for f in default["findings"]] == ["uses_ort.cpp"]
+    assert default["summary"]["outside_scope"] == 1
+    text = ortlint("--isolated", ".").stdout
+    assert "1 about `new`/`delete` outside ONNX Runtime code not shown (--scope all)" in text
+    every = json.loads(ortlint("--isolated", "--format", "json", "--scope", "all", ".").stdout)
+    assert [(f["path"], f.get("tags", [])) for f in every["findings"]] == [("plain.cpp", ["general"]), ("uses_ort.cpp", [])]
+    assert every["summary"]["outside_scope"] == 0
+    write(tmp_path, ".ortlint.toml", b'scope = "all"\n')
+    configured = json.loads(ortlint("--format", "json", ".").stdout)
+    assert len(configured["findings"]) == 2
+    write(tmp_path, ".ortlint.toml", b'scope = "everything"\n')
+    bad = ortlint("--format", "json", ".")
+    assert bad.code == 2 and "scope" in bad.stderr and "'onnxruntime', 'all'" in bad.stderr

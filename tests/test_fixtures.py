@@ -2,7 +2,8 @@
 
 Single files are analyzed alone; every folder under fixtures/multi/ is analyzed as one tree, so
 helpers defined in one file are known in the others, with the policy files (`*.toml`) at its top
-added as `--rules` would.
+added as `--rules` would. Findings of every scope are expected (`--scope all`), except in a file
+that says `// ortlint-fixture: default-scope` (the command line's default, ortlint/scope.py).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ortlint.api import lint
+from ortlint.scope import in_scope
 from tests.expectations import expected_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -26,9 +28,16 @@ def multi_fixtures() -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
+SCOPE_DIRECTIVE = "ortlint-fixture: default-scope"
+
+
 def found(paths: list[Path], rule_files: list[Path] = ()) -> set[tuple[str, int, str]]:
     report = lint([str(p) for p in paths], [str(p) for p in rule_files])
-    got = [(Path(f.path).name, f.line, f.rule) for f in report.findings]
+    scoped = {f.path for f in report.findings
+              if SCOPE_DIRECTIVE in Path(f.path).read_text(encoding="utf-8", errors="replace")}
+    shown = [f for f in report.findings if f.path not in scoped] + in_scope(
+        [f for f in report.findings if f.path in scoped], "onnxruntime")
+    got = [(Path(f.path).name, f.line, f.rule) for f in shown]
     twice = sorted({k for k in got if got.count(k) > 1})
     assert not twice, f"reported more than once (one finding per cause): {twice}"
     return set(got)

@@ -49,6 +49,11 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[[self_owning]]\nbases = ["W"]\n', "self_owning[0].handed_over_by: must be a non-empty list"),
     ('[[self_owning]]\nbases = ["W"]\nhanded_over_by = ["Queue"]\ndeletes = true\n', "self_owning[0].deletes: unknown key"),
     ('[[self_owning]]\nhanded_over_by = ["Queue"]\n', "self_owning[0].base: a non-empty class name"),
+    ('[policy]\nname = "x"\nuses = ["(unclosed"]\n', "policy.uses[0]: not a regular expression"),
+    ('[policy]\nname = "x"\nuses = ["(?i)late-global-flag|x"]\n', "policy.uses[0]: not a regular expression"),
+    ('[policy]\nuses = "Ort"\n', "policy.uses: must be a list of non-empty strings"),
+    ('[policy]\nname = "x"\nscope = "all"\n', "policy.scope: unknown key (expected one of: description, name, uses)"),
+    ('[[kind]]\nid = "x"\ngeneral = "yes"\n', "kind[0].general: must be true or false"),
 ])
 
 
@@ -229,3 +234,13 @@ def test_allocator_blocks_are_policy_data(tmp_path: Path) -> None:
     p.write_text('[[kind]]\nid = "x.Block"\nlabel = "block"\nallocator_block = "yes"\n')
     with pytest.raises(PolicyError, match="allocator_block"):
         load_policy([p])
+
+
+def test_general_kinds_and_api_marks_are_policy_data(tmp_path: Path) -> None:
+    """`general = true` kinds are scoped to files matching some policy's `uses` (ortlint/scope.py)."""
+    p = write(tmp_path, '[policy]\nname = "mylib"\nuses = ["\\\\bmylib_[a-z]"]\n'
+                        '[[kind]]\nid = "mylib.arena"\nlabel = "arena block"\ngeneral = true\n')
+    policy = load_policy([p])
+    assert policy.kinds["mylib.arena"].general and policy.kinds["cpp.new"].general
+    assert not policy.kinds["libc.heap"].general and not policy.kinds["ort.Status"].general
+    assert "\\bmylib_[a-z]" in policy.uses and "\\bJNIEnv\\b" in policy.uses

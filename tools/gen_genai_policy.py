@@ -199,6 +199,7 @@ class Genai:
         w("")
         w("[policy]")
         w('name = "onnxruntime-genai"')
+        w("uses = ['\\bOga[A-Z]']")
         w('description = "OgaModel, OgaTokenizer, OgaGenerator, ... with their OgaDestroy* functions, owned strings, OgaResult*"')
         w("")
         w("[[kind]]")

@@ -28,6 +28,7 @@ from ..config import (
 from ..docs import render_for_terminal, rule_markdown
 from ..findings import RULES
 from ..policy import PolicyError
+from ..scope import SCOPES
 from ..textsafe import terminal_safe
 from .editing import EDITING_KEY, Editing
 from .execution import analyze, build_run_config, execute
@@ -184,6 +185,9 @@ def _policy_and_config_options(command):
               help="Record the current findings as the baseline and exit 0.")
 @click.option("--exclude-tests", is_flag=True, default=None,
               help="Do not report findings in test code (tagged `test` otherwise; see `test-patterns`).")
+@click.option("--scope", type=click.Choice(SCOPES), default=None,
+              help="`all`: also report C++ `new`/`delete` findings in files that use neither ONNX Runtime nor JNI "
+                   "(tagged `general`).  [default: onnxruntime]")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,
@@ -222,7 +226,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
           write_baseline: str | None, exit_zero: bool, quiet: bool, verbose: bool, color: str,
           unknown_calls: str | None, list_unknown_calls: bool, explain_summaries: bool, write_summaries: str | None,
           compile_commands: str | None, cache_dir: str | None, follow_symlinks: bool | None, no_cache: bool | None,
-          diff_rev: str | None, exclude_tests: bool | None, no_ignore: bool | None, show_settings: str | None,
+          diff_rev: str | None, exclude_tests: bool | None, scope: str | None, no_ignore: bool | None, show_settings: str | None,
           show_source: bool = True, progress: bool | None = None) -> None:
     """Check C, C++, JNI, Java, Go and C# files and folders (default: the current folder)."""
     overrides = Overrides(paths=list(paths), select=list(select), ignore=list(ignore), rules=list(rule_files),
@@ -230,7 +234,7 @@ def check(paths: tuple[str, ...], fmt: str | None, output: str | None, select: t
                           extensions=list(extensions), jobs=jobs, format=fmt, baseline=baseline,
                           unknown_calls=unknown_calls, compile_commands=compile_commands,
                           cache_dir=cache_dir, cache=False if no_cache else None, force_exclude=force_exclude,
-                          time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests,
+                          time_limit=time_limit, memory_limit=memory_limit, exclude_tests=exclude_tests, scope=scope,
                           follow_symlinks=follow_symlinks, respect_gitignore=False if no_ignore else None)
     view = Presentation(output, color, quiet, verbose, exit_zero, write_baseline, list_unknown_calls,
                         explain_summaries, write_summaries, progress=progress, show_source=show_source)

@@ -22,6 +22,7 @@ from ..policy import load_policy
 from ..programs import distrust
 from ..summary_report import as_policy as summaries_as_policy
 from ..summary_report import explain as explain_summaries
+from ..scope import GENERAL_TAG
 from ..testcode import TEST_TAG
 from ..textsafe import terminal_safe
 from .editing import add_unused_suppressions, current_editing, fix_step, read_stdin, with_overlay
@@ -54,7 +55,7 @@ def build_run_config(settings: Settings, tree: ConfigTree | None = None) -> RunC
 def analyze(settings: Settings, config: RunConfig, tree: ConfigTree | None = None,
             progress: "Progress | None" = None) -> Report:
     """Run the analysis (which applies suppression comments), then rule selection (per file:
-    the nearest configuration file's `select`, `ignore` and `exclude-tests`)."""
+    the nearest configuration file's `select`, `ignore`, `exclude-tests` and `scope`)."""
     report = run(config, progress=progress)
     add_unused_suppressions(report)
     report.notices = list(dict.fromkeys(report.notices))  # one message per file, line and text
@@ -64,7 +65,10 @@ def analyze(settings: Settings, config: RunConfig, tree: ConfigTree | None = Non
     kept = [f for f in report.findings if not (of_file(f.path).exclude_tests and TEST_TAG in f.tags)]
     if len(kept) != len(report.findings) or settings.exclude_tests:
         report.stats["tests_excluded"] = len(report.findings) - len(kept)
-    report.findings = kept
+    in_scope = [f for f in kept if not (GENERAL_TAG in f.tags and of_file(f.path).scope != "all")]
+    if len(in_scope) != len(kept):
+        report.stats["outside_scope"] = len(kept) - len(in_scope)
+    report.findings = in_scope
     return report
 
 

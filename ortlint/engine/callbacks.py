@@ -95,5 +95,6 @@ def callback_findings(all_facts: list[SlotFacts], policy: Policy) -> list[Findin
             key = (ret.path, ret.loc.line, ret.loc.col)
             findings.setdefault(key, Finding("ORT001", ret.path, ret.loc.line, ret.loc.col, ret.loc.end_line,
                                              ret.loc.end_col, message, fn_name, steps,
-                                             anchor=f"callback:{spec.struct}::{spec.field}:{ret.callee}"))
+                                             anchor=f"callback:{spec.struct}::{spec.field}:{ret.callee}",
+                                             kind=ret.kind))
     return list(findings.values())

@@ -169,7 +169,7 @@ class LeakCollection:
             facts = self._leak_facts(site, tuple(how for _line, _col, _text, how in exits)) if rule == "ORT001" else None
             finding = Finding(rule, self.fn.path, site.line, site.col, site.end_line, site.end_col, msg, self.fn.name,
                               trace, related, level, anchor=f"leak:{site.callee}:{site.target}:{site_key.split(':', 1)[-1]}",
-                              macro=site.macro, macro_at=site.macro_at, facts=facts)
+                              macro=site.macro, macro_at=site.macro_at, facts=facts, kind=res_kind.id)
             # Go and C#: one finding per creating call, even for the several values one `Run` allocates
             # or one helper returns in a collection
             key = (rule, site.line, site.col, site.callee) if rule in ("ORT020", "ORT030") \
@@ -217,9 +217,10 @@ class LeakCollection:
         if macro:
             trace = (Step(self.fn.path, loc.line, loc.col, f"in the expansion of {macro}"),) + tuple(trace)
         self.shown.add((rule, loc.line, loc.col, message))
+        res = state.r.get(rid) if rid is not None else None
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at,
-                                     facts=None if macro else facts)
+                                     facts=None if macro else facts, kind=(res.kind or "") if res is not None else "")
 
 
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:

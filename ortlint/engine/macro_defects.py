@@ -54,7 +54,8 @@ def _fold(group: list[Finding]) -> Finding:
     trace = (Step(path, line, 1, f"macro {name} is defined here"),) + tuple(
         s for s in first.trace if not s.message.startswith("in the expansion of "))
     return Finding(first.rule, path, line, 1, line, 1, message, name, trace, related, first.level,
-                   anchor=f"macro:{name}:{first.rule}", macro=first.macro, macro_at=first.macro_at, expansions=count)
+                   anchor=f"macro:{name}:{first.rule}", macro=first.macro, macro_at=first.macro_at, expansions=count,
+                   kind=first.kind)
 
 
 def fold_macro_defects(findings: list[Finding]) -> list[Finding]:

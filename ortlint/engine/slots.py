@@ -280,7 +280,7 @@ def _finding(store: SlotStore, destructors: set[str], classes: set[str], policy:
     loc = store.loc
     step = Step(store.path, loc.line, loc.col, f"{label} stored into `{store.text}`, never released by any function")
     return Finding("ORT001", store.path, loc.line, loc.col, loc.end_line, loc.end_col, message, store.function,
-                   (step,), anchor=f"slot:{store.owner}:{store.name}:{store.callee}")
+                   (step,), anchor=f"slot:{store.owner}:{store.name}:{store.callee}", kind=store.kind)
 
 
 # ----------------------------------------------------------------------------- constructors

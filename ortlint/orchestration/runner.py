@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from .parallel import WorkerPool
 from ..engine.callbacks import callback_findings
 from ..engine.macro_defects import fold_macro_defects
+from ..scope import tag_general_findings
 from ..testcode import tag_test_findings
 from ..engine.slots import slot_findings
 from ..findings import STOPPED, Notice, Report, note_level
@@ -112,6 +113,8 @@ def _run(config: RunConfig, progress: Progress) -> Report:
     }
     if config.suppressions:
         report.stats["suppressed"] = apply_suppressions(report, lambda path: read(path) or b"")
+    report.findings = tag_general_findings(report.findings, config.policy,
+                                           lambda path: read(path) or read_file(path) or b"")
     # a run that lost something, or had something stopped at the CPU time limit, is not stored:
     # the next run tries again (limits counted in work give the same result every time: stored)
     complete = not any(n.level == "error" or n.message.startswith(STOPPED) for n in report.notices)

@@ -7,7 +7,7 @@ directory when given that way); lines and columns are 1-based.
     {
       "schema": 1,
       "tool": {"name": "ortlint", "version": "0.2.0"},
-      "summary": {"files": 12, "findings": 2, "suppressed": 0, "baselined": 0,
+      "summary": {"files": 12, "findings": 2, "suppressed": 0, "baselined": 0, "outside_scope": 0,
                   "by_rule": {"ORT001": 1, "ORT004": 1}},
       "findings": [{
         "rule": "ORT001", "name": "leak", "level": "error",
@@ -22,6 +22,9 @@ directory when given that way); lines and columns are 1-based.
 
 A macro's own defect, reported once at its `#define` (engine/macro_defects.py), has
 `"macro_expansions": N` and its expansions as `related`.
+
+`outside_scope` counts the findings `--scope` left out (ortlint/scope.py); with `--scope all`
+they are listed with `"tags": ["general"]`.
 
 `fingerprint` has no line numbers: it identifies a finding across edits (baselines use it).
 `notices` are messages about the run (unreadable files, code that could not be parsed); `line`
@@ -67,6 +70,7 @@ def format_json(report: Report, **_: object) -> str:
             "findings": len(report.findings),
             "suppressed": int(report.stats.get("suppressed", 0)),
             "baselined": int(report.stats.get("baselined", 0)),
+            "outside_scope": int(report.stats.get("outside_scope", 0)),
             "by_rule": dict(sorted(by_rule.items())),
         },
         "findings": [_finding(f) for f in report.findings],

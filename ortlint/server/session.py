@@ -175,6 +175,8 @@ class Workspace:
         if settings.exclude_tests:
             from ..testcode import TEST_TAG
             report.findings = [f for f in report.findings if TEST_TAG not in f.tags]
+        from ..scope import in_scope
+        report.findings = in_scope(report.findings, settings.scope)
 
 
 def with_client(workspace: Workspace, client: ClientSettings) -> Workspace:
