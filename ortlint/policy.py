@@ -34,6 +34,10 @@ class PolicyError(Exception):
     """A policy file that cannot be used; the message names file, line and key."""
 
 
+MANAGED_LANGUAGES = frozenset({"java", "go", "csharp"})  # a Kind's `language` besides "c" (C, C++, JNI)
+_KIND_LANGUAGE = {"c": "c", "cpp": "c"}  # a function's language -> the `language` of the kinds it handles
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
     """A type of resource: what is acquired and what may release it."""
@@ -206,6 +210,7 @@ class Policy:
     # [policy] uses: patterns of the text of a file that uses a policy's API (policy_scope.py)
     uses: list[str] = field(default_factory=list)
     _blank_re: re.Pattern[str] | None = None
+    _spec_languages: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)  # lookup_in's cache
 
     def lookup(self, style: str, name: str) -> CallSpec | None:
         spec = self.calls.get((style, name))
@@ -213,6 +218,23 @@ class Policy:
             spec = self.calls.get(("any", name))
         if spec is None and self.untyped_fields:
             spec = self._untyped_field(style, name)
+        return spec
+
+    def lookup_in(self, language: str, style: str, name: str) -> CallSpec | None:
+        """`lookup` for a call in a function of `language`: an entry whose resources all belong to
+        managed bindings of other languages (Java's `close`, Go's `Destroy`, C#'s `Dispose`) does
+        not apply. A C++ method call on a receiver whose type is unknown (a lambda's capture) is
+        named by its method alone, like Java's `x.close()`, and must not close a Java tensor."""
+        spec = self.lookup(style, name)
+        if spec is None:
+            return None
+        languages = self._spec_languages.get((style, name))
+        if languages is None:
+            kinds = [a.kind for a in spec.acquires] + list(spec.release.kinds if spec.release is not None else ())
+            found = {self.kinds[k].language for k in kinds if k in self.kinds}
+            languages = self._spec_languages[(style, name)] = frozenset(found) if found <= MANAGED_LANGUAGES else frozenset()
+        if languages and _KIND_LANGUAGE.get(language, language) not in languages:
+            return None
         return spec
 
     def _untyped_field(self, style: str, name: str) -> CallSpec | None:

@@ -20,7 +20,7 @@ from ortlint.api import default_policy
 from ortlint.frontends.clang import frontend as clang_frontend
 from ortlint.orchestration.settings import RunConfig
 from ortlint.orchestration.runner import run
-from tests.expectations import expected_findings
+from tests.expectations import as_expected, expected_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 INCLUDE = FIXTURES / "include"
@@ -88,7 +88,7 @@ def test_fixture_with_libclang(path: Path, database: str) -> None:
     report = lint_precise([str(path)], database)
     fallbacks = [n.message for n in report.notices if "tree-sitter instead" in n.message]
     assert not fallbacks, fallbacks
-    got = {(Path(f.path).name, f.line, f.rule) for f in report.findings}
+    got = {(Path(f.path).name, f.line, f.rule) for f in as_expected(report.findings)}
     expected = expected_findings(path, "clang")
     missing, extra = sorted(expected - got), sorted(got - expected)
     assert not missing and not extra, f"missing: {missing}\nunexpected: {extra}"

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from ortlint.api import lint
-from ortlint.scope import in_scope
-from tests.expectations import expected_findings
+from tests.expectations import as_expected, expected_findings
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SUFFIXES = {".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".java", ".go", ".cs"}
@@ -28,16 +27,9 @@ def multi_fixtures() -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
-SCOPE_DIRECTIVE = "ortlint-fixture: default-scope"
-
-
 def found(paths: list[Path], rule_files: list[Path] = ()) -> set[tuple[str, int, str]]:
     report = lint([str(p) for p in paths], [str(p) for p in rule_files])
-    scoped = {f.path for f in report.findings
-              if SCOPE_DIRECTIVE in Path(f.path).read_text(encoding="utf-8", errors="replace")}
-    shown = [f for f in report.findings if f.path not in scoped] + in_scope(
-        [f for f in report.findings if f.path in scoped], "onnxruntime")
-    got = [(Path(f.path).name, f.line, f.rule) for f in shown]
+    got = [(Path(f.path).name, f.line, f.rule) for f in as_expected(report.findings)]
     twice = sorted({k for k in got if got.count(k) > 1})
     assert not twice, f"reported more than once (one finding per cause): {twice}"
     return set(got)

@@ -80,7 +80,7 @@ class CallTransfer:
         if it is checked; each with its location if it is a variable, which `_use` reads
         first; whether the call is `E()` or `E{}` of an enumeration of the tree, which is 0);
         the entry keeps `ev` alive, so its id is not reused."""
-        spec = self.policy.lookup(ev.style, ev.callee)
+        spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
         summary = None
         if spec is not None and spec.status_check is not None:
             summary = self._status_summary(spec)
@@ -606,7 +606,7 @@ class CallTransfer:
 
     def _owner_text(self, ev: Call, kind: str | None) -> str:
         """The acquiring call's owner argument as written (JNI: the array), for fixes."""
-        spec = self.policy.lookup(ev.style, ev.callee)
+        spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
         for acq in spec.acquires if spec is not None else ():
             if acq.kind == kind and acq.owner is not None and acq.owner < len(ev.args):
                 return ir.expr_text(ev.args[acq.owner])

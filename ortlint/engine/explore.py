@@ -680,7 +680,7 @@ class Exploration:
             for ev in self.blocks[bid].events:
                 if not isinstance(ev, Call) or ev.dest is not None:
                     continue
-                spec = self.policy.lookup(ev.style, ev.callee)
+                spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
                 if spec is not None and spec.returns == "status" and spec.status_check is None and not spec.noreturn:
                     self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), State(), None,
                                  anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at,

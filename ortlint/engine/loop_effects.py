@@ -190,7 +190,7 @@ class LoopEffects:
             for ev in self.blocks[bid].events if bid in self.blocks else ():
                 if not isinstance(ev, Call) or ev.receiver is None:
                     continue
-                spec = self.policy.lookup(ev.style, ev.callee)
+                spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
                 if spec is None or spec.stores != "receiver":
                     continue
                 for arg in ev.args:
@@ -236,7 +236,7 @@ class LoopEffects:
                         elem = self._loop_element(ev.args[i], blocks) if i < len(ev.args) else None
                         if elem is not None:
                             found.append((elem, what, releaser))
-                    spec = self.policy.lookup(ev.style, ev.callee)
+                    spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
                     if spec is not None and spec.release is not None and spec.release.receiver and ev.receiver is not None:
                         elem = self._loop_element(ev.receiver, blocks)
                         if elem is not None:
@@ -296,7 +296,7 @@ class LoopEffects:
                 if isinstance(other, ir.Assign) and isinstance(other.value, Index):
                     loads[dest.name] = ("index", other.value)
                 elif isinstance(other, Call) and other.receiver is not None:
-                    spec = self.policy.lookup(other.style, other.callee)
+                    spec = self.policy.lookup_in(self.fn.language, other.style, other.callee)
                     if spec is not None and spec.view:
                         loads[dest.name] = ("view", other.receiver)
                     elif spec is not None and spec.element:  # `it.next()`
@@ -308,7 +308,7 @@ class LoopEffects:
     def _element_effects(self, ev: Call) -> dict[int, tuple[str, str | None]]:
         """Which arguments a call releases ("release") or takes ownership of ("escape"), with
         the call that releases them."""
-        spec = self.policy.lookup(ev.style, ev.callee)
+        spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
         out: dict[int, tuple[str, str | None]] = {}
         if spec is not None and spec.status_check is None:
             if spec.release is not None and spec.release.arg is not None:

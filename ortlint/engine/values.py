@@ -779,7 +779,7 @@ class ValueTransfer:
     def _releasing_args(self, ev: ir.Call) -> set[int]:
         """The argument positions where `ev` may release what it is given."""
         out = set()
-        spec = self.policy.lookup(ev.style, ev.callee)
+        spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
         if spec is not None:
             if spec.release is not None and spec.release.arg is not None:
                 out.add(spec.release.arg)
