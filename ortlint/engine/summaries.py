@@ -50,6 +50,7 @@ class Summary:
     origin: str  # "policy <file:line>" or "<path>:<line>"
     params: tuple[str, ...] = ()
     compared_only: tuple[int, ...] = ()  # parameters only compared (engine/compared_only.py)
+    writes: tuple[str, ...] = ()  # members a C++ method assigns (engine/member_writes.py)
 
     @property
     def noreturn(self) -> bool:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .compared_only import compared_only_params
+from .member_writes import member_writes
 from .relations import case_relations
 from .exprs import param_path
 from .replaced import released_and_replaced, replaced_param_locations
@@ -25,7 +26,7 @@ class Summarizing:
         if not cases:
             return None
         return Summary(self.fn.name, simplify_cases(cases), f"{self.fn.path}:{self.fn.loc.line}", tuple(self.fn.params),
-                       compared_only_params(self.fn))
+                       compared_only_params(self.fn), member_writes(self.fn))
 
 
     def _case_of(self, state: State, how: str, value: Val | None) -> Case:

@@ -16,6 +16,7 @@ from .exprs import dedupe, element_of, in_temp, shown
 from .relations import assume_related
 from .replaced import bind_written_unknown
 from .handed_to_releaser import hand_over_dropped
+from .member_writes import same_object_call
 from .join import join_cases
 from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
 from .summaries import Case, Effect, Summary
@@ -34,6 +35,7 @@ class SummaryTransfer:
         out: list[State] = []
         last = len(cases) - 1
         addresses = [arg for arg in ev.args if type(arg) is AddrOf]
+        members = self._written_members(ev, summary)
         for i, (case, pre, rel, effects, outs, note) in enumerate(cases):
             s = state.copy() if i < last else state  # the last case needs no copy: `state` is not used after it
             if pre and not self._precondition(s, pre):
@@ -45,6 +47,8 @@ class SummaryTransfer:
                 self._forget_written(s, arg)
             for effect, e in effects:
                 self._apply_effect(s, ev, effect, e, helper)
+            for member in members:
+                self._replace_location(s, member, ev)
             if case.exit != "throw" or self.fn.language != "csharp":  # C#: a call that throws created nothing
                 for target, kind in outs:
                     self._acquire_into(s, ev, target, kind, helper)
@@ -70,6 +74,18 @@ class SummaryTransfer:
                 s.b.pop(drop, None)
                 self._gc(s, ev.loc)
         return join_cases(out) if joined_cases else dedupe(out)
+
+
+    def _written_members(self, ev: Call, summary: Summary) -> list[Var]:
+        """The caller's members a method of its own object assigns (engine/member_writes.py)."""
+        if not summary.writes or not same_object_call(self.fn.name, ev.callee, ev.receiver):
+            return []
+        key = (id(ev), summary.writes)
+        found = self._member_writes.get(key)
+        if found is None:
+            found = self._member_writes[key] = [Var(name) for name in summary.writes
+                                                if name not in self.fn.locals and name not in self.fn.params]
+        return found
 
 
     def _summary_plan(self, ev: Call, summary: Summary) -> tuple:
