@@ -78,7 +78,7 @@ class SummaryTransfer:
 
     def _written_members(self, ev: Call, summary: Summary) -> list[Var]:
         """The caller's members a method of its own object assigns (engine/member_writes.py)."""
-        if not summary.writes or not same_object_call(self.fn.name, ev.callee, ev.receiver):
+        if not summary.writes or not same_object_call(self.fn.name, summary.name, ev.receiver):
             return []
         key = (id(ev), summary.writes)
         found = self._member_writes.get(key)
