@@ -8,6 +8,7 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Field, Opaque
 from .model import parse_type
+from .syntax import _SCALARS
 
 # Member calls that keep what they are given (sequence containers, maps, sets, queues).
 _STORING_METHODS = frozenset({"insert", "emplace", "try_emplace", "insert_or_assign", "emplace_hint", "push_back",
@@ -29,6 +30,36 @@ stored objects, pointers into a block."""
         pointer, offset = moved
         self.lower_expr(offset, discard=True)
         return self.lower_expr(pointer, discard, dest)
+
+    def assignment_value(self, node: Node, op: str) -> ir.Expr:
+        """`mem += 512;` of a local pointer to bytes or numbers moves it within its block: it
+        still points into what it pointed into (an aligning allocator returns it), so its
+        value stays the block, as `return mem + 512;` hands on the block."""
+        if op in ("+=", "-=") and self.moves_within_block(node):
+            self.lower_expr(node.child_by_field_id(self.F.right), discard=True)
+            return self.lower_expr(node.child_by_field_id(self.F.left))
+        return super().assignment_value(node, op)
+
+    def moves_within_block(self, node: Node) -> bool:
+        """`p += n` / `p -= n` of a local `T*` whose elements are numbers (char, float, void):
+        no handle lives at another offset of such a block, so the offset cannot name another
+        object (a `OrtValue** q` moved along an array keeps its offset: its elements differ)."""
+        left = node.child_by_field_id(self.F.left)
+        left = self.unparen(left) if left is not None else None
+        right = node.child_by_field_id(self.F.right)
+        if left is None or right is None or left.type != "identifier":
+            return False
+        name = self.text(left)
+        if name not in self.locals and name not in self.rename:
+            return False
+        left_type = self.expr_type(left)
+        if left_type is None:
+            return False
+        ref = self.model.resolve_alias(parse_type(left_type))
+        if ref.pointers != 1 or ref.array or ref.name not in _SCALARS or ref.name == "auto":
+            return False
+        right_type = self.expr_type(right)
+        return right_type is None or not self.model.resolve_alias(parse_type(right_type)).pointers
 
     def offset_pointer_handed_on(self, node: Node) -> tuple[Node, Node] | None:
         """(pointer, offset) of `pointer + offset` / `pointer - offset` whose value is returned or

@@ -66,8 +66,19 @@ prototype or a construction from a call."""
         if value is not None and args is None and "auto" in type_text and _AUTO.search(type_text):
             type_text = self.infer_auto(type_text, value)
         var = self.declare_local(name, type_text, target, static or self.refers_elsewhere(target, value))
+        if args is not None and not bare and value.type == "initializer_list" and self.plain_array(type_text, target):
+            args = None  # `char* argv[] = {strdup(a)}`: each element into its slot, as in C
         self.initialize(decl, var, name, type_text, args, None if args is not None else value, self.loc(decl),
                         reference=target is not None and not bare and declares_reference(target))
+
+    def plain_array(self, type_text: str, target: Node | None) -> bool:
+        """An array of pointers or numbers (`char* argv[]`): its brace list lists elements, each
+        stored into its slot (`argv[0]`), which is not a constructor call of the element type
+        (`char(a, b)`) nor, with one element, a copy into the array itself."""
+        if not is_array_declarator(target):
+            return False
+        ref = self.model.resolve_alias(parse_type(type_text))
+        return ref.pointers > 0 or ref.name in _SCALARS
 
     def refers_elsewhere(self, target: Node | None, value: Node | None) -> bool:
         """`T& ep = info->ep;`, `auto& cache = Cache();`: a reference to an object this function

@@ -73,6 +73,8 @@ class GoCalls:
                 return f"{rtype}.{method}", "plain", operand, False
             if "." in rtype and not rtype.startswith(("[", "map[")):
                 return f"{rtype}.{method}", "method", operand, False
+            if not self.scan.may_hold_binding():  # a package without the binding: its own method,
+                return f"?.{method}", "method", operand, False  # named so that no binding entry matches
             return method, "method", operand, True
         return self.short_text(fn), "indirect", None, False
 

@@ -7,6 +7,9 @@ Everything Go-specific happens here, so the engine only sees calls, assignments 
   `x, err := f(a)` passes `&x` (after the arguments for functions of the package, before them
   for the onnxruntime_go binding, whose policy names out-parameter 0) and stores err. A binding
   call's error is a status code: nil (0) means it succeeded, and a failed call created nothing.
+* a method call on a receiver of unknown type is the binding's method (`x.Clone()` as
+  Tensor.Clone) only where the file or another file of its package imports the binding; in a
+  package that never imports it, `path.Clone()` is the package's own method.
 * `defer`: the deferred call runs at every exit after the `defer` statement, last first. Its
   receiver and arguments are bound when the `defer` runs (`defer x.Destroy()` destroys what x
   held then); a deferred closure is inlined at each exit, so it reads variables when it runs.
@@ -48,7 +51,7 @@ from ...policy import Policy
 from ..common.cfg import TooDeep
 from ..common.source import ParseTimeout, parse_limited, read_source
 from .lowering import GoLowering
-from .scan import GO_LANGUAGE, FileScan, package_variadics
+from .scan import GO_LANGUAGE, FileScan, package_imports_binding, package_variadics
 from .scopes import PendingClosure
 from .syntax import MAX_DEFERRED_RUNS, F, TooManyDeferred, comment_parents, first_error
 
@@ -102,13 +105,16 @@ class GoFrontEnd:
 
     def read_package(self) -> set[str]:
         """Variadic functions declared in the other files of the package (their calls pack
-        arguments); returns the names that came from there."""
+        arguments), and whether one of them imports the binding; returns the names that came
+        from there."""
         foreign: set[str] = set()
         if os.path.isfile(self.path):
             for name, index in package_variadics(self.path).items():
                 if name not in self.scan.variadic:
                     self.scan.variadic[name] = index
                     foreign.add(name)
+            if not self.scan.imports_binding:
+                self.scan.package_binding = package_imports_binding(self.path, self.scan.package)
         return foreign
 
     def pieces(self) -> list[list[Range]] | None:
@@ -189,8 +195,9 @@ class GoFrontEnd:
             if fn.name in ("main", "init"):
                 fn.is_static = True
         unit = ir.SourceUnit(self.path, "go", functions, self.notes, self.lines)
-        if foreign & {c.callee for fn in functions for b in fn.blocks for c in b.events if isinstance(c, ir.Call)}:
-            # the IR depends on signatures in the other files of the package (for the cache)
+        if self.scan.package_consulted or \
+                foreign & {c.callee for fn in functions for b in fn.blocks for c in b.events if isinstance(c, ir.Call)}:
+            # the IR depends on signatures or imports in the other files of the package (for the cache)
             folder = os.path.dirname(os.path.abspath(self.path))
             unit.dependencies = sorted(os.path.join(folder, n) for n in os.listdir(folder)
                                        if n.endswith(".go") and os.path.join(folder, n) != os.path.abspath(self.path))

@@ -45,12 +45,31 @@ class FileScan:
     finalized: set[str] = field(default_factory=set)  # struct types given to runtime.SetFinalizer
     globals: dict[str, str] = field(default_factory=dict)  # package-level var -> normalized type
     variadic: dict[str, int] = field(default_factory=dict)  # "f" / "T.M" -> index of its `...` parameter
+    package_binding: bool = False  # another file of the package imports the binding
+    package_consulted: bool = False  # a call was bound by what the package's other files import
 
     @property
     def is_binding(self) -> bool:
         """The file belongs to the binding itself, or dot-imports it: its unqualified calls are
         the binding's."""
         return self.package == BINDING_PACKAGE or self.dot_binding
+
+    @property
+    def imports_binding(self) -> bool:
+        """The file itself can name the binding (imports it, dot-imports it, or is it)."""
+        return self.is_binding or bool(self.ort_aliases)
+
+    def may_hold_binding(self) -> bool:
+        """Whether a value of unknown type here can be a binding object, so that a method call
+        on it is read as the binding's method (`x.Clone()` as Tensor.Clone): only where the file
+        or another file of its package imports the binding. A package that never imports it
+        cannot get a binding object from its own code (a function returning one would name
+        its type), so its `path.Clone()` is its own method. Notes when the answer came from
+        the other files (the IR then depends on them)."""
+        if self.imports_binding:
+            return True
+        self.package_consulted = True
+        return self.package_binding
 
     def text(self, node: Node | None) -> str:
         return self.src[node.start_byte:node.end_byte].decode("utf-8", "replace") if node is not None else ""
@@ -336,13 +355,23 @@ _FUNC_HEAD = re.compile(rb"^func\s*(?:\(\s*(?:\w+\s+)?\*?\s*(\w+)[^)]*\)\s*)?(\w
 def package_variadics(path: str) -> dict[str, int]:
     """Variadic functions and methods declared in the other .go files of the file's folder (the
     same package): `f(a, b, c)` of `func f(x int, rest ...T)` packs b and c into one slice."""
+    return dict(_package_facts(path)[0])
+
+
+def package_imports_binding(path: str, package: str) -> bool:
+    """Some .go file of the file's folder declaring package `package` imports the binding (a
+    `package foo_test` file's imports do not reach package foo)."""
+    return package in _package_facts(path)[1]
+
+
+def _package_facts(path: str) -> tuple[tuple[tuple[str, int], ...], frozenset[str]]:
     folder = os.path.dirname(os.path.abspath(path))
     try:
         names = tuple(sorted(n for n in os.listdir(folder) if n.endswith(".go")))
         stamp = tuple(os.stat(os.path.join(folder, n)).st_mtime_ns for n in names)
     except OSError:
-        return {}
-    return dict(_folder_variadics(folder, names, stamp))
+        return (), frozenset()
+    return _folder_facts(folder, names, stamp)
 
 
 _PARENS = re.compile(rb"[()]")
@@ -383,14 +412,25 @@ def _top_level_parts(plist: bytes) -> list[bytes]:
     return [p for p in parts if p.strip()]
 
 
+_PACKAGE_CLAUSE = re.compile(rb"^package\s+(\w+)", re.M)
+_BINDING_IMPORT = re.compile(rb"[\"`]" + re.escape(BINDING_PATH.encode()) + rb"[\"`]")
+
+
 @functools.lru_cache(maxsize=64)
-def _folder_variadics(folder: str, names: tuple[str, ...], stamp: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+def _folder_facts(folder: str, names: tuple[str, ...],
+                  stamp: tuple[int, ...]) -> tuple[tuple[tuple[str, int], ...], frozenset[str]]:
+    """(variadic functions and methods, packages some file of which imports the binding) of
+    the .go files of a folder; one read of each file for both."""
     out: dict[str, int] = {}
+    binding: set[str] = set()
     for name in names:
         try:
             data = read_prefix(os.path.join(folder, name), 4 * 1024 * 1024)  # a regular file: a FIFO must not block
         except OSError:
             continue
+        package = _PACKAGE_CLAUSE.search(data)
+        if package is not None and _BINDING_IMPORT.search(data):
+            binding.add(package.group(1).decode("ascii", "replace"))
         for m in _FUNC_HEAD.finditer(data):
             plist = _parameter_list(data, m.end())
             if plist is None or b"..." not in plist:
@@ -402,4 +442,4 @@ def _folder_variadics(folder: str, names: tuple[str, ...], stamp: tuple[int, ...
             recv = m.group(1)
             fname = (recv.decode() + "." if recv else "") + m.group(2).decode()
             out[fname] = index + (1 if recv else 0)
-    return tuple(sorted(out.items()))
+    return tuple(sorted(out.items())), frozenset(binding)
