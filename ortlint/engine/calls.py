@@ -16,6 +16,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, param_path, same_owner, short_path, shown, strip_value,
                     too_deep)
 from .leaks import Site
+from .own_api import own_release_entry
 from .messages import failure_note, ignored_status_msg, subject
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, PREV, RELEASED, UNKNOWN, Res, State,
                     Val, made_outside)
@@ -86,6 +87,10 @@ class CallTransfer:
             summary = self._status_summary(spec)
         elif spec is None and ev.style in ("plain", "method", "new", "table"):
             summary = self.summaries(ev)
+            if summary is not None:  # `OrtApis::ReleaseStatus(st)` in ONNX Runtime's own tree: the entry, and its body
+                spec = own_release_entry(self.policy, ev, summary)
+                if spec is not None:
+                    summary = None
         neutral = spec is None and summary is None and self.policy.is_neutral(ev.style, ev.callee)
         released_args = self._released_args(spec, summary)
         if summary is not None:  # a key the callee only compares: passing a released pointer is no use
