@@ -125,6 +125,10 @@ class LoopEffects:
         # a filling loop of unknown count (a range-for over another container) may match
         if any(not lp.limits or limits & {ir.expr_text(e) for e in lp.limits} for lp in fillers):
             return True
+        # another container filled in the same rounds as `a` has as many elements
+        # (`names.push_back(..); values.push_back(v);` then `for (i < names.size()) free(values[i])`)
+        if any(self._fills(lp, name) for lp in fillers for name in _objects_read(limits)):
+            return True
         # a count in a plain variable may equal the filler's through a check the state does
         # not keep (`if (n != m) return;`); another container's size is another count
         return not any(_reads_other_object(text) for text in limits)
@@ -340,6 +344,14 @@ def _reads_other_object(text: str) -> bool:
     """Whether a loop limit's text reads an object (`out.size()`, `v->count`, `len(xs)`)
     rather than a plain count variable (`n_inputs`)."""
     return re.search(r"[.(\[]|->", text) is not None
+
+
+def _objects_read(limits: set[str]) -> set[str]:
+    """The containers whose size loop limits read (`names` in `names.size()`, `v->count`)."""
+    found: set[str] = set()
+    for text in limits:
+        found.update(m.group(1) for m in re.finditer(r"([A-Za-z_]\w*)\s*(?:\.|->)\s*\w+\s*\(\s*\)", text))
+    return found
 
 
 def _mentions(text: str, name: str) -> bool:
