@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from .paths import PACKAGE_DIR
 from .policy_callbacks import CallbackSpec, load_callbacks
-from .policy_scope import load_uses
+from .policy_scope import load_uses, scoped_file
 from .policy_self_owning import SelfOwningSpec, load_self_owning
 from .policy_csharp import CsharpApiClass, load_csharp_api
 from .policy_guards import GuardSpec, StatusObjectSpec, load_guards, load_status_objects
@@ -420,6 +420,7 @@ class _Loader:
             if k not in _TOP_KEYS:
                 self.fail(k, f"unknown section (expected one of: {', '.join(sorted(_TOP_KEYS - {'__text__'}))})")
         kinds = self._tables("kind")
+        scoped = scoped_file(self.doc.get("policy"))
         for i, raw in enumerate(kinds):
             key = f"kind[{i}]"
             if not isinstance(raw, dict):
@@ -443,7 +444,7 @@ class _Loader:
                 contains=self._str(raw, "contains", key, "kind", i) or None,
                 closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
                 allocator_block=self._bool(raw, "allocator_block", key, "kind", i, False),
-                general=self._bool(raw, "general", key, "kind", i, False),
+                general=self._bool(raw, "general", key, "kind", i, False) or scoped,
             )
             self.policy.kinds[kid] = kind
         self._load_constants()

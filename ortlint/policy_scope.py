@@ -15,13 +15,18 @@ Schema:
     name = "onnxruntime"
     description = "..."
     uses = ['\\bOrt[A-Z_]', '(?i:onnxruntime)']   # a file matching one of these uses this API
+    scoped = true   # every kind of this file is reported only in such files, like `general` kinds
+
+`scoped` is for a C API whose calls go through a function table: on a receiver of unknown type,
+`x->GetProperty()` is named like the table entry `GetProperty`, and in a file that never names the
+API (a toolkit's own `actor->GetProperty()`) the match can only be a coincidence of names.
 """
 from __future__ import annotations
 
 import re
 from typing import Any, Callable
 
-POLICY_KEYS = {"name", "description", "uses"}
+POLICY_KEYS = {"name", "description", "uses", "scoped"}
 
 
 def load_uses(uses: list[str], raw: Any, fail: Callable[[str, str], None]) -> None:
@@ -36,6 +41,8 @@ def load_uses(uses: list[str], raw: Any, fail: Callable[[str, str], None]) -> No
     for key in ("name", "description"):
         if key in raw and not isinstance(raw[key], str):
             fail(f"policy.{key}", "must be a string")
+    if not isinstance(raw.get("scoped", False), bool):
+        fail("policy.scoped", "must be true or false")
     patterns = raw.get("uses", [])
     if not isinstance(patterns, list) or not all(isinstance(p, str) and p for p in patterns):
         fail("policy.uses", "must be a list of non-empty strings (regular expressions)")
@@ -46,6 +53,11 @@ def load_uses(uses: list[str], raw: Any, fail: Callable[[str, str], None]) -> No
             fail(f"policy.uses[{i}]", f"not a regular expression: {exc}")
         if pattern not in uses:
             uses.append(pattern)
+
+
+def scoped_file(raw: Any) -> bool:
+    """Whether a policy file's `[policy]` table scopes the kinds it declares (`scoped = true`)."""
+    return isinstance(raw, dict) and raw.get("scoped") is True
 
 
 def compile_uses(uses: list[str]) -> re.Pattern[str] | None:

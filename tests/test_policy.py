@@ -52,8 +52,9 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[policy]\nname = "x"\nuses = ["(unclosed"]\n', "policy.uses[0]: not a regular expression"),
     ('[policy]\nname = "x"\nuses = ["(?i)late-global-flag|x"]\n', "policy.uses[0]: not a regular expression"),
     ('[policy]\nuses = "Ort"\n', "policy.uses: must be a list of non-empty strings"),
-    ('[policy]\nname = "x"\nscope = "all"\n', "policy.scope: unknown key (expected one of: description, name, uses)"),
+    ('[policy]\nname = "x"\nscope = "all"\n', "policy.scope: unknown key (expected one of: description, name, scoped, uses)"),
     ('[[kind]]\nid = "x"\ngeneral = "yes"\n', "kind[0].general: must be true or false"),
+    ('[policy]\nname = "x"\nscoped = "yes"\n', "policy.scoped: must be true or false"),
 ])
 
 
@@ -242,5 +243,6 @@ def test_general_kinds_and_api_marks_are_policy_data(tmp_path: Path) -> None:
                         '[[kind]]\nid = "mylib.arena"\nlabel = "arena block"\ngeneral = true\n')
     policy = load_policy([p])
     assert policy.kinds["mylib.arena"].general and policy.kinds["cpp.new"].general
-    assert not policy.kinds["libc.heap"].general and not policy.kinds["ort.Status"].general
+    assert not policy.kinds["libc.heap"].general and policy.kinds["ort.Status"].general  # onnxruntime.toml: scoped
+    assert not policy.kinds["jni.BooleanArrayElements"].general  # jni.toml names its API but is not scoped
     assert "\\bmylib_[a-z]" in policy.uses and "\\bJNIEnv\\b" in policy.uses

@@ -192,6 +192,7 @@ class Generator:
         w("")
         w("[policy]")
         w('name = "onnxruntime-ep"')
+        w("scoped = true")
         w('description = "OrtEpApi handles and statuses, OrtStatus* returned by EP/custom-op ABI fields, legacy provider exports"')
         w("")
         for kid, label in sorted(self.kinds.items()):

@@ -200,6 +200,7 @@ class Genai:
         w("[policy]")
         w('name = "onnxruntime-genai"')
         w("uses = ['\\bOga[A-Z]']")
+        w("scoped = true")
         w('description = "OgaModel, OgaTokenizer, OgaGenerator, ... with their OgaDestroy* functions, owned strings, OgaResult*"')
         w("")
         w("[[kind]]")

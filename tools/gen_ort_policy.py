@@ -108,6 +108,8 @@ def main() -> None:
     w("# C names (OrtApi, OrtStatus*, ORT_API_CALL), the C++ API's `Ort::`, onnxruntime-extensions' `Ortx`,")
     w("# the library's name in includes, namespaces, Java packages, Go modules and .NET namespaces")
     w("uses = ['\\bOrt(?:[A-Z_]|::|x[A-Z])', '\\bORT_[A-Z]', '(?i:onnxruntime)']")
+    w("# its kinds are reported only in such files: elsewhere `x->GetProperty()` is not this table's entry")
+    w("scoped = true")
     w('description = "OrtApi and OrtTrainingApi handles, OrtStatus*, allocator-owned memory, borrowed pointers"')
     w("")
     w("[constants]")

@@ -186,8 +186,8 @@ def _policy_and_config_options(command):
 @click.option("--exclude-tests", is_flag=True, default=None,
               help="Do not report findings in test code (tagged `test` otherwise; see `test-patterns`).")
 @click.option("--scope", type=click.Choice(SCOPES), default=None,
-              help="`all`: also report C++ `new`/`delete` findings in files that use neither ONNX Runtime nor JNI "
-                   "(tagged `general`).  [default: onnxruntime]")
+              help="`all`: also report findings about C++ `new`/`delete` memory and ONNX Runtime C API objects in "
+                   "files that use neither ONNX Runtime nor JNI (tagged `general`).  [default: onnxruntime]")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
 @click.option("--quiet", "-q", is_flag=True, help="Text format: only the one-line findings.")
 @click.option("--verbose", "-v", is_flag=True,

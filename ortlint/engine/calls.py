@@ -379,7 +379,7 @@ class CallTransfer:
             else:
                 self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), bad, None,
                              anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at,
-                             facts=self._status_facts(spec.status_kind))
+                             facts=self._status_facts(spec.status_kind), kind=spec.status_kind)
         elif spec.returns == "code":
             if ev.dest is not None:
                 self._store(bad, ev.dest, ("x", frozenset({spec.success})), ev.loc)

@@ -684,7 +684,7 @@ class Exploration:
                 if spec is not None and spec.returns == "status" and spec.status_check is None and not spec.noreturn:
                     self._report("ORT004", ev.loc, self._ignored_status(ev.callee, spec.status_kind), State(), None,
                                  anchor=f"ignored:{ev.callee}:{ev.text}", macro=ev.macro, macro_at=ev.macro_at,
-                                 facts=self._status_facts(spec.status_kind))
+                                 facts=self._status_facts(spec.status_kind), kind=spec.status_kind)
 
 
     def _reachable(self) -> set[int]:

@@ -203,7 +203,7 @@ class LeakCollection:
 
 
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
-                macro: str = "", macro_at: str = "", facts: FixFacts | None = None) -> None:
+                macro: str = "", macro_at: str = "", facts: FixFacts | None = None, kind: str = "") -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings or (rule, loc.line, loc.col, message) in self.shown:
             return  # two released identities met at one call read the same to the user: one finding
@@ -220,7 +220,8 @@ class LeakCollection:
         res = state.r.get(rid) if rid is not None else None
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at,
-                                     facts=None if macro else facts, kind=(res.kind or "") if res is not None else "")
+                                     facts=None if macro else facts,
+                                     kind=kind or ((res.kind or "") if res is not None else ""))
 
 
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:

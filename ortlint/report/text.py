@@ -74,7 +74,7 @@ def _summary(report: Report, shown_notes: bool) -> str:
     if stats.get("tests_excluded"):
         extra.append(f"{int(stats['tests_excluded'])} in test code excluded")
     if stats.get("outside_scope"):
-        extra.append(f"{int(stats['outside_scope'])} about `new`/`delete` outside ONNX Runtime code not shown (--scope all)")
+        extra.append(f"{int(stats['outside_scope'])} outside ONNX Runtime code not shown (--scope all)")
     if stats.get("suppressed"):
         extra.append(f"{int(stats['suppressed'])} suppressed")
     if stats.get("baselined"):
