@@ -269,6 +269,12 @@ class Policy:
         prefixes = self.neutral_prefixes.get(style, ())
         return bool(prefixes) and name.startswith(tuple(prefixes))
 
+    def kinds_released_by(self, name: str) -> list[str]:
+        """The kinds the release call `name` releases (sorted), for findings about a resource whose
+        acquisition was not seen."""
+        spec = self.lookup("plain", name)
+        return sorted(spec.release.kinds) if spec is not None and spec.release else []
+
     def releasers_of(self, kind: str) -> list[str]:
         """Names of the calls that release `kind`, for messages ("use ReleaseSession")."""
         table = self.__dict__.get("_releasers")

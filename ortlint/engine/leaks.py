@@ -221,7 +221,21 @@ class LeakCollection:
         self.findings[key] = Finding(rule, self.fn.path, loc.line, loc.col, loc.end_line, loc.end_col, message,
                                      self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at,
                                      facts=None if macro else facts,
-                                     kind=kind or ((res.kind or "") if res is not None else ""))
+                                     kind=kind or ((res.kind or "") if res is not None else "")
+                                     or self._kind_by_release(state, rid))
+
+
+    def _kind_by_release(self, state: State, rid: str | None) -> str:
+        """The kind of a resource the analysis never saw acquired (a field a loop deletes twice), as
+        the call that released it tells: `delete` releases only C++ `new` memory, so a double
+        release or use of it is a finding about that kind (and is scoped like it)."""
+        node = state.trace
+        while node is not None and rid is not None:
+            if node.rid == rid and node.release:
+                kinds = self.policy.kinds_released_by(node.release)
+                return kinds[0] if len(kinds) == 1 else ""
+            node = node.prev
+        return ""
 
 
     def _trace_for(self, state: State, rid: str | None, final: tuple[int, int, str]) -> tuple[Step, ...]:

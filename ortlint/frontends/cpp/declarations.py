@@ -305,6 +305,9 @@ prototype or a construction from a call."""
             self.emit(ir.Assign(loc, var, Const(0, "{}")))
             return
         lowered = tuple([self.lower_expr(a) for a in args])
+        # a new object (again on each iteration of a loop): what the last one's fields held is
+        # not this one's (`E aux = pq.top(); delete aux.t;` deletes a new pointer each time)
+        self.emit(ir.Assign(loc, var, _UNINITIALIZED))
         self.emit_call_node(decl, clean_name(ref.name) or "<constructor>", "plain", None, lowered, True, None, loc)
         cls = self.unknown_destructor(ref) if lowered else None
         if cls is not None:
