@@ -20,6 +20,7 @@ from ..engine.callbacks import callback_findings
 from ..engine.macro_defects import fold_macro_defects
 from ..scope import tag_general_findings
 from ..testcode import tag_test_findings
+from ..engine.never_released import drop_unpaired_leaks, never_released
 from ..engine.slots import slot_findings
 from ..findings import STOPPED, Notice, Report, note_level
 from ..programs import distrust
@@ -266,6 +267,8 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
     if slot_facts:  # members and globals over the whole tree (engine/slots.py); only with every file's facts
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
+        unpaired = never_released((f.paired_releases for f in slot_facts), parser.config.policy)
+        report.findings = drop_unpaired_leaks(report.findings, unpaired)
     report.keep_one_per_cause()
     report.findings = _tag_tests(fold_macro_defects(report.findings), found, parser.config)
     called = analysis.called if analysis.graph is not None else \
