@@ -16,6 +16,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, param_path, same_owner, short_path, shown, strip_value,
                     too_deep)
 from .leaks import Site
+from .lock_functions import acquired_last, caller_object
 from .own_api import own_release_entry
 from .messages import failure_note, ignored_status_msg, subject
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, PREV, RELEASED, UNKNOWN, Res, State,
@@ -486,6 +487,7 @@ class CallTransfer:
         role = acq.into
         rid = f"{ev.id}:{role}"
         owner_text = None
+        owner_expr = None
         parent = None
         if acq.owner is not None and (acq.owner < len(ev.args) or acq.owner == RECEIVER and ev.receiver is not None):
             owner_expr = ev.receiver if acq.owner == RECEIVER else ev.args[acq.owner]
@@ -495,7 +497,8 @@ class CallTransfer:
                 prid, pres = self._value_res(state, owner_expr, create=True)
                 parent = prid
         if acq.into == "token":
-            state.r[rid] = Res(acq.kind, HELD, owner=owner_text)
+            handed = owner_expr is not None and caller_object(owner_expr, self.params) and self._acquired_last(ev)
+            state.r[rid] = Res(acq.kind, ESCAPED if handed else HELD, owner=owner_text)
             self._site(rid, ev, None, acq.kind, via_helper)
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}()", rid)
             return
@@ -530,6 +533,15 @@ class CallTransfer:
             into = f" into `{shown(target)}`" if not in_temp(target) else ""  # `$3` is no name of the user's
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
+
+
+    def _acquired_last(self, ev: Call) -> bool:
+        """Is the token call `ev` the function's last act (lock_functions.py: a lock function
+        hands its token to its caller)? Asked once per call site."""
+        hit = self._last_acts.get(ev.id)
+        if hit is None:
+            hit = self._last_acts[ev.id] = acquired_last(ev, self.blocks[self._block], self.blocks, self._succs)
+        return hit
 
 
     def _kept_by_call(self, state: State, ev: Call, acq: Acquire) -> str | None:
