@@ -689,7 +689,7 @@ class CallTransfer:
             return
         if res.st == HELD and rel is not None and res.kind is not None:
             if res.kind not in rel.kinds:
-                self._wrong_release(state, ev, rid, res, name, callee, via)
+                self._wrong_release(state, ev, rid, res, name, callee, via, rel.kinds)
                 return
             if rel.owner is not None and res.owner is not None and rel.owner < len(ev.args):
                 owner = self._owner_key(state, ev.args[rel.owner])
@@ -752,7 +752,8 @@ class CallTransfer:
         return subject(name, site.callee if site is not None else None, label)
 
 
-    def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:
+    def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str,
+                       released: frozenset[str]) -> None:
         kind = self.policy.kinds[res.kind]  # type: ignore[index]
         site = self.sites.get(rid)
         right = self.policy.releasers_of(kind.id)
@@ -765,7 +766,7 @@ class CallTransfer:
             msg = f"{callee}(){via} does not release {kind.label}: it was acquired{origin}{hint}"
         else:
             msg = f"{callee}(){via} does not release {kind.label}: `{name}` was acquired{origin}{hint}"
-        self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}")
+        self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}", released_as=tuple(sorted(released)))
         state.r[rid] = res.with_st(CONSUMED)
 
 
