@@ -54,6 +54,7 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[policy]\nuses = "Ort"\n', "policy.uses: must be a list of non-empty strings"),
     ('[policy]\nname = "x"\nscope = "all"\n', "policy.scope: unknown key (expected one of: description, name, scoped, uses)"),
     ('[[kind]]\nid = "x"\ngeneral = "yes"\n', "kind[0].general: must be true or false"),
+    ('[[kind]]\nid = "x"\npaired_in_program = 1\n', "kind[0].paired_in_program: must be true or false"),
     ('[policy]\nname = "x"\nscoped = "yes"\n', "policy.scoped: must be true or false"),
 ])
 
@@ -246,3 +247,12 @@ def test_general_kinds_and_api_marks_are_policy_data(tmp_path: Path) -> None:
     assert not policy.kinds["libc.heap"].general and policy.kinds["ort.Status"].general  # onnxruntime.toml: scoped
     assert not policy.kinds["jni.BooleanArrayElements"].general  # jni.toml names its API but is not scoped
     assert "\\bmylib_[a-z]" in policy.uses and "\\bJNIEnv\\b" in policy.uses
+
+
+def test_paired_in_program_kinds_name_their_releases() -> None:
+    """`paired_in_program = true` (engine/never_released.py): the JNI attachment is such a kind, and
+    the calls that release it are the ones whose presence in a program makes its leaks count."""
+    policy = load_policy()
+    assert policy.kinds["jni.AttachedThread"].paired_in_program
+    assert not policy.kinds["jni.Monitor"].paired_in_program
+    assert policy.paired_releases() == {"DetachCurrentThread": frozenset({"jni.AttachedThread"})}
