@@ -56,9 +56,9 @@ class Kind:
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
     allocator_block: bool = False  # handed out by the OrtAllocator passed to the call: from the program's own allocator it is that allocator's Free's family
     general: bool = False  # general-purpose memory: reported in files that use a policy's API (policy_scope.py)
-    # leaks are reported only in a program that calls one of its releases somewhere: a program that
-    # never does keeps it for good on purpose (a JNI thread attachment: engine/never_released.py)
-    paired_in_program: bool = False
+    # a function that never calls one of its releases keeps it on purpose: its leaks count only in a
+    # function that releases it on some path (a JNI thread attachment: engine/lock_functions.py)
+    kept_unless_released_here: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,20 +293,6 @@ class Policy:
             table = self.__dict__["_releasers"] = (len(self.calls), {k: sorted(v) for k, v in by_kind.items()})
         return list(table[1].get(kind, ()))
 
-    def paired_releases(self) -> dict[str, frozenset[str]]:
-        """Call name -> the `paired_in_program` kinds its entries release (built once): the calls
-        whose presence anywhere in a program makes those kinds' leaks count."""
-        table = self.__dict__.get("_paired")
-        if table is None or table[0] != len(self.calls):
-            paired = {k for k, kind in self.kinds.items() if kind.paired_in_program}
-            names: dict[str, frozenset[str]] = {}
-            for s in self.calls.values():
-                hit = s.release.kinds & paired if s.release is not None and paired else frozenset()
-                if hit:
-                    names[s.name] = names.get(s.name, frozenset()) | hit
-            table = self.__dict__["_paired"] = (len(self.calls), names)
-        return table[1]
-
     def blank_regex(self) -> re.Pattern[str] | None:
         """One regex matching every decoration to blank out before parsing."""
         if self._blank_re is None:
@@ -370,7 +356,7 @@ _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "ma
              "csharp_api", "self_owning", "status_object"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
-              "closed_by_elements", "allocator_block", "general", "paired_in_program"}
+              "closed_by_elements", "allocator_block", "general", "kept_unless_released_here"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
@@ -468,7 +454,7 @@ class _Loader:
                 closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
                 allocator_block=self._bool(raw, "allocator_block", key, "kind", i, False),
                 general=self._bool(raw, "general", key, "kind", i, False) or scoped,
-                paired_in_program=self._bool(raw, "paired_in_program", key, "kind", i, False),
+                kept_unless_released_here=self._bool(raw, "kept_unless_released_here", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()

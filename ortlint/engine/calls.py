@@ -16,7 +16,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, param_path, same_owner, short_path, shown, strip_value,
                     too_deep)
 from .leaks import Site
-from .lock_functions import acquired_last, caller_object
+from .lock_functions import acquired_last, caller_object, releases_kind
 from .own_api import own_release_entry
 from .messages import failure_note, ignored_status_msg, subject
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, PREV, RELEASED, UNKNOWN, Res, State,
@@ -497,7 +497,8 @@ class CallTransfer:
                 prid, pres = self._value_res(state, owner_expr, create=True)
                 parent = prid
         if acq.into == "token":
-            handed = owner_expr is not None and caller_object(owner_expr, self.params) and self._acquired_last(ev)
+            handed = owner_expr is not None and caller_object(owner_expr, self.params) and self._acquired_last(ev) \
+                or kind.kept_unless_released_here and not self._releases_kind(acq.kind)
             state.r[rid] = Res(acq.kind, ESCAPED if handed else HELD, owner=owner_text)
             self._site(rid, ev, None, acq.kind, via_helper)
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}()", rid)
@@ -541,6 +542,14 @@ class CallTransfer:
         hit = self._last_acts.get(ev.id)
         if hit is None:
             hit = self._last_acts[ev.id] = acquired_last(ev, self.blocks[self._block], self.blocks, self._succs)
+        return hit
+
+
+    def _releases_kind(self, kind: str) -> bool:
+        """Does this function release `kind` anywhere (lock_functions.releases_kind)? Once per kind."""
+        hit = self._released_kinds.get(kind)
+        if hit is None:
+            hit = self._released_kinds[kind] = releases_kind(self.fn, kind, self.policy)
         return hit
 
 

@@ -62,5 +62,3 @@ class SlotFacts:
     # return an object they just acquired
     installs: list[Install] = field(default_factory=list)
     fresh_returns: dict[str, FreshReturn] = field(default_factory=dict)
-    # never_released.py: the `paired_in_program` kinds some call of this file releases
-    paired_releases: set[str] = field(default_factory=set)

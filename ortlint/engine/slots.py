@@ -36,7 +36,6 @@ from ..findings import Finding, Step
 from ..ir import AddrOf, Call, Const, Deref, Field, Index, Op, Opaque, Var
 from ..policy import Policy
 from .callbacks import note_fresh_return, note_install
-from .never_released import released_paired_kinds
 from .slot_facts import SlotFacts, SlotStore
 
 # ----------------------------------------------------------------------------- naming
@@ -119,7 +118,6 @@ def unit_slot_facts(unit: ir.SourceUnit, policy: Policy) -> SlotFacts:
         return facts
     for fn in unit.functions:
         _function_facts(fn, policy, facts)
-        facts.paired_releases |= released_paired_kinds(fn, policy)
     return facts
 
 

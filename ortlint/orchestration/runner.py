@@ -20,7 +20,6 @@ from ..engine.callbacks import callback_findings
 from ..engine.macro_defects import fold_macro_defects
 from ..scope import tag_general_findings
 from ..testcode import tag_test_findings
-from ..engine.never_released import drop_unpaired_leaks, never_released
 from ..engine.own_representation import drop_own_representation_mismatches, representation_classes
 from ..engine.slots import slot_findings
 from ..findings import STOPPED, Notice, Report, note_level
@@ -268,8 +267,6 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
     if slot_facts:  # members and globals over the whole tree (engine/slots.py); only with every file's facts
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
-        unpaired = never_released((f.paired_releases for f in slot_facts), parser.config.policy)
-        report.findings = drop_unpaired_leaks(report.findings, unpaired)
     classes = representation_classes(((key[1], s) for key, s in analysis.summaries.items()), parser.config.policy)
     report.findings = drop_own_representation_mismatches(report.findings, classes)
     report.keep_one_per_cause()
