@@ -34,20 +34,27 @@ def is_entry_candidate(policy: Policy, name: str) -> bool:
     return release_entry_named(policy, name) is not None
 
 
-def representation_classes(functions: Iterable[tuple[str, Summary | None]], policy: Policy) -> list[frozenset[str]]:
+Representation = tuple[frozenset[str], frozenset[str]]  # (the entry's kinds, its body's kinds)
+
+
+def representation_classes(functions: Iterable[tuple[str, Summary | None]], policy: Policy) -> list[Representation]:
     """For each analyzed function that implements a policy release entry (`own_api`), the kinds
-    its entry releases together with the kinds its body releases them by."""
-    classes: set[frozenset[str]] = set()
+    its entry releases and the other kinds its body releases them by."""
+    classes: set[Representation] = set()
     for name, summary in functions:
         if summary is None or not is_entry_candidate(policy, name):
             continue
+        entry = release_entry_named(policy, name)
         spec = implemented_release_entry(policy, name, len(summary.params), summary)
-        if spec is not None and spec.release is not None:
-            classes.add(spec.release.kinds)
-    return sorted(classes, key=sorted)
+        if entry is None or entry.release is None or spec is None or spec.release is None:
+            continue
+        body = spec.release.kinds - entry.release.kinds
+        if body:
+            classes.add((entry.release.kinds, body))
+    return sorted(classes, key=lambda c: (sorted(c[0]), sorted(c[1])))
 
 
-def drop_own_representation_mismatches(findings: list[Finding], classes: list[frozenset[str]]) -> list[Finding]:
+def drop_own_representation_mismatches(findings: list[Finding], classes: list[Representation]) -> list[Finding]:
     """The findings without the wrong-kind releases (ORT003) that release an object by the way
     the program's own implementation of its entry releases it."""
     if not classes:
@@ -55,7 +62,11 @@ def drop_own_representation_mismatches(findings: list[Finding], classes: list[fr
     return [f for f in findings if not _same_representation(f, classes)]
 
 
-def _same_representation(f: Finding, classes: list[frozenset[str]]) -> bool:
+def _same_representation(f: Finding, classes: list[Representation]) -> bool:
+    """An object of the entry's kind released by nothing but the body's kinds (`delete[]` of an
+    OrtStatus). Another entry whose body shares that kind (ReleaseSession is `delete`, as
+    ReleaseValue is) releases a value no more than before: its own kind is not the entry's."""
     if f.rule != "ORT003" or not f.released_as or not f.kind:
         return False
-    return any(f.kind in c and not c.isdisjoint(f.released_as) for c in classes)
+    released = frozenset(f.released_as)
+    return any(f.kind in entry and released <= body for entry, body in classes)
