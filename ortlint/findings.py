@@ -134,6 +134,8 @@ class Finding:
     facts: FixFacts | None = None  # what a fix needs (engine); None: no mechanical fix for this kind
     fixes: tuple[Fix, ...] = ()  # computed after the run by ortlint.fixes; reporters only format them
     kind: str = ""  # the policy kind of the resource it is about ("" when none): decides its scope (scope.py)
+    # a release of the wrong kind (ORT003): the kinds the release call releases (engine/own_representation.py)
+    released_as: tuple[str, ...] = ()
 
     @property
     def effective_level(self) -> str:

@@ -56,6 +56,9 @@ class Kind:
     closed_by_elements: bool = False  # Java: a list of values to close one by one (OnnxSequence.getValue())
     allocator_block: bool = False  # handed out by the OrtAllocator passed to the call: from the program's own allocator it is that allocator's Free's family
     general: bool = False  # general-purpose memory: reported in files that use a policy's API (policy_scope.py)
+    # a function that never calls one of its releases keeps it on purpose: its leaks count only in a
+    # function that releases it on some path (a JNI thread attachment: engine/lock_functions.py)
+    kept_unless_released_here: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +356,7 @@ _TOP_KEYS = {"policy", "kind", "call", "constants", "neutral", "preprocess", "ma
              "csharp_api", "self_owning", "status_object"}
 _MACRO_KEYS = {"names", "acts", "arg", "note"}
 _KIND_KEYS = {"id", "label", "owned", "must_release", "loop_leak", "token", "frame", "capacity", "wrong_release_rule", "language", "contains",
-              "closed_by_elements", "allocator_block", "general"}
+              "closed_by_elements", "allocator_block", "general", "kept_unless_released_here"}
 _CALL_KEYS = {"type", "stores", "view", "element",
               "name", "names", "style", "returns", "success", "acquire", "borrow", "release",
               "escapes", "noreturn", "assume", "status_check", "moves", "note", "field_of", "untyped", "status_kind",
@@ -451,6 +454,7 @@ class _Loader:
                 closed_by_elements=self._bool(raw, "closed_by_elements", key, "kind", i, False),
                 allocator_block=self._bool(raw, "allocator_block", key, "kind", i, False),
                 general=self._bool(raw, "general", key, "kind", i, False) or scoped,
+                kept_unless_released_here=self._bool(raw, "kept_unless_released_here", key, "kind", i, False),
             )
             self.policy.kinds[kid] = kind
         self._load_constants()

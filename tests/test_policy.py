@@ -54,6 +54,7 @@ def test_user_policy_adds_wrappers(tmp_path: Path) -> None:
     ('[policy]\nuses = "Ort"\n', "policy.uses: must be a list of non-empty strings"),
     ('[policy]\nname = "x"\nscope = "all"\n', "policy.scope: unknown key (expected one of: description, name, scoped, uses)"),
     ('[[kind]]\nid = "x"\ngeneral = "yes"\n', "kind[0].general: must be true or false"),
+    ('[[kind]]\nid = "x"\nkept_unless_released_here = 1\n', "kind[0].kept_unless_released_here: must be true or false"),
     ('[policy]\nname = "x"\nscoped = "yes"\n', "policy.scoped: must be true or false"),
 ])
 
@@ -246,3 +247,11 @@ def test_general_kinds_and_api_marks_are_policy_data(tmp_path: Path) -> None:
     assert not policy.kinds["libc.heap"].general and policy.kinds["ort.Status"].general  # onnxruntime.toml: scoped
     assert not policy.kinds["jni.BooleanArrayElements"].general  # jni.toml names its API but is not scoped
     assert "\\bmylib_[a-z]" in policy.uses and "\\bJNIEnv\\b" in policy.uses
+
+
+def test_kept_unless_released_here_is_policy_data() -> None:
+    """`kept_unless_released_here = true` (engine/lock_functions.py): the JNI attachment is such a
+    kind, a monitor is not (a function that enters one and goes on working must exit it)."""
+    policy = load_policy()
+    assert policy.kinds["jni.AttachedThread"].kept_unless_released_here
+    assert not policy.kinds["jni.Monitor"].kept_unless_released_here

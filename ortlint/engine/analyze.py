@@ -123,6 +123,8 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._release_text_memo: dict[tuple, tuple[Expr, tuple[str, str, str]]] = {}
         self._branch_notes: dict[int, tuple[ir.Branch, str, str]] = {}  # id(branch) -> (it, its notes)
         self._call_plans: dict[int, tuple] = {}  # calls.CallTransfer._call_plan
+        self._last_acts: dict[int, bool] = {}  # calls.CallTransfer._acquired_last: call id -> answer
+        self._released_kinds: dict[str, bool] = {}  # calls.CallTransfer._releases_kind: kind -> answer
         self._aborting_blocks: dict[int, tuple] = {}  # explore._ends_process: id(block) -> (it, answer)
         self._summary_plans: dict[int, tuple] = {}  # summary_calls.SummaryTransfer._summary_plan
         self._member_writes: dict[tuple, list] = {}  # summary_calls._written_members, per call site

@@ -16,6 +16,7 @@ from ..policy import Acquire, CallSpec, RECEIVER, Release
 from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_shown, param_path, same_owner, short_path, shown, strip_value,
                     too_deep)
 from .leaks import Site
+from .lock_functions import acquired_last, caller_object, releases_kind
 from .own_api import own_release_entry
 from .messages import failure_note, ignored_status_msg, subject
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, PREV, RELEASED, UNKNOWN, Res, State,
@@ -486,6 +487,7 @@ class CallTransfer:
         role = acq.into
         rid = f"{ev.id}:{role}"
         owner_text = None
+        owner_expr = None
         parent = None
         if acq.owner is not None and (acq.owner < len(ev.args) or acq.owner == RECEIVER and ev.receiver is not None):
             owner_expr = ev.receiver if acq.owner == RECEIVER else ev.args[acq.owner]
@@ -495,7 +497,9 @@ class CallTransfer:
                 prid, pres = self._value_res(state, owner_expr, create=True)
                 parent = prid
         if acq.into == "token":
-            state.r[rid] = Res(acq.kind, HELD, owner=owner_text)
+            handed = owner_expr is not None and caller_object(owner_expr, self.params) and self._acquired_last(ev) \
+                or kind.kept_unless_released_here and not self._releases_kind(acq.kind)
+            state.r[rid] = Res(acq.kind, ESCAPED if handed else HELD, owner=owner_text)
             self._site(rid, ev, None, acq.kind, via_helper)
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}()", rid)
             return
@@ -530,6 +534,23 @@ class CallTransfer:
             into = f" into `{shown(target)}`" if not in_temp(target) else ""  # `$3` is no name of the user's
             state.note(ev.loc.line, ev.loc.col, f"{kind.label} acquired by {ev.callee}(){into}", rid)
         self._store(state, target, ("r", rid), ev.loc)
+
+
+    def _acquired_last(self, ev: Call) -> bool:
+        """Is the token call `ev` the function's last act (lock_functions.py: a lock function
+        hands its token to its caller)? Asked once per call site."""
+        hit = self._last_acts.get(ev.id)
+        if hit is None:
+            hit = self._last_acts[ev.id] = acquired_last(ev, self.blocks[self._block], self.blocks, self._succs)
+        return hit
+
+
+    def _releases_kind(self, kind: str) -> bool:
+        """Does this function release `kind` anywhere (lock_functions.releases_kind)? Once per kind."""
+        hit = self._released_kinds.get(kind)
+        if hit is None:
+            hit = self._released_kinds[kind] = releases_kind(self.fn, kind, self.policy)
+        return hit
 
 
     def _kept_by_call(self, state: State, ev: Call, acq: Acquire) -> str | None:
@@ -677,7 +698,7 @@ class CallTransfer:
             return
         if res.st == HELD and rel is not None and res.kind is not None:
             if res.kind not in rel.kinds:
-                self._wrong_release(state, ev, rid, res, name, callee, via)
+                self._wrong_release(state, ev, rid, res, name, callee, via, rel.kinds)
                 return
             if rel.owner is not None and res.owner is not None and rel.owner < len(ev.args):
                 owner = self._owner_key(state, ev.args[rel.owner])
@@ -740,7 +761,8 @@ class CallTransfer:
         return subject(name, site.callee if site is not None else None, label)
 
 
-    def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str) -> None:
+    def _wrong_release(self, state: State, ev: Call, rid: str, res: Res, name: str, callee: str, via: str,
+                       released: frozenset[str]) -> None:
         kind = self.policy.kinds[res.kind]  # type: ignore[index]
         site = self.sites.get(rid)
         right = self.policy.releasers_of(kind.id)
@@ -753,7 +775,7 @@ class CallTransfer:
             msg = f"{callee}(){via} does not release {kind.label}: it was acquired{origin}{hint}"
         else:
             msg = f"{callee}(){via} does not release {kind.label}: `{name}` was acquired{origin}{hint}"
-        self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}")
+        self._report(rule, ev.loc, msg, state, rid, anchor=f"mismatch:{callee}:{name}", released_as=tuple(sorted(released)))
         state.r[rid] = res.with_st(CONSUMED)
 
 

@@ -203,7 +203,8 @@ class LeakCollection:
 
 
     def _report(self, rule: str, loc: ir.Loc, message: str, state: State, rid: str | None, anchor: str,
-                macro: str = "", macro_at: str = "", facts: FixFacts | None = None, kind: str = "") -> None:
+                macro: str = "", macro_at: str = "", facts: FixFacts | None = None, kind: str = "",
+                released_as: tuple[str, ...] = ()) -> None:
         key = (rule, loc.line, loc.col, anchor)
         if key in self.findings or (rule, loc.line, loc.col, message) in self.shown:
             return  # two released identities met at one call read the same to the user: one finding
@@ -222,7 +223,7 @@ class LeakCollection:
                                      self.fn.name, trace, anchor=anchor, macro=macro, macro_at=macro_at,
                                      facts=None if macro else facts,
                                      kind=kind or ((res.kind or "") if res is not None else "")
-                                     or self._kind_by_release(state, rid))
+                                     or self._kind_by_release(state, rid), released_as=released_as)
 
 
     def _kind_by_release(self, state: State, rid: str | None) -> str:

@@ -33,22 +33,38 @@ from .summaries import Summary
 def own_release_entry(policy: Policy, ev: Call, summary: Summary) -> CallSpec | None:
     """The policy's release entry that the analyzed callee of `ev` implements, releasing also
     what its body releases; None when the call is not such an entry."""
-    if ev.style != "plain" or "::" not in ev.callee:
+    if ev.style != "plain":
         return None
-    name = ev.callee.rsplit("::", 1)[1]
-    spec = policy.lookup("table", name)
+    return implemented_release_entry(policy, ev.callee, len(ev.args), summary)
+
+
+def release_entry_named(policy: Policy, name: str) -> CallSpec | None:
+    """The policy's table release entry whose name the qualified function name `name` ends with
+    (`OrtApis::ReleaseStatus`), when it releases an argument and hands nothing out; else None."""
+    if "::" not in name:
+        return None
+    spec = policy.lookup("table", name.rsplit("::", 1)[1])
     if spec is None or spec.status_check is not None or spec.acquires or spec.returns == "status":
         return None  # an entry that also hands something out: its body says what, and of which kind
     rel = spec.release
     if rel is None or rel.receiver or rel.arg is None:
         return None
-    arity = policy.table_arity.get(name)
-    if arity is not None and len(ev.args) not in arity:
+    return spec
+
+
+def implemented_release_entry(policy: Policy, name: str, nargs: int, summary: Summary) -> CallSpec | None:
+    """The release entry the function `name` (analyzed: `summary`), given `nargs` arguments,
+    implements, releasing also what its body releases; None when it implements none."""
+    spec = release_entry_named(policy, name)
+    if spec is None or spec.release is None or spec.release.arg is None:
         return None
-    body = _body_kinds(policy, summary, rel.arg)
+    arity = policy.table_arity.get(name.rsplit("::", 1)[1])
+    if arity is not None and nargs not in arity:
+        return None
+    body = _body_kinds(policy, summary, spec.release.arg)
     if body is None:
         return None
-    return replace(spec, release=replace(rel, kinds=rel.kinds | body))
+    return replace(spec, release=replace(spec.release, kinds=spec.release.kinds | body))
 
 
 def _body_kinds(policy: Policy, summary: Summary, arg: int) -> frozenset[str] | None:

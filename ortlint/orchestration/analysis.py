@@ -12,6 +12,7 @@ from .cache import summary_digest
 if TYPE_CHECKING:
     from .parallel import WorkerPool
 from ..engine.analyze import FunctionResult, Options
+from ..engine.own_representation import is_entry_candidate
 from ..engine.summaries import Summary
 from ..policy import Policy
 from .program import FunctionInfo, FunctionKey, Program, strongly_connected
@@ -80,8 +81,10 @@ class Analysis:
 
     def needs_summary(self, key: FunctionKey) -> bool:
         """Summaries of functions nobody calls are only kept for the cache (a later run may add
-        a caller): without a cache, building them is a tenth of the analysis for nothing."""
-        return self.summarize_all or key in self.called
+        a caller): without a cache, building them is a tenth of the analysis for nothing. A
+        function that may implement a policy release entry keeps its summary: it tells how the
+        program releases that entry's kind (engine/own_representation.py)."""
+        return self.summarize_all or key in self.called or is_entry_candidate(self.policy, key[1])
 
     def _digest(self, summary: Summary | None) -> str:
         """`summary_digest`, computed once per summary (a helper called from 100 places is

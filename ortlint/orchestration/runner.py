@@ -20,6 +20,7 @@ from ..engine.callbacks import callback_findings
 from ..engine.macro_defects import fold_macro_defects
 from ..scope import tag_general_findings
 from ..testcode import tag_test_findings
+from ..engine.own_representation import drop_own_representation_mismatches, representation_classes
 from ..engine.slots import slot_findings
 from ..findings import STOPPED, Notice, Report, note_level
 from ..programs import distrust
@@ -266,6 +267,8 @@ def _assemble(report: Report, found: "Discovery", program: Program, analysis: "A
     if slot_facts:  # members and globals over the whole tree (engine/slots.py); only with every file's facts
         report.findings.extend(slot_findings(slot_facts, parser.config.policy))
         report.findings.extend(callback_findings(slot_facts, parser.config.policy))
+    classes = representation_classes(((key[1], s) for key, s in analysis.summaries.items()), parser.config.policy)
+    report.findings = drop_own_representation_mismatches(report.findings, classes)
     report.keep_one_per_cause()
     report.findings = _tag_tests(fold_macro_defects(report.findings), found, parser.config)
     called = analysis.called if analysis.graph is not None else \
