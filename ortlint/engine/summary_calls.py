@@ -101,7 +101,7 @@ class SummaryTransfer:
         kinds = self.policy.kinds
         cases = []
         for case in summary.cases if ev.dest is not None else hand_over_dropped(summary.cases):
-            pre = tuple((e, what == "null") for e, what in ((self._param_expr(ev, path), what) for path, what in case.pre)
+            pre = tuple((e, what != "nonnull") for e, what in ((self._param_expr(ev, path), what) for path, what in case.pre)
                         if e is not None)
             effects = tuple((effect, e) for effect, e in ((effect, self._param_expr(ev, effect.path)) for effect in case.effects)
                             if e is not None)
