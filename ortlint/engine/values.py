@@ -885,20 +885,22 @@ class ValueTransfer:
 
     def _entry_count(self, state: State, e: Expr, v: Val | None) -> bool:
         """Whether `e`, the bound of a loop test, is an element count the caller gave: a
-        parameter or memory reached through one, still holding its value at entry. A loop
+        parameter still holding its value at entry (not memory reached through one: naming
+        `src->count` gives it an identity, and storing it (`dst->n = src->count`) then reads as
+        handing a resource over, which changed a copying helper's summary). A loop
         `for (i = 0; i < count; i++)` not entered on its first test has `count <= 0`, and a
         count below 0 counts nothing: the path that skips the loop is the `count == 0` case of
         the summary (`free_all(items, count)` frees every element's fields whenever the caller
         knows `count` is not 0). Locals stay as they are (`n = read(..)` may be -1)."""
+        if type(e) is not Var or e.name not in self.params or e.name in self.fn.locals:
+            return False
         if v is None:
-            if type(e) is Var:
-                return e.name in self.params and e.name not in self.fn.locals and (e.name,) not in state.b
-            loc = self._resolve(state, e, create=False)
-            return loc is not None and loc[0].startswith("@p") and "#" not in loc[0]
+            return (e.name,) not in state.b
         if v[0] != "r":
             return False
         res = state.r.get(v[1])
-        return res is not None and res.st == OPAQUE and param_path(v[1]) is not None
+        path = param_path(v[1])
+        return res is not None and res.st == OPAQUE and path is not None and len(path) == 1
 
 
     def _refine(self, state: State, e: Expr, v: Val | None, eq: bool, c: int) -> State | None:
