@@ -155,6 +155,9 @@ class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer
         self._block = fn.entry  # the block being run (loop questions are asked about it)
         self._loops: LoopForest | None = None
         self._relating: bool | None = None  # values._relates_arguments
+        # entry values whose "is 0" fact only a loop not entered gave (values._assume_order):
+        # their precondition is "zero", a count's, which `hand_over_dropped` lets pass
+        self._zero_trip_bounds: set[str] = set()
         self._named_reads: tuple | None = None  # values._rewritten_read
 
 

@@ -517,7 +517,13 @@ class CallTransfer:
         elif old is not None and old.st == HELD and not old.coll and kind.owned and kind.must_release:
             dest_loc = self._resolve(state, target, create=False)
             if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
-                self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
+                if dest_loc[0][:1] == "@" and self._of_many(state, dest_loc):
+                    # a field of an object made on every iteration and kept in an array
+                    # (`m = alloc(); m->id = strdup(..); out[k] = m;`): the earlier objects'
+                    # field still holds the earlier block, as `_store` keeps a value it replaces
+                    self._keep_in_collection(state, rid, dest_loc)
+                else:
+                    self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
         if old is not None:
             self._retire(state, rid, self._resolve(state, target, create=False))
             old = state.r.get(rid)

@@ -18,6 +18,9 @@ from ..policy import CallSpec
 
 MAX_CASES = 12
 
+# A precondition's words: "zero" is a loop bound's "is 0" (the loop not entered: an element count)
+_PRE_TEXT = {"null": "== NULL", "nonnull": "!= NULL", "zero": "== 0"}
+
 ParamPath = tuple  # (param index, op, op, ...)
 
 
@@ -34,7 +37,7 @@ class Effect:
 @pickle_by_fields
 @dataclass(frozen=True, slots=True)
 class Case:
-    pre: tuple[tuple[ParamPath, str], ...] = ()  # (path, "null" | "nonnull")
+    pre: tuple[tuple[ParamPath, str], ...] = ()  # (path, "null" | "nonnull" | "zero": a count of 0)
     effects: tuple[Effect, ...] = ()
     outs: tuple[tuple[ParamPath, str], ...] = ()  # (path written through, kind acquired)
     ret: tuple | None = None  # ("k", n) | ("x", set) | ("fresh", kind) | ("param", path) | None
@@ -72,7 +75,7 @@ class Summary:
             parts = []
             if case.pre or case.rel:
                 parts.append("when " + " and ".join(
-                    [f"{self.param_text(p)} {'==' if v == 'null' else '!='} NULL" for p, v in case.pre]
+                    [f"{self.param_text(p)} {_PRE_TEXT[v]}" for p, v in case.pre]
                     + [f"{self.param_text(a)} {'==' if eq else '!='} {self.param_text(b)}" for a, b, eq in case.rel]))
             for e in case.effects:
                 verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release",

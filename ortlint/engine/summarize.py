@@ -39,7 +39,7 @@ class Summarizing:
                 if path[0] >= len(self.fn.params):
                     continue
                 if is_null_fact(res.fact):
-                    pre.append((path, "null"))
+                    pre.append((path, "zero" if rid in self._zero_trip_bounds else "null"))
                 elif is_nonnull_fact(res.fact):
                     pre.append((path, "nonnull"))
                 if res.st == RELEASED:

@@ -101,7 +101,7 @@ class SummaryTransfer:
         kinds = self.policy.kinds
         cases = []
         for case in summary.cases if ev.dest is not None else hand_over_dropped(summary.cases):
-            pre = tuple((e, what == "null") for e, what in ((self._param_expr(ev, path), what) for path, what in case.pre)
+            pre = tuple((e, what != "nonnull") for e, what in ((self._param_expr(ev, path), what) for path, what in case.pre)
                         if e is not None)
             effects = tuple((effect, e) for effect, e in ((effect, self._param_expr(ev, effect.path)) for effect in case.effects)
                             if e is not None)
@@ -331,8 +331,11 @@ class SummaryTransfer:
             old = state.r.get(rid)
             if old is not None and old.st == HELD and not old.coll and kinfo.loop_leak and not kinfo.must_release:
                 self._local_ref_again(state, rid, ev)
+            # an object made on every iteration and kept in an array stays the one identity of
+            # them all (`_retire` leaves it in place), as for an acquisition by a policy call
             state.r[rid] = Res(ret[1], HELD if kinfo.owned else BORROWED,
-                               parent=self._open_frame(state) if kinfo.loop_leak else None)
+                               parent=self._open_frame(state) if kinfo.loop_leak else None,
+                               coll=old is not None and old.st == HELD and old.coll)
             self._site(rid, ev, target, ret[1], ev.callee)
             state.note(ev.loc.line, ev.loc.col, f"{kinfo.label} returned by {ev.callee}()", rid)
             self._store(state, target, ("r", rid), ev.loc)

@@ -52,6 +52,8 @@ _SWAPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 # Whether `value OP c` excludes zero (`n <= 0` failing: n is not 0)
 _EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c >= 0, ">=": lambda c: c > 0}
+# Whether `value OP c` leaves no integer above 0 (`!(0 < n)`: n <= 0), for a loop's bound
+_ADMITS_ONLY_ZERO = {"<": lambda c: c == 1, "<=": lambda c: c == 0, ">": lambda c: False, ">=": lambda c: False}
 # Whether some integer above 0 satisfies `value OP c` (POSITIVE_COUNT: `n <= 0` cannot hold)
 _ADMITS_POSITIVE = {"<": lambda c: c > 1, "<=": lambda c: c >= 1, ">": lambda c: True, ">=": lambda c: True}
 
@@ -715,7 +717,7 @@ class ValueTransfer:
                 eq = truth if cond.op == "==" else not truth
                 return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
             if cond.op in _NEGATED and len(cond.operands) == 2:
-                state = self._assume_order(state, cond, truth)
+                state = self._assume_order(state, cond, truth, loop=not memo)
                 if state is None:
                     return None
         v = self._eval(state, cond)
@@ -846,7 +848,7 @@ class ValueTransfer:
         return v[1] if v[0] == "r" and is_entry_identity(v[1]) else None
 
 
-    def _assume_order(self, state: State, cond: Op, truth: bool) -> State | None:
+    def _assume_order(self, state: State, cond: Op, truth: bool, loop: bool = False) -> State | None:
         """`n <= 0` failing, `n > 0` or `n >= 1` holding: n is not 0. The only fact an order test
         gives the value domain (known integers and excluded ones), and the one that matters: a
         helper whose every failure returns 0 before it writes its out-parameters, and whose
@@ -866,11 +868,39 @@ class ValueTransfer:
             op = _NEGATED[op]
         if v == POSITIVE_COUNT and not _ADMITS_POSITIVE[op](c):
             return None
+        if loop and _ADMITS_ONLY_ZERO[op](c) and self._entry_count(state, e, v):
+            first = v is None or state.r[v[1]].fact is None  # no test of it before
+            state = self._refine(state, e, v, eq=True, c=0)
+            if first and state is not None:
+                bound = self._eval(state, e)
+                if bound is not None and bound[0] == "r":
+                    self._zero_trip_bounds.add(bound[1])
+            return state
         if not _EXCLUDES_ZERO[op](c):
             return state
         if v is not None and v[0] == "r" or v is None and not (type(e) is Var and e.name in self.fn.locals):
             return state  # a parameter, memory it reaches, a pointer: `i < n` is no NULL test of n
         return self._refine(state, e, v, eq=False, c=0)
+
+
+    def _entry_count(self, state: State, e: Expr, v: Val | None) -> bool:
+        """Whether `e`, the bound of a loop test, is an element count the caller gave: a
+        parameter still holding its value at entry (not memory reached through one: naming
+        `src->count` gives it an identity, and storing it (`dst->n = src->count`) then reads as
+        handing a resource over, which changed a copying helper's summary). A loop
+        `for (i = 0; i < count; i++)` not entered on its first test has `count <= 0`, and a
+        count below 0 counts nothing: the path that skips the loop is the `count == 0` case of
+        the summary (`free_all(items, count)` frees every element's fields whenever the caller
+        knows `count` is not 0). Locals stay as they are (`n = read(..)` may be -1)."""
+        if type(e) is not Var or e.name not in self.params or e.name in self.fn.locals:
+            return False
+        if v is None:
+            return (e.name,) not in state.b
+        if v[0] != "r":
+            return False
+        res = state.r.get(v[1])
+        path = param_path(v[1])
+        return res is not None and res.st == OPAQUE and path is not None and len(path) == 1
 
 
     def _refine(self, state: State, e: Expr, v: Val | None, eq: bool, c: int) -> State | None:
