@@ -216,3 +216,13 @@ def test_the_same_tree_spelled_another_way_gets_the_same_findings(tmp_path: Path
     assert plain.findings and len(other.findings) == len(plain.findings) == len(again.findings)
     assert {(Path(f.path).name, f.line, f.rule) for f in other.findings} == \
         {(Path(f.path).name, f.line, f.rule) for f in plain.findings}
+
+
+def test_cache_folder_names_the_code_that_wrote_it(tmp_path: Path, monkeypatch) -> None:
+    """An editable install keeps its version across commits: entries written by other code of
+    the same version live in another folder and are never replayed."""
+    from ortlint.orchestration import cache as cache_module
+    first = cache_module.Cache(tmp_path, "ns").dir
+    assert cache_module.code_digest() in first.name
+    monkeypatch.setattr(cache_module, "code_digest", lambda: "othercode000")
+    assert cache_module.Cache(tmp_path, "ns").dir != first

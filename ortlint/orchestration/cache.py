@@ -4,7 +4,7 @@ Each analyzed file gets one entry, keyed by its path and content hash, holding p
 its name, callees, summary, findings and notes, plus the digests of the callee summaries it was
 analyzed against. A later run reuses a function's results when its file is unchanged and every
 callee summary it used is unchanged; otherwise the file is parsed (once) and re-analyzed. The
-cache is namespaced by ortlint's version and a hash of the policy and options, so changing
+cache is namespaced by ortlint's version, a digest of its sources and a hash of the policy and options, so changing
 either starts afresh. An index (path -> size, mtime, hash) lets a run on a few changed files
 (pre-commit) use the summaries of the rest of the tree without parsing it.
 
@@ -24,6 +24,7 @@ its author's code. Now:
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -175,13 +176,26 @@ def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+@functools.lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of ortlint's own Python sources (a few milliseconds, once per process): an
+    editable install keeps its version number across commits, and a cached summary or finding
+    made by other code must not be replayed as this code's."""
+    package = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(digest_size=6)
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
 class Cache:
     """Reads and writes cache entries; every failure degrades to a cache miss, never an error.
     Entries that exist but do not validate are listed in `rejected` (the runner warns)."""
 
     def __init__(self, folder: str | os.PathLike, namespace: str):
         self.root = Path(folder)
-        self.dir = self.root / f"v{__version__}-{namespace}"
+        self.dir = self.root / f"v{__version__}-{code_digest()}-{namespace}"
         self.index_path = self.dir / "index.json"
         self.run_path = self.dir / f"last-run{ENTRY_SUFFIX}"
         self.hits = 0
