@@ -512,7 +512,10 @@ class CallTransfer:
             self._local_ref_again(state, rid, ev)
         elif old is not None and old.st == HELD and not old.coll and kind.owned and kind.must_release:
             dest_loc = self._resolve(state, target, create=False)
-            if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1:
+            if dest_loc is not None and state.b.get(dest_loc) == ("r", rid) and state.refs(rid) == 1 \
+                    and not (dest_loc[0][:1] == "@" and self._of_many(state, dest_loc)):
+                # (a field of an object that stands for many, `e->name` of an `e` made on every
+                # iteration and kept in an array: the earlier object's field still holds it)
                 self._leak(state, rid, ev.loc, "overwritten", "it is overwritten here while still held")
         if old is not None:
             self._retire(state, rid, self._resolve(state, target, create=False))
