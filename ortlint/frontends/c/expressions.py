@@ -29,8 +29,20 @@ dropped)."""
     def expr_identifier(self, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr:
         # the most frequent node of all: `text` and the cache lookup of `name_value` inlined
         name = self.src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        if self.object_macros and name in self.object_macros:
+            expanded = self.object_macro_use(name, node, discard, dest)
+            if expanded is not None:
+                return expanded
         found = self.name_values.get(name)
         return found if found is not None else self.name_value(name)
+
+    def object_macro_use(self, name: str, node: Node, discard: bool, dest: ir.Expr | None) -> ir.Expr | None:
+        """A use of an object-like macro whose body reads memory, lowered as that body (each use
+        reads it again: `while (CUR) { free(CUR); CUR_LV = NULL; pop(); }` frees another block each
+        time); a name declared in the function is the name, not the macro."""
+        if name in self.locals or self.macro_depth >= MAX_MACRO_DEPTH:
+            return None
+        return self.expand_macro(self.object_macros[name], node, None, discard, dest)
 
     def name_value(self, name: str) -> ir.Expr:
         """The value a plain name reads: `Var(name)`, or a constant for `NULL` / `true` / ...

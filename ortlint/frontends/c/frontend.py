@@ -22,7 +22,7 @@ from ..common.decorations import blank_class_decorations, blank_declaration_head
 from ..common.declaration_macros import declare_unknown_macro_arguments, mask_declaration_arguments, statement_macros
 from ..common.definition_macros import rewrite_definition_macros
 from ..common.embedded import blank_embedded_code
-from ..common.macro_args import Macro
+from ..common.macro_args import Macro, reads_memory
 from ..common.source import (
     ParseTimeout,
     SourceText,
@@ -70,6 +70,7 @@ class CFrontEnd:
         self.policy = policy
         self.parser = Parser(self.ts_language)
         self.macros: dict[str, Macro] = {}
+        self.object_macros: dict[str, Macro] = {}  # object-like macros whose use reads memory (reads_memory)
         self.masked_args: dict[int, str] = {}  # see declaration_macros.mask_declaration_arguments
         self.visible_macros: dict = {}  # the headers' (or libclang's) macros, by name
         self.visible = header_index.EMPTY
@@ -420,6 +421,8 @@ class CFrontEnd:
                     continue  # the policy describes this name precisely; trust it over the text
                 self.macros[macro_name] = Macro(macro_name, plist, self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"),
                                                 variadic, defined_at=f"{self.path}:{node.start_point[0] + 1}")
+            elif kind == "preproc_def":
+                self._collect_object_macro(node)
             elif kind in ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                           "linkage_specification", "declaration_list", "namespace_definition"):
                 stack.extend(reversed(node.named_children))
@@ -427,6 +430,17 @@ class CFrontEnd:
             for name, params, body, variadic, line in scan_function_macros(self.src, lines=True):
                 if name not in self.macros and not self._policy_describes(name):
                     self.macros[name] = Macro(name, params, body, variadic, defined_at=f"{self.path}:{line}")
+
+    def _collect_object_macro(self, node: Node) -> None:
+        """`#define CUR ((stack) ? (stack)[(top)] : NULL)`: a use of CUR is lowered as its body."""
+        name, value = node.child_by_field_id(self.F.name), node.child_by_field_id(self.F.value)
+        if name is None or value is None:
+            return
+        macro_name = self.src[name.start_byte:name.end_byte].decode("utf-8", "replace")
+        body = self.src[value.start_byte:value.end_byte].decode("utf-8", "replace")
+        if macro_name not in self.macros and reads_memory(macro_name, body) and not self._policy_describes(macro_name):
+            self.object_macros[macro_name] = Macro(macro_name, [], body, False,
+                                                   defined_at=f"{self.path}:{node.start_point[0] + 1}")
 
     CONTAINERS = ("translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
                   "preproc_elifdef", "linkage_specification", "declaration_list", "ERROR")

@@ -47,6 +47,7 @@ class FunctionLowering(CStatements, CPreprocessor, CExpressions, CfgBuilder):
         self.pp_required_last: Node | None = None  # CPreprocessor._one_alternative_required
         self.F = unit.F
         self.name_values = unit.name_values
+        self.object_macros = unit.object_macros
 
     # ------------------------------------------------------------------ graph plumbing
 

@@ -117,3 +117,19 @@ def _parameter_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     if not names:
         return re.compile(r"(?!x)x")
     return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
+
+
+_STRING_OR_CHAR = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+_ACCESS = re.compile(r"->|\[|\?|(?<![\d\s.])\.(?=[A-Za-z_])")
+_NOT_AN_EXPRESSION = re.compile(r"[;{}#]|(?<![=!<>])=(?!=)")
+
+
+def reads_memory(name: str, body: str) -> bool:
+    """Whether an object-like macro's body is an expression that reads memory (`((stack) ?
+    (stack)[(top)] : NULL)`, `(ctx->env)`): each use reads it again, as its expansion would,
+    so a use is lowered as that expression, not as a variable that keeps its last value."""
+    text = _STRING_OR_CHAR.sub('""', body.replace("\\\n", " ")).strip()
+    if not text or re.search(rf"\b{re.escape(name)}\b", text):
+        return False
+    return _ACCESS.search(text) is not None and _NOT_AN_EXPRESSION.search(text) is None
+

@@ -42,6 +42,10 @@ table and method calls (typed by the receiver), `std::move`, makers."""
             return Deref(Var(name))  # a reference parameter: the caller's object
         if self.this_obj is not None and self.cls is not None and name in self.cls.fields:
             return Field(self.this_obj, name)
+        if self.object_macros and name in self.object_macros:
+            expanded = self.object_macro_use(name, node, discard, dest)
+            if expanded is not None:
+                return expanded
         found = self.name_values.get(name)  # `name_value`'s cache lookup, inlined (hot)
         return found if found is not None else self.name_value(name)
     expr_type_identifier = expr_identifier  # a "parameter type" of a vexing parse is a variable
