@@ -37,7 +37,8 @@ from ..common.source import (
 )
 from ..common.string_macros import rewrite_string_macros
 from .lowering import FunctionLowering
-from .syntax import _NOT_CODE, C_TYPE_NAMES, _descendants_with_errors, _uncovered, declarator_name, parse_int
+from .syntax import (_NOT_CODE, C_TYPE_NAMES, _descendants_with_errors, strip_outer_parens, _uncovered, declarator_name,
+                     macro_int, parse_int)
 
 C_LANGUAGE = Language(tree_sitter_c.language())
 
@@ -127,8 +128,9 @@ class CFrontEnd:
         oracle = getattr(self, "oracle", None)  # precise mode: the object-like macros libclang saw used
         bodies.update(getattr(oracle, "objects", None) or {})
         out: dict[str, int] = {}
+        plain = {name: parse_int(strip_outer_parens(body)) for name, body in bodies.items() if body}
         for name, body in bodies.items():
-            number = parse_int(body.strip().strip("()")) if body else None
+            number = macro_int(body, lambda n: plain.get(n) is not None) if body else None
             if number is not None:
                 out[name] = number
         return out
@@ -339,7 +341,8 @@ class CFrontEnd:
             elif kind == "preproc_def":
                 name, value = node.child_by_field_id(self.F.name), node.child_by_field_id(self.F.value)
                 if name is not None and value is not None:
-                    number = parse_int(self.src[value.start_byte:value.end_byte].decode("utf-8", "replace").strip().strip("()"))
+                    number = macro_int(self.src[value.start_byte:value.end_byte].decode("utf-8", "replace"),
+                                       lambda n: n in out or self._numeric_macro(n))
                     if number is not None:
                         out[self.src[name.start_byte:name.end_byte].decode()] = number
             elif kind not in ("function_definition", "compound_statement") and node.child_count:
@@ -347,6 +350,13 @@ class CFrontEnd:
         for name in clashes:
             del out[name]
         return out
+
+    def _numeric_macro(self, name: str) -> bool:
+        """`name` is an object-like macro of the visible headers whose body is a number: then
+        `(name) - 1` in another macro is a subtraction, not a cast to a type called `name`."""
+        macro = self.visible.macros.get(name)
+        return macro is not None and macro.params is None and bool(macro.body) \
+            and parse_int(strip_outer_parens(macro.body)) is not None
 
     @staticmethod
     def _scoped_enumeration(body: Node) -> bool:

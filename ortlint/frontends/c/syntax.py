@@ -55,6 +55,47 @@ def parse_int(text: str) -> int | None:
             return None
 
 
+_CAST_PREFIX = re.compile(r"\(\s*([A-Za-z_]\w*(?:\s*::\s*\w+)*(?:\s+[A-Za-z_]\w*)*)\s*\)\s*(\S.*)", re.S)
+_CXX_CAST = re.compile(r"(?:static_cast|reinterpret_cast)\s*<[^<>]*>\s*(\(.*\))", re.S)
+_SIGNED = re.compile(r"([-+])\s*(\S.*)", re.S)
+
+
+def strip_outer_parens(text: str) -> str:
+    """`((x))` -> `x`; `(a) - (b)` is left whole (its first `(` closes before the end)."""
+    t = text.strip()
+    while t.startswith("(") and t.endswith(")"):
+        depth = 0
+        for i, ch in enumerate(t):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0:
+                break
+        if i != len(t) - 1:
+            break
+        t = t[1:-1].strip()
+    return t
+
+
+def macro_int(body: str, is_constant=lambda name: False, depth: int = 0) -> int | None:
+    """The integer an object-like macro's body stands for: `0`, `(-1)`, and the cast forms
+    status codes are written in, `((rac_result_t)0)`, `((status_t) - 259)`, `(int)-1`,
+    `static_cast<int>(3)`; so `return OK;` and `!= OK` compare as numbers when OK is defined
+    with a cast. Pointer casts (`((void *)0)`) are not integers and give None. `(NAME) - 1` where NAME is itself a numeric constant (`is_constant`) is a
+    subtraction, not a cast, and gives None (as any other expression does)."""
+    t = strip_outer_parens(body)
+    number = parse_int(t)
+    if number is not None or depth > 4 or not t:
+        return number
+    signed = _SIGNED.fullmatch(t)
+    if signed:
+        inner = macro_int(signed[2], is_constant, depth + 1)
+        return None if inner is None else (-inner if signed[1] == "-" else inner)
+    cast = _CAST_PREFIX.fullmatch(t) or _CXX_CAST.fullmatch(t)
+    if cast is None or (cast.re is _CAST_PREFIX and is_constant(cast[1].strip())):
+        return None
+    return macro_int(cast[cast.re.groups], is_constant, depth + 1)
+
+
 def inner_declarator(node: Node, names: tuple[str, ...] = ()) -> Node | None:
     """One step into a nested declarator (`*p` -> `p`): its `declarator` field, else the first
     named child that is a declarator or one of the name node types in `names` (error recovery

@@ -226,6 +226,9 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                 self.emit(ir.Assign(self.loc(node), target, value))
                 self.adopt_deleter(self.text(left), right, own)
                 return target
+            copied = self.copy_into_string(node, left)  # `std::string s; ... s = raw;` copies, as a member does
+            if copied is not None:
+                return copied
         return self.assignment_value(node, op)
 
     def smart_reference_param(self, name: str, right: Node | None) -> Ownership | None:

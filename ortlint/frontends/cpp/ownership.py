@@ -423,8 +423,9 @@ the file's own classes constructed and destroyed (members released by their dest
         return target
 
     def copy_into_string(self, node: Node, left: Node) -> ir.Expr | None:
-        """`cfg.model = p;` into a `std::string` member (or element) copies the characters, as
-        `std::string s = p;` does: the member holds no pointer to what `p` points to, so
+        """`cfg.model = p;` into a `std::string` member (or element), or `s = p;` into a local
+        string declared earlier, copies the characters, as `std::string s = p;` does: the
+        string holds no pointer to what `p` points to, so
         releasing `p` afterwards leaves nothing dangling and a struct returned by value hands
         nothing on. None when the target is not a string object assigned from another type."""
         target_type = self.expr_type(left)
