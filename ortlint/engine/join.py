@@ -192,6 +192,8 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
                 if rid not in a.r and rb.st == HELD and (rb.coll or rb.kind in local_ref):
                     out_r[rid] = rb
                     added = True
+                elif rid not in a.r and rb.st == CONSUMED and _untouched_entry(rid):
+                    out_r[rid] = rb  # (as in `_join_resources`)
         if added and not any(ra.st == HELD and (ra.coll or ra.kind in local_ref) and rid not in br
                              for rid, ra in a.r.items()):
             trace = b.trace  # `b` made all the joined state holds on one side only: its path explains them
@@ -299,6 +301,8 @@ def _join_resources(ra_all: dict, br: dict, tracked: Kinds, local_ref: Kinds) ->
         if rb is None:
             if ra.st == HELD and (ra.coll or ra.kind in local_ref):
                 out_r[rid] = ra  # alive on one path: elements a loop filled, a local reference's slot
+            elif ra.st == CONSUMED and _untouched_entry(rid):
+                out_r[rid] = ra  # maybe released on one path, untouched on the other: maybe released
             continue
         if ra == rb or _in_key(ra, tracked):
             out_r[rid] = ra  # (key resources are the same in both)
@@ -307,6 +311,15 @@ def _join_resources(ra_all: dict, br: dict, tracked: Kinds, local_ref: Kinds) ->
         else:
             out_r[rid] = _join_stage(ra, rb, ra.kind in local_ref)
     return out_r
+
+
+def _untouched_entry(rid: str) -> bool:
+    """`rid` is a parameter's value or what memory reached through one held on entry: a state
+    without it never read it, so there it is still the caller's object, untouched. Joined with a
+    state that may have released it (`mem = realloc(mem, n)` on one path, a fresh block without
+    reading `mem` on the other), it may have been released: dropped instead, the summary said
+    nothing of it, and the caller's block looked overwritten while held."""
+    return rid[:1] == "p" and "#" not in rid and param_path(rid) is not None
 
 
 def _join_stage(ra: Res, rb: Res, local_ref: bool) -> Res:

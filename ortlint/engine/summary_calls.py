@@ -180,6 +180,8 @@ class SummaryTransfer:
                 continue
             va, vb = self._eval(state, a), self._eval(state, b)
             decided = self._compare(state, va, vb)
+            if decided is None and (self._apart_from_fresh(state, va, b, vb) or self._apart_from_fresh(state, vb, a, va)):
+                decided = False  # a block this function holds alone is not the other's value (engine/fresh_blocks.py)
             if decided is None and (va is None or vb is None) and self._is_lvalue(a) and self._is_lvalue(b):
                 la, lb = self._resolve(state, a, create=False), self._resolve(state, b, create=False)
                 decided = True if la is not None and la == lb else None

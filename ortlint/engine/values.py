@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
+from .fresh_blocks import fresh_block, live_other, pointer_base
 from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
 from .relations import assume_related, is_entry_identity, root_var
@@ -736,6 +737,8 @@ class ValueTransfer:
             decided = self._distinct_storage(state, (a, b), [va, vb])
         if decided is not None:
             return state if decided == eq else None
+        if self._apart_from_fresh(state, va, b, vb) or self._apart_from_fresh(state, vb, a, va):
+            return None if eq else state  # (engine/fresh_blocks.py)
         if vb is not None and vb[0] == "k" and (va is None or va[0] != "k"):
             if va is not None or self._is_lvalue(a):
                 return self._refine(state, a, va, eq, vb[1])
@@ -748,6 +751,38 @@ class ValueTransfer:
             if rb is not None:
                 return assume_related(state, ra, rb, eq, self.budget.max_conds)
         return self._assume_memo(state, remembered_as(whole), eq) if memo else state
+
+
+    def _apart_from_fresh(self, state: State, va: Val | None, b: Expr, vb: Val | None) -> bool:
+        """`va` is a block this path acquired and holds alone, and `b` is the address of
+        another object (engine/fresh_blocks.py): `r == text` cannot hold."""
+        fresh = fresh_block(state, va, self._owned_kinds)
+        if fresh is None:
+            return False
+        base = pointer_base(b)
+        vbase = vb if base is b else self._eval(state, base)
+        if vbase is not None:
+            return vbase[0] == "r" and live_other(state, vbase[1], fresh)
+        cls = type(base)
+        if cls is Var:  # an array or struct on the stack
+            return self.fn.locals.get(base.name) is True
+        if cls is not Field and cls is not Index and cls is not Deref:
+            return False
+        root = root_var(base)
+        if root is None or root.name in self.fn.locals or root.name.startswith("$"):
+            return False
+        index = self.params.get(root.name)
+        held = state.b.get((root.name,))
+        # memory a parameter (still its entry value) or a global reaches, never written on this path
+        return held == ("r", f"p{index}") if index is not None else held is None
+
+
+    @property
+    def _owned_kinds(self) -> frozenset[str]:
+        kinds = self.__dict__.get("_owned_kind_ids")
+        if kinds is None:
+            kinds = self.__dict__["_owned_kind_ids"] = frozenset(k for k, kind in self.policy.kinds.items() if kind.owned)
+        return kinds
 
 
     @property
