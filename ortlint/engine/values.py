@@ -142,8 +142,6 @@ class ValueTransfer:
             return vals[1] if truth else vals[2]
         if len(vals) == 2 and e.op in ("==", "!="):
             decided = self._compare(state, vals[0], vals[1])
-            if decided is None:
-                decided = self._distinct_storage(state, ops, vals)
             if decided is not None:
                 return ("k", int(decided if e.op == "==" else not decided))
             return None
@@ -178,24 +176,6 @@ class ValueTransfer:
                 return True
             return None
         return None if res.maybe_null else True
-
-
-    def _distinct_storage(self, state: State, ops: tuple[Expr, ...], vals: list[Val | None]) -> bool | None:
-        """False (not equal) when one side is a local array of this function (or a local's
-        address) and the other a block a policy call acquired: an allocation never returns stack
-        memory. The small-buffer idiom (`rp = stack_rp; ... if (rp == stack_rp) rp = malloc(n);
-        ... if (rp != stack_rp) free(rp);`) tests exactly that."""
-        for (x, vx), (y, _) in (((ops[0], vals[0]), (ops[1], vals[1])), ((ops[1], vals[1]), (ops[0], vals[0]))):
-            if vx is None or vx[0] != "r":
-                continue
-            local = y.base if type(y) is AddrOf else y
-            if type(local) is not Var or (type(y) is not AddrOf and not self.fn.locals.get(local.name)) \
-                    or local.name not in self.fn.locals:
-                continue
-            res = state.r.get(vx[1])
-            if res is not None and res.kind is not None and res.st not in (OPAQUE, BORROWED):
-                return False
-        return None
 
 
     def _compare(self, state: State, a: Val | None, b: Val | None) -> bool | None:
@@ -733,8 +713,6 @@ class ValueTransfer:
     def _assume_eq(self, state: State, a: Expr, b: Expr, eq: bool, whole: Expr, memo: bool = True) -> State | None:
         va, vb = self._eval(state, a), self._eval(state, b)
         decided = self._compare(state, va, vb)
-        if decided is None:
-            decided = self._distinct_storage(state, (a, b), [va, vb])
         if decided is not None:
             return state if decided == eq else None
         if self._apart_from_fresh(state, va, b, vb) or self._apart_from_fresh(state, vb, a, va):
