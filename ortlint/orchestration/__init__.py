@@ -8,6 +8,7 @@
     analysis.py   `Analysis`: summaries callees first, here or in the workers
     tasks.py      the units of work (analyze one function) and the collector pause they run under
     parallel.py   the worker processes: parse and analyze there, a crash or overrun loses one item
+    analysis_round.py  one `WorkerPool.analyze` call: queues, chunk sizes, work moved between workers
     schedule.py   which component goes next to which worker
     memory.py     freed heap pages handed back to the system (a worker after parsing)
     irstore.py    the IR a worker holds until analysis, pickled (a fifth of the live objects)

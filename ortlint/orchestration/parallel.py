@@ -24,7 +24,6 @@ replaced once, not over and over.
 """
 from __future__ import annotations
 
-import bisect
 import faulthandler
 import multiprocessing as mp
 import os
@@ -43,6 +42,7 @@ from ..engine.analyze import FunctionResult, Options
 from ..engine.summaries import Summary
 from ..findings import LIMIT, LOST, STOPPED
 from ..policy import Policy, load_policy
+from .analysis_round import NOT_STARTED, AnalysisRound
 from .irstore import IRStore, load_blob
 from .memory import release_free_memory
 from .program import UnitMeta, unit_meta
@@ -51,7 +51,6 @@ from .settings import Limits
 
 FunctionKey = tuple[str, str, int]
 
-NOT_STARTED = -2  # `on_lost` index of a request the lost worker never started: all of it goes back
 RETIRE = -3  # a worker's progress slot after a request that left it over its memory limit: replace it
 SLOT = 3  # doubles per worker in the shared progress array: item index, CPU and wall time when it started
 
@@ -891,148 +890,7 @@ class WorkerPool:
         and none is running. Each worker takes its jobs highest `priority()` first (default:
         the estimated cost), asked again every REPRIORITIZE_SECONDS: the estimates behind it
         learn what each file's code costs as results come."""
-        batches: dict[int, list] = {}  # per worker, highest priority first
-        out: dict[FunctionKey, FunctionResult | None] = {}
-        cost: dict[FunctionKey, float] = {}
-        left: dict[int, float] = {}  # estimated cost of the jobs not yet sent, per worker
-        rank = [priority() if priority is not None else cost]  # (replaced when revised)
-        ranked = [time.monotonic(), self.REPRIORITIZE_SECONDS]  # when `rank` was last asked for, the wait till the next
-
-        def first(job: tuple) -> float:
-            """First the costliest chains (or jobs); the cheap ones last, to even out the end."""
-            return -rank[0].get(job[0], 0.0)
-
-        def order(w: int) -> None:
-            batches[w].sort(key=first)
-            left[w] = sum(cost[job[0]] for job in batches[w])
-
-        def add(new_jobs: list) -> None:
-            while new_jobs:
-                for job in new_jobs:
-                    keys = [m[0] for m in job[3]] if len(job) > 3 and job[3] else [job[0]]
-                    if any(key[0] in self.lost_files for key in keys):  # its IR is gone with a worker: nothing to analyze
-                        (on_results or out.update)({key: FunctionResult([], None, {}, [
-                            (key[2], self.orphan_note(key))]) for key in keys})
-                        continue
-                    w = self.owner[job[0][0]]
-                    cost[job[0]] = self._estimate(job[0])
-                    bisect.insort(batches.setdefault(w, []), job, key=first)
-                    left[w] = left.get(w, 0.0) + cost[job[0]]
-                new_jobs = more() if more is not None else []  # what the lost ones' results made ready
-
-        self.adopted = {}
-        add(jobs)
-        self._balance(batches, cost)
-        for w in list(batches):
-            order(w)
-        sent_constants: set[int] = set()
-        singles: set[int] = set()  # workers whose next chunks go one job at a time (after a lost request)
-
-        def next_chunk(w: int) -> list | None:
-            """A quarter of what the worker has left, at least CHUNK_SECONDS of estimated work:
-            large chunks early (few round trips), small ones late (something to move to a
-            worker that runs out)."""
-            queue = batches.get(w)
-            if not queue:
-                return None
-            chunk = [queue.pop(0)]
-            spent = cost.get(chunk[0][0], 0.0)
-            target = min(max(self.CHUNK_SECONDS, left.get(w, 0.0) / 4), self.MAX_CHUNK_SECONDS)
-            while queue and w not in singles and spent < target and len(chunk) < self.MAX_CHUNK:
-                chunk.append(queue.pop(0))
-                spent += cost.get(chunk[-1][0], 0.0)
-            left[w] = max(0.0, left.get(w, 0.0) - spent)
-            return chunk
-
-        pending: dict[int, list] = {}  # IR moved to a worker, sent with its next request
-        moved: set[FunctionKey] = set()  # a job moves once at most (no back and forth)
-
-        def refill(w: int, starving: list[int]) -> list[int]:
-            """`w` just answered (so it is idle for a moment): when it has much more work
-            queued than the least loaded worker, the cheaper part of the difference moves
-            there (estimates go wrong: one function of a file may cost ten times its
-            neighbours, and a file's functions all start where it was parsed). The IR goes
-            out with that worker's next request, so the move waits for nobody."""
-            others = [v for v in range(len(self.conns)) if v != w]
-            if w in singles or not others:
-                return []
-            v = min(others, key=lambda x: (left.get(x, 0.0), x not in starving, x))
-            gap = left.get(w, 0.0) - left.get(v, 0.0)
-            if gap < 2 * self.MIN_MOVE or (left.get(w, 0.0) < 2 * left.get(v, 0.0) and v not in starving):
-                return []
-            picked = self._steal(batches.get(w, []), cost, gap, moved)
-            items = self._export(w, [job[0] for job in picked]) if picked else None
-            if not items:
-                sent_constants.discard(w)  # it may have been replaced
-                return []
-            gone = {job[0] for job in picked}
-            moved.update(gone)
-            batches[w] = [job for job in batches[w] if job[0] not in gone]
-            for job in picked:
-                bisect.insort(batches.setdefault(v, []), job, key=first)
-            amount = sum(cost[key] for key in gone)
-            left[w] -= amount
-            left[v] = left.get(v, 0.0) + amount
-            pending.setdefault(v, []).extend(items)
-            self.adopted.setdefault(v, []).extend(items)  # for its replacement, should it be lost
-            return [v] if v in starving else []
-
-        def message(w: int, chunk: list) -> tuple:
-            first = w not in sent_constants
-            sent_constants.add(w)
-            return ("analyze", chunk, constants if first else None, pending.pop(w, None))
-
-        def on_reply(w: int, _chunk: Any, payload: Any) -> None:
-            if isinstance(payload, tuple):  # (results, CPU time of each, IR bytes it holds) from a worker
-                payload, costs, held = payload
-                self._held(w, held)
-                self._observe(costs)
-                for key, seconds in costs.items():
-                    self._record_cpu("analysis", seconds, f"{key[0]}:{key[2]}: {key[1]}()")
-            if on_results is not None:
-                on_results(payload)
-            else:
-                out.update(payload)
-            if more is not None:
-                add(more())
-            if priority is not None and time.monotonic() - ranked[0] > ranked[1]:
-                revise()
-
-        def revise() -> None:
-            """Ask the priorities again and re-sort the queues. A revision is linear in the
-            queued jobs (on a 16 000-file tree, a second or more): the next one waits until the
-            revisions have cost at most REPRIORITIZE_SHARE of the time, else the main process
-            revised after every reply and the workers waited for it."""
-            started = time.process_time()
-            rank[0] = priority()
-            for w in batches:
-                order(w)
-            took = time.process_time() - started
-            ranked[0] = time.monotonic()
-            ranked[1] = max(self.REPRIORITIZE_SECONDS, took / self.REPRIORITIZE_SHARE)
-
-        def idle_step() -> bool:
-            assert idle is not None
-            busy = idle()
-            if more is not None:
-                add(more())
-            return busy
-
-        def on_lost(w: int, chunk: list, index: int, loss: Loss) -> None:
-            sent_constants.discard(w)  # the replacement has none yet
-            culprit, again = self._split(chunk, index)
-            if culprit is not None:
-                keys = [m[0] for m in culprit[3]] if len(culprit) > 3 and culprit[3] else [culprit[0]]
-                on_reply(w, chunk, {key: FunctionResult([], None, {}, [(key[2], loss.analysis_note(key[1]))])
-                                    for key in keys})
-            elif index != NOT_STARTED:
-                singles.add(w)
-            batches.setdefault(w, [])[:0] = again
-            left[w] = left.get(w, 0.0) + sum(cost.get(job[0], 0.0) for job in again)
-
-        self._stream(next_chunk, message, on_reply, on_lost, idle_step if idle is not None else None, refill)
-        self.adopted = {}
-        return out
+        return AnalysisRound(self, constants, on_results, idle, more, priority).run(jobs)
 
     def orphan_note(self, key: FunctionKey) -> str:
         """The note of a function whose file was lost or stopped at the time limit: nothing
