@@ -131,3 +131,16 @@ def test_old_entries_are_pruned(tmp_path: Path, folder: Path) -> None:
     for i in range(policy_cache.KEEP + 3):
         policy_cache.load_policy_cached([_rules(tmp_path, RULES + f"# version {i}\n")])
     assert len(_entries(folder)) == policy_cache.KEEP
+
+
+def test_a_file_edited_while_it_loads_is_not_stored(tmp_path: Path, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = _rules(tmp_path)
+    real = policy_cache.load_policy
+
+    def load_then_edit(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        policy = real(*args, **kwargs)
+        rules.write_text(RULES + "# edited\n", encoding="utf-8")
+        return policy
+    monkeypatch.setattr(policy_cache, "load_policy", load_then_edit)
+    policy_cache.load_policy_cached([rules])
+    assert _entries(folder) == []

@@ -82,7 +82,8 @@ def load_policy_cached(extra_files: Iterable[str | Path] = (), include_defaults:
     if cached is not None:
         return cached
     policy = load_policy(extra, include_defaults)
-    write_entry(target, policy)
+    if entry_key(policy_paths(extra, include_defaults)) == key:  # (a file edited meanwhile: stored under neither)
+        write_entry(target, policy)
     return policy
 
 
