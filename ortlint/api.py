@@ -7,7 +7,8 @@ from .engine.analyze import Options
 from .findings import Report
 from .orchestration.runner import run
 from .orchestration.settings import RunConfig
-from .policy import Policy, load_policy
+from .orchestration.policy_cache import load_policy_cached
+from .policy import Policy
 
 if TYPE_CHECKING:
     from .sanitizer.matcher import SanitizerResult
@@ -19,7 +20,7 @@ def default_policy() -> Policy:
     """The shipped policy, loaded once per process."""
     global _default_policy
     if _default_policy is None:
-        _default_policy = load_policy()
+        _default_policy = load_policy_cached()
     return _default_policy
 
 
@@ -28,7 +29,7 @@ def lint(paths: Iterable[str], rule_files: Iterable[str] = (), options: Options 
     """Analyze files and folders; returns every finding and notice, sorted."""
     rule_files = list(rule_files)
     if policy is None:
-        policy = load_policy(rule_files) if rule_files else default_policy()
+        policy = load_policy_cached(rule_files) if rule_files else default_policy()
     return run(RunConfig(list(paths), policy, options or Options()))
 
 
@@ -39,5 +40,5 @@ def explain_sanitizer_log(log_text: str, paths: Iterable[str], rule_files: Itera
     from .sanitizer.command import explain_log
     from .sanitizer.log import parse_log
     rule_files = list(rule_files)
-    policy = load_policy(rule_files) if rule_files else default_policy()
+    policy = load_policy_cached(rule_files) if rule_files else default_policy()
     return explain_log(parse_log(log_text), lambda: lint(paths, options=options, policy=policy), policy)

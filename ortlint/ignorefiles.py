@@ -22,10 +22,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from .fileio import read_bounded
+
+if TYPE_CHECKING:  # imported where an ignore file is read: a run that reads none skips its 50 ms import
+    from pathspec import GitIgnoreSpec
 
 IGNORE_FILE_BYTES = 1024 * 1024  # a .gitignore of 1 MB is not a hand-written one; larger ones are skipped
 # Wildcard runs (`*`, `**`) one line may hold. Matching a line with k of them backtracks in time
@@ -113,6 +115,7 @@ class IgnoreFiles:
                                         f"more than {MAX_WILDCARD_RUNS} wildcards in one pattern; line ignored"))
             dropped = set(risky)
             lines = [line for n, line in enumerate(lines, 1) if n not in dropped]
+        from pathspec import GitIgnoreSpec
         try:
             spec = GitIgnoreSpec.from_lines(lines)
         except Exception as exc:  # noqa: BLE001 - a pattern pathspec rejects: skip the file, say so

@@ -18,7 +18,7 @@ from ..engine.analyze import Options
 from ..findings import Report
 from ..orchestration.runner import run
 from ..orchestration.settings import Limits, RunConfig
-from ..policy import load_policy
+from ..orchestration.policy_cache import load_policy_cached
 from ..programs import distrust
 from ..summary_report import as_policy as summaries_as_policy
 from ..summary_report import explain as explain_summaries
@@ -39,7 +39,7 @@ def build_run_config(settings: Settings, tree: ConfigTree | None = None) -> RunC
     """Settings -> the runner's configuration (loads and validates the policy)."""
     if settings.compile_commands and not os.path.exists(settings.compile_commands):
         raise UsageFailure(f"--compile-commands: {settings.compile_commands}: no such file or directory")
-    policy = load_policy(settings.rules)
+    policy = load_policy_cached(settings.rules)
     paths = settings.paths or ["."]
     return RunConfig(paths=paths, policy=policy,
                      options=Options(unknown_calls=settings.unknown_calls),

@@ -14,4 +14,5 @@
     irstore.py    the IR a worker holds until analysis, pickled (a fifth of the live objects)
     caching.py    what the run keeps in and takes from the cache
     cache.py      the cache itself (per-file records, whole-run replay)
+    policy_cache.py  the loaded policy kept between runs (start-up: no TOML parsed on a hit)
 """

@@ -9,10 +9,9 @@ from ..discover import Discovery, SourceFile
 from ..engine.analyze import Options
 from ..engine.slots import unit_slot_facts
 from ..findings import STOPPED, Report, note_level
-from ..paths import PACKAGE_DIR
 from ..policy import Policy
 from .analysis import Analysis
-from .cache import Cache, FileRecord, FunctionRecord, file_stamps
+from .cache import Cache, FileRecord, FunctionRecord, code_digest, file_stamps
 from .parsing import _Parser, _read
 from .program import Program
 
@@ -24,27 +23,8 @@ def policy_namespace(policy: Policy, options: Options) -> str:
         h.update(path.encode("utf-8", "surrogateescape"))
         h.update(_read(path) or b"")
     h.update(repr(options).encode())
-    h.update(_code_digest())
+    h.update(code_digest().encode())  # ortlint's own sources: a changed engine or front end never reuses old results
     return h.hexdigest()
-
-
-_CODE_DIGEST: bytes | None = None
-
-
-def _code_digest() -> bytes:
-    """ortlint's own source files: a changed engine or front end never reuses old results."""
-    global _CODE_DIGEST
-    if _CODE_DIGEST is None:
-        h = hashlib.blake2b(digest_size=8)
-        package = str(PACKAGE_DIR)
-        for folder, dirs, names in sorted(os.walk(package)):
-            dirs.sort()
-            for name in sorted(n for n in names if n.endswith(".py")):
-                path = os.path.join(folder, name)
-                h.update(os.path.relpath(path, package).encode())
-                h.update(_read(path) or b"")
-        _CODE_DIGEST = h.digest()
-    return _CODE_DIGEST
 
 
 def _load_records(cache: Cache, found: "Discovery", contents: dict[str, bytes | None], hashes: dict[str, str],
