@@ -10,7 +10,8 @@ remembered so that a re-test agrees.
 from __future__ import annotations
 
 from .. import ir
-from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
+from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Opaque, Var
+from .counters import counted_up
 from .fresh_blocks import fresh_block, live_other, pointer_base
 from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
@@ -90,6 +91,8 @@ class ValueTransfer:
             return state.b.get(loc) if loc is not None else None
         if cls is Op:
             return self._eval_op(state, e)
+        if cls is Opaque and len(e.parts) == 1 and type(e.parts[0]) is Var:
+            return counted_up(state, e)
         return None
 
 
