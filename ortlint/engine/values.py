@@ -730,10 +730,10 @@ class ValueTransfer:
         else:
             ra = self._entry_identity(state, a, va)
             rb = self._entry_identity(state, b, vb) if ra is not None else None
-            if ra is None:
+            if ra is None and self._global_root(state, a, va):
                 rb = self._entry_identity(state, b, vb)
                 ra = self._global_identity(state, a, va) if rb is not None else None
-            elif rb is None:
+            elif ra is not None and rb is None:
                 rb = self._global_identity(state, b, vb)
             if rb is not None and ra is not None:
                 return assume_related(state, ra, rb, eq, self.budget.max_conds)
@@ -874,9 +874,7 @@ class ValueTransfer:
         """The relation identity of a global's value as first read on this path
         (engine/global_relations.py), or None."""
         if v is None:
-            root = root_var(e) if type(e) in _LVALUES else None
-            if root is None or root.name in self.fn.locals or root.name in self.params or root.name[:1] == "$" \
-                    or root.name == "this" or (root.name,) in state.b:
+            if not self._global_root(state, e, v):
                 return None
             loc = self._resolve(state, e, create=True)
             if loc is None or too_deep(loc):
@@ -885,6 +883,16 @@ class ValueTransfer:
             if v is None:
                 return global_identity(self._new_opaque(state, loc))
         return global_identity(v[1]) if v[0] == "r" else None
+
+
+    def _global_root(self, state: State, e: Expr, v: Val | None) -> bool:
+        """`e` may be a global's value as first read: a first-read identity, or an lvalue whose
+        root is no local, parameter or temporary and was never written on this path."""
+        if v is not None:
+            return v[0] == "r" and v[1][:2] == "v:"
+        root = root_var(e) if type(e) in _LVALUES else None
+        return not (root is None or root.name in self.fn.locals or root.name in self.params or root.name[:1] == "$"
+                    or root.name == "this" or (root.name,) in state.b)
 
 
     def _assume_order(self, state: State, cond: Op, truth: bool, loop: bool = False) -> State | None:
