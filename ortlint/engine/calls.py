@@ -17,6 +17,7 @@ from .exprs import (NO_KIND, array_name, dedupe, element_of, in_temp, owner_show
                     too_deep)
 from .leaks import Site
 from .lock_functions import acquired_last, caller_object, releases_kind
+from .null_members import releases_never_assigned_member
 from .own_api import own_release_entry
 from .messages import failure_note, ignored_status_msg, subject
 from .state import (BORROWED, CONSUMED, DANGLING, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, PREV, RELEASED, UNKNOWN, Res, State,
@@ -83,6 +84,9 @@ class CallTransfer:
         first; whether the call is `E()` or `E{}` of an enumeration of the tree, which is 0);
         the entry keeps `ev` alive, so its id is not reused."""
         spec = self.policy.lookup_in(self.fn.language, ev.style, ev.callee)
+        if spec is not None and spec.acquires and self.constants and \
+                releases_never_assigned_member(ev, self.constants, self._locals_and_params):
+            return (ev, None, None, True, (), None, True)  # it hands back NULL (engine/null_members.py)
         summary = None
         if spec is not None and spec.status_check is not None:
             summary = self._status_summary(spec)
@@ -104,6 +108,11 @@ class CallTransfer:
         zero = (spec is None and summary is None and not ev.args and ev.style == "plain"
                 and self._is_enumeration(ev.callee))
         return (ev, spec, summary, neutral, used_args, used_receiver, zero)
+
+
+    @property
+    def _locals_and_params(self) -> set[str]:
+        return self.fn.locals.keys() | set(self.fn.params)
 
 
     def _is_enumeration(self, name: str) -> bool:

@@ -340,9 +340,9 @@ def _join_value(x: Val | None, y: Val | None) -> Val | None:
         common = x[1] & y[1]
         return ("x", common) if common else None
     if x[0] == "k" and y[0] == "x" and x[1] not in y[1]:
-        return y
+        return y if len(y) == 2 or type(x[1]) is not int or x[1] > 0 else ("x", y[1])  # (POSITIVE_COUNT: > 0)
     if y[0] == "k" and x[0] == "x" and y[1] not in x[1]:
-        return x
+        return x if len(x) == 2 or type(y[1]) is not int or y[1] > 0 else ("x", x[1])
     if x[0] == "k" and y[0] == "k" and type(x[1]) is int and type(y[1]) is int and x[1] and y[1]:
         # two failure codes (`-3` from one callee, `-2` from another): both are not 0, which is
         # what a later `if (result != OK) return result;` asks; unknown, it let the paths that

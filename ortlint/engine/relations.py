@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..ir import AddrOf, Deref, Expr, Field, Index, Opaque, Op, Var
 from .exprs import param_path
+from .global_relations import global_path
 from .state import State
 
 ParamPath = tuple
@@ -70,7 +71,13 @@ def case_relations(state: State, nparams: int) -> tuple[Relation, ...]:
         if type(a) is not Opaque or type(b) is not Opaque or a.text[:1] != "=" or b.text[:1] != "=":
             continue
         pa, pb = param_path(a.text[1:]), param_path(b.text[1:])
-        if pa is None or pb is None or pa[0] >= nparams or pb[0] >= nparams or "[]" in pa or "[]" in pb:
+        if pa is None and pb is not None:  # a parameter's value against a global's (engine/global_relations.py)
+            pa = global_path(a.text[1:])
+        elif pb is None and pa is not None:
+            pb = global_path(b.text[1:])
+        if pa is None or pb is None or "[]" in pa or "[]" in pb:
+            continue
+        if any(type(p[0]) is int and p[0] >= nparams for p in (pa, pb)):
             continue
         out.append((pa, pb, eq))
     out.sort(key=repr)

@@ -95,7 +95,7 @@ class Summary:
     def param_text(self, path: ParamPath) -> str:
         """(1, "*", ".next", "*", ".text") -> "p->next->text" for parameter p."""
         idx = path[0]
-        text = self.params[idx] if idx < len(self.params) else f"arg{idx}"
+        text = idx[2:] if type(idx) is str else self.params[idx] if idx < len(self.params) else f"arg{idx}"
         ops = list(path[1:])
         i = 0
         while i < len(ops):

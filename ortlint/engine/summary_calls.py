@@ -13,6 +13,7 @@ from ..ir import AddrOf, Call, Deref, Expr, Field, Index, Op, Opaque, Var
 from ..policy import CallSpec, Release
 from .addresses import select_cases
 from .exprs import dedupe, element_of, in_temp, shown
+from .global_relations import global_expr
 from .relations import assume_related
 from .replaced import bind_written_unknown
 from .handed_to_releaser import hand_over_dropped
@@ -142,6 +143,8 @@ class SummaryTransfer:
     @staticmethod
     def _build_param_expr(ev: Call, path: tuple) -> Expr | None:
         idx = path[0]
+        if type(idx) is str:  # a global's value (engine/global_relations.py)
+            return global_expr(path)
         if idx >= len(ev.args):
             return None
         e: Expr = ev.args[idx]

@@ -10,10 +10,12 @@ remembered so that a re-test agrees.
 from __future__ import annotations
 
 from .. import ir
-from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Var
+from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Opaque, Var
+from .counters import counted_up
 from .fresh_blocks import fresh_block, live_other, pointer_base
 from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
+from .global_relations import global_identity
 from .relations import assume_related, is_entry_identity, root_var
 from .replaced import bind_written_unknown
 from .summaries import Summary
@@ -89,6 +91,8 @@ class ValueTransfer:
             return state.b.get(loc) if loc is not None else None
         if cls is Op:
             return self._eval_op(state, e)
+        if cls is Opaque and len(e.parts) == 1 and type(e.parts[0]) is Var:
+            return counted_up(state, e)
         return None
 
 
@@ -726,7 +730,12 @@ class ValueTransfer:
         else:
             ra = self._entry_identity(state, a, va)
             rb = self._entry_identity(state, b, vb) if ra is not None else None
-            if rb is not None:
+            if ra is None and self._global_root(state, a, va):
+                rb = self._entry_identity(state, b, vb)
+                ra = self._global_identity(state, a, va) if rb is not None else None
+            elif ra is not None and rb is None:
+                rb = self._global_identity(state, b, vb)
+            if rb is not None and ra is not None:
                 return assume_related(state, ra, rb, eq, self.budget.max_conds)
         return self._assume_memo(state, remembered_as(whole), eq) if memo else state
 
@@ -859,6 +868,31 @@ class ValueTransfer:
             rid = self._new_opaque(state, loc)
             return rid if is_entry_identity(rid) else None
         return v[1] if v[0] == "r" and is_entry_identity(v[1]) else None
+
+
+    def _global_identity(self, state: State, e: Expr, v: Val | None) -> str | None:
+        """The relation identity of a global's value as first read on this path
+        (engine/global_relations.py), or None."""
+        if v is None:
+            if not self._global_root(state, e, v):
+                return None
+            loc = self._resolve(state, e, create=True)
+            if loc is None or too_deep(loc):
+                return None
+            v = state.b.get(loc)
+            if v is None:
+                return global_identity(self._new_opaque(state, loc))
+        return global_identity(v[1]) if v[0] == "r" else None
+
+
+    def _global_root(self, state: State, e: Expr, v: Val | None) -> bool:
+        """`e` may be a global's value as first read: a first-read identity, or an lvalue whose
+        root is no local, parameter or temporary and was never written on this path."""
+        if v is not None:
+            return v[0] == "r" and v[1][:2] == "v:"
+        root = root_var(e) if type(e) in _LVALUES else None
+        return not (root is None or root.name in self.fn.locals or root.name in self.params or root.name[:1] == "$"
+                    or root.name == "this" or (root.name,) in state.b)
 
 
     def _assume_order(self, state: State, cond: Op, truth: bool, loop: bool = False) -> State | None:

@@ -28,6 +28,8 @@ smart pointers, lambdas and inlining of the file's own methods.
     address_taken.py reference parameters whose address the callee keeps (`owner.AddChild(*node)`)
     own_allocators.py  the program's own OrtAllocator whose Free is `delete p`: calls given one are marked
                      (`ir.Call.own_free`), the memory they hand out is that release's
+    null_members.py  private members declared empty (`Ort::MemoryInfo m_{nullptr};`) and the member names a
+                     file mentions, as constants the program merges (a member no code gives a value)
     scopes.py        the lowering's bookkeeping (scopes, frames, try contexts, the libclang oracle)
     syntax.py        name tables, template stripping, declarators
 """

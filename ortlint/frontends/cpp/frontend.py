@@ -37,6 +37,7 @@ from ..c.frontend import CFrontEnd, lower_c
 from ..c.syntax import declarator_name, find_function_declarator
 from ..common.source import ParseTimeout, SourceText, blank_array_delete_parens, blank_pointer_new_arrays, read_source
 from .lowering import CppLowering
+from .null_members import null_member_constants
 from .model import TABLE_TYPES, ClassInfo, FileModel, clean_name, node_text, operator_name
 from .own_allocators import mark_own_allocator_calls
 from .scopes import Oracle
@@ -100,6 +101,7 @@ class CppFrontEnd(CFrontEnd):
         # `#define IDLE 0` ... `if (state == IDLE)`, `enum { OFFLINE, ONLINE }`: compared as the
         # integers they stand for, as in C
         constants = self.header_constants() | self.collect_constants(root, cpp=True)
+        constants |= null_member_constants(self.src, root, functions)  # members never given a value
         return ir.SourceUnit(self.path, self.language_name, functions, self.notes, self.source.lines,
                              constants, dependencies=list(self.visible.headers))
 
