@@ -226,3 +226,18 @@ def test_cache_folder_names_the_code_that_wrote_it(tmp_path: Path, monkeypatch) 
     assert cache_module.code_digest() in first.name
     monkeypatch.setattr(cache_module, "code_digest", lambda: "othercode000")
     assert cache_module.Cache(tmp_path, "ns").dir != first
+
+
+def test_editing_a_file_to_mention_another_member_keeps_the_cached_results(tmp_path: Path) -> None:
+    """Each C++ file states the member names it mentions (frontends/cpp/null_members.py) so that
+    a member declared empty elsewhere is known to stay empty; a mention only makes a member
+    unknown, so it is not part of the constants every cached result depends on: an edit that
+    mentions one more member re-analyzes the edited file's functions, not the whole tree."""
+    (tmp_path / "a.cpp").write_text("struct A { int n_; void f(); };\nvoid A::f() { n_ = 1; }\n")
+    (tmp_path / "b.cpp").write_text("struct B { int m_; int k_; int g(); };\nint B::g() { return m_; }\n")
+    cache = tmp_path / "cache"
+    first = run(RunConfig([str(tmp_path / "a.cpp"), str(tmp_path / "b.cpp")], default_policy(), cache_dir=str(cache)))
+    assert first.stats["cache_misses"] > 0
+    (tmp_path / "b.cpp").write_text("struct B { int m_; int k_; int g(); };\nint B::g() { return m_ + k_; }\n")
+    second = run(RunConfig([str(tmp_path / "a.cpp"), str(tmp_path / "b.cpp")], default_policy(), cache_dir=str(cache)))
+    assert second.stats["reused_functions"] >= 1  # A::f, whose file did not change

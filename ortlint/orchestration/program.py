@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import ir
+from ..engine.null_members import NULL_MEMBER
 from ..engine.slots import unit_slot_facts
 from ..engine.summaries import Summary
 from ..frontends.registry import linkage_of, linkages_reached
@@ -56,6 +57,11 @@ class Program:
                     clashes.add(name)
                 merged[name] = value
         for name in clashes:
+            del merged[name]
+        # A member mentioned somewhere (`NAME{null}` = 1) is as unknown as one nobody declared:
+        # kept out, so that the digest every cached result depends on changes only when the set
+        # of never-given members does, not with each edit that mentions another member.
+        for name in [n for n, v in merged.items() if v and n.endswith(NULL_MEMBER)]:
             del merged[name]
         return merged
 
