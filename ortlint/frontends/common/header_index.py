@@ -380,11 +380,14 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
 def _note_returns_this(src: bytes, member: Node, info: ClassFacts) -> None:
     """A member defining a method that returns `this`, or invoking a macro (resolved against
     the macros the includer sees, by the file model)."""
-    text = _text(src, member)
     if member.type == "function_definition":
-        info.returns_this |= methods_returning_this(text)
+        if b"this" in src[member.start_byte:member.end_byte]:
+            info.returns_this |= methods_returning_this(_text(src, member))
         return
-    used = macro_use(text)
+    first = src[member.start_byte:member.start_byte + 1]
+    if not (first.isupper() or first == b"_"):  # (most members are not macro invocations)
+        return
+    used = macro_use(_text(src, member))
     if used is not None:
         info.macro_uses.append(used)
 
