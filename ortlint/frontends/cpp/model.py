@@ -396,13 +396,13 @@ class FileModel:
                     info.has_dtor_decl = facts.declares_destructor()
             bases.setdefault(info.qualname, []).extend(facts.bases)
             if facts.returns_this or facts.macro_uses:
-                _add_returns_this(info, facts, macros or visible.macros)
+                _add_returns_this(info, facts, macros or {}, visible.macros)
         for name, facts in (own.classes.items() if own is not None else ()):
             info = classes.get(name)
             if info is not None and facts.bases:
                 bases.setdefault(info.qualname, []).extend(facts.bases)
             if info is not None and (facts.returns_this or facts.macro_uses):
-                _add_returns_this(info, facts, macros or visible.macros)
+                _add_returns_this(info, facts, macros or {}, visible.macros)
         self._bases.update(bases)
         for qual, names in bases.items():
             if names:  # (no base: nothing to inherit)
@@ -996,11 +996,14 @@ def walk(root: Node, src: bytes) -> Iterator[tuple[Node, tuple[str, ...], str | 
             stack.append((child, child_ns, child_cls, child_internal))
 
 
-def _add_returns_this(info: ClassInfo, facts: "ClassFacts", macros: Mapping[str, Any]) -> None:
+def _add_returns_this(info: ClassInfo, facts: "ClassFacts", macros: Mapping[str, Any],
+                      header_macros: Mapping[str, Any]) -> None:
     """The methods of a class that return `this` (defined in its body, or by a function-like
-    macro its body invokes, `DEFINE_ORT_GRAPH_IR_TO_EXTERNAL_INTERNAL_FUNCS(OrtNode, ...)`)."""
+    macro its body invokes, `DEFINE_ORT_GRAPH_IR_TO_EXTERNAL_INTERNAL_FUNCS(OrtNode, ...)`):
+    the file's macros first (with libclang's, only those the file itself uses), then the
+    headers'."""
     info.returns_this |= facts.returns_this
     for name in facts.macro_uses:
-        macro = macros.get(name)
+        macro = macros.get(name) or header_macros.get(name)
         if macro is not None and macro.params is not None:
             info.returns_this |= methods_returning_this(macro.body)
