@@ -357,6 +357,22 @@ class CallTransfer:
         state.note(loc.line, loc.col, f"every value of `{shown(strip_value(coll))}` is closed by {by}", v[1])
 
 
+    def _list_element_released(self, state: State, rid: str, by: str, loc: ir.Loc) -> None:
+        """Closing a value read from an element of a list its holder must close one by one
+        (`OnnxTensor t = (OnnxTensor) values.get(0); ...; t.close();`) is closing that list's
+        elements, as closing `values.get(0)` itself is (`_release_stored`): the element's
+        identity is the one `_new_opaque` gave the list's `[]` slot."""
+        owner = rid.rsplit("/[]", 1)[0]
+        if state.b.get(("@" + owner, "[]")) != ("r", rid):
+            return
+        res = state.r.get(owner)
+        kind = self.policy.kinds.get(res.kind or "") if res is not None else None
+        if res is None or kind is None or not kind.closed_by_elements or res.st != HELD:
+            return
+        state.r[owner] = res.with_st(CONSUMED)
+        state.note(loc.line, loc.col, f"the values of the list are closed one by one by {by}", owner)
+
+
     def _outcomes(self, state: State, ev: Call, spec: CallSpec) -> list[State]:
         """Split into success and failure where the call can fail, then acquire on success."""
         if any(a.only_if_null is not None for a in spec.acquires):
@@ -680,6 +696,8 @@ class CallTransfer:
         if rid is None or res is None:
             return
         name, via, released_note = self._release_texts(arg, callee, helper, where)
+        if res.coll and "/[]" in rid:
+            self._list_element_released(state, rid, f"{callee}()", ev.loc)
         kind = self.policy.kinds.get(res.kind) if res.kind else None
         label = kind.label if kind else None
         if res.st in (RELEASED, DANGLING):

@@ -110,11 +110,16 @@ class ValueTransfer:
 
     def _contained(self, state: State, loc: LocKey) -> Val | None:
         """An element of a resource whose kind `contains` values it owns (a Java Result's
-        outputs): one borrowed value per container, created when first read."""
+        outputs): one borrowed value per container, created when first read; an element of a
+        list of values to close one by one (`closed_by_elements`) gets an identity too."""
         if len(loc) != 2 or loc[1] != "[]" or not loc[0].startswith("@"):
             return None
         owner = state.r.get(loc[0][1:])
         kind = self.policy.kinds.get(owner.kind or "") if owner is not None else None
+        if kind is not None and kind.closed_by_elements and owner.st == HELD:
+            # a value of a list its holder closes one by one (`values.get(0)`): the elements'
+            # identity, so that closing it is seen as closing the list's values
+            return ("r", self._new_opaque(state, loc))
         if kind is None or kind.contains not in self.policy.kinds or owner.st != HELD:
             return None
         rid = loc[0][1:] + "/[]"

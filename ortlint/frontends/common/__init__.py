@@ -6,6 +6,8 @@
                             of every language's lowering
     header_index.py         the analyzed tree's own `#include "..."` headers: macros, prototypes,
                             classes, aliases
+    returns_this.py         argument-less methods whose body is `return this;` (in a class body or a
+                            macro it invokes): a call of one is its receiver
     macro_args.py           function-like macros: arguments and expansion
     string_macros.py        literals glued to macros, rewritten into plain concatenations
     declaration_macros.py   macros that take a declaration or a type, expanded in place

@@ -42,6 +42,7 @@ from tree_sitter import Language, Node, Parser, Tree
 from ...fileio import read_prefix
 from .decorations import blank_class_decorations, blank_declaration_heads
 from .source import ParseTimeout, line_start_matches, parse_limited
+from .returns_this import macro_use, methods_returning_this
 
 CPP_LANGUAGE = Language(tree_sitter_cpp.language())
 
@@ -95,6 +96,8 @@ class ClassFacts:
     fields: dict[str, str] = field(default_factory=dict)  # member -> declared type text
     bases: list[str] = field(default_factory=list)
     methods: set[str] = field(default_factory=set)
+    returns_this: set[str] = field(default_factory=set)  # methods whose body is `return this;` (returns_this.py)
+    macro_uses: list[str] = field(default_factory=list)  # macros invoked as members (`DEFINE_FUNCS(T)`)
     _destructor: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def declares_destructor(self) -> bool:
@@ -350,6 +353,7 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                     info.bases.append(" ".join(_text(src, base).split()))
     for member in body.named_children:
         if member.type in ("field_declaration", "declaration", "function_definition"):
+            _note_returns_this(src, member, info)
             type_node = member.child_by_field_name("type")
             for decl in member.children_by_field_name("declarator"):
                 member_name = _declarator_name(src, decl)
@@ -371,6 +375,21 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
     facts.classes.setdefault(name, info)
     if ns:
         facts.classes.setdefault("::".join(ns + (name,)), info)
+
+
+def _note_returns_this(src: bytes, member: Node, info: ClassFacts) -> None:
+    """A member defining a method that returns `this`, or invoking a macro (resolved against
+    the macros the includer sees, by the file model)."""
+    if member.type == "function_definition":
+        if b"this" in src[member.start_byte:member.end_byte]:
+            info.returns_this |= methods_returning_this(_text(src, member))
+        return
+    first = src[member.start_byte:member.start_byte + 1]
+    if not (first.isupper() or first == b"_"):  # (most members are not macro invocations)
+        return
+    used = macro_use(_text(src, member))
+    if used is not None:
+        info.macro_uses.append(used)
 
 
 def _record_method_return(src: bytes, facts: HeaderFacts, owner: tuple[str, ...], member: str, const: str,

@@ -639,6 +639,14 @@ table and method calls (typed by the receiver), `std::move`, makers."""
                           arg_nodes: list[Node], discard: bool, dest: ir.Expr | None) -> ir.Expr:
         """A method of a known class: an `Ort::` object, a class of this file, anything else."""
         cls = self.model.find_class(rtype.name, self.ns)
+        if op == "->" and base is not None and not arg_nodes and cls is not None and self.model.returns_this(cls, name):
+            # `n.release()->ToExternal()` whose body is `return static_cast<OrtNode*>(this);`: the
+            # object itself (a call of a known class's method passes no receiver in the IR)
+            value = self.lower_expr(base)
+            if dest is None:
+                return value
+            self.emit(ir.Assign(self.loc(node), dest, value))
+            return dest
         if cls is not None and cls.from_header and not cls.methods and name in cls.declared_methods \
                 and name in self.unit.policy.untyped_fields and not self.policy_method(cls.qualname, name):
             # a method a header of the tree declares that hides a same-named function-pointer field

@@ -89,7 +89,7 @@ class CppFrontEnd(CFrontEnd):
             self.macros.update(self.oracle.macros)
         self.add_visible_declarations(root)
         self.model.collect(root)
-        self.model.add_visible(self.visible, self.own_facts)
+        self.model.add_visible(self.visible, self.own_facts, self.macros)
         functions: list[ir.Function] = []
         for node, name, cls, ns in self.cpp_function_nodes(root):
             functions.extend(self.lower_cpp(node, name, cls, ns))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterator
 
 from tree_sitter import Node
@@ -22,10 +23,11 @@ from ...policy import Policy
 from ..c.syntax import declarator_name, find_function_declarator, inner_declarator, is_array_declarator
 from ..common.cfg import FieldIds, field_ids
 from ..common.header_index import method_declarator
+from ..common.returns_this import methods_returning_this
 from .address_taken import address_taken_names
 
 if TYPE_CHECKING:
-    from ..common.header_index import HeaderFacts, Visible
+    from ..common.header_index import ClassFacts, HeaderFacts, Visible
 
 # Types whose `->F(...)` / `.F(...)` members are entries of a C function table, not methods.
 TABLE_TYPES = frozenset({
@@ -208,6 +210,7 @@ class ClassInfo:
     from_header: bool = False  # declared in an included header: members known, bodies not
 
     inherited: dict[str, str] = field(default_factory=dict)  # method -> the base class that declares it
+    returns_this: set[str] = field(default_factory=set)  # methods returning `this` (common/returns_this.py)
 
     def has_method(self, name: str) -> bool:
         return name in self.methods or name in self.declared_methods or name in self.inherited
@@ -354,7 +357,15 @@ class FileModel:
             if cls_name is None and node.type == "function_definition":
                 self._attach_out_of_class(node, ns)
 
-    def add_visible(self, visible: "Visible", own: "HeaderFacts | None" = None) -> None:
+    def returns_this(self, cls: ClassInfo, name: str) -> bool:
+        """Whether method `name` of `cls` (or of the base that declares it) returns `this`."""
+        if name in cls.returns_this:
+            return True
+        owner = cls.inherited.get(name)
+        base = self.classes.get(owner) if owner is not None else None
+        return base is not None and name in base.returns_this
+
+    def add_visible(self, visible: "Visible", own: "HeaderFacts | None" = None, macros: Mapping[str, Any] | None = None) -> None:
         """Classes and aliases declared in the file's headers (header_index): members only (their
         method bodies stay in the header), then every class's inherited members, so that
         `ort_api.X(...)` in a method of a class whose base struct holds `const OrtApi& ort_api`
@@ -384,10 +395,14 @@ class FileModel:
                 if not info.has_dtor_decl:
                     info.has_dtor_decl = facts.declares_destructor()
             bases.setdefault(info.qualname, []).extend(facts.bases)
+            if facts.returns_this or facts.macro_uses:
+                _add_returns_this(info, facts, macros or {}, visible.macros)
         for name, facts in (own.classes.items() if own is not None else ()):
             info = classes.get(name)
             if info is not None and facts.bases:
                 bases.setdefault(info.qualname, []).extend(facts.bases)
+            if info is not None and (facts.returns_this or facts.macro_uses):
+                _add_returns_this(info, facts, macros or {}, visible.macros)
         self._bases.update(bases)
         for qual, names in bases.items():
             if names:  # (no base: nothing to inherit)
@@ -979,3 +994,16 @@ def walk(root: Node, src: bytes) -> Iterator[tuple[Node, tuple[str, ...], str | 
             yield node, ns, cls, internal
         for child in reversed(children):
             stack.append((child, child_ns, child_cls, child_internal))
+
+
+def _add_returns_this(info: ClassInfo, facts: "ClassFacts", macros: Mapping[str, Any],
+                      header_macros: Mapping[str, Any]) -> None:
+    """The methods of a class that return `this` (defined in its body, or by a function-like
+    macro its body invokes, `DEFINE_ORT_GRAPH_IR_TO_EXTERNAL_INTERNAL_FUNCS(OrtNode, ...)`):
+    the file's macros first (with libclang's, only those the file itself uses), then the
+    headers'."""
+    info.returns_this |= facts.returns_this
+    for name in facts.macro_uses:
+        macro = macros.get(name) or header_macros.get(name)
+        if macro is not None and macro.params is not None:
+            info.returns_this |= methods_returning_this(macro.body)

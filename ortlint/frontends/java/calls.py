@@ -59,6 +59,9 @@ and the static types of expressions that qualify them."""
             return self.lower_for_each(node, obj, arg_nodes[0])
         callee, style, receiver, throws, spread = self.resolve_call(obj, name, len(arg_nodes))
         args = tuple([self.lower_expr(a) for a in arg_nodes]) if arg_nodes else ()
+        if style == "method" and receiver is not None and self.unit.is_indexed_element(callee, len(args)):
+            # `list.get(i)` is `list[i]`: a loop closing it closes every element, as an array's
+            return ir.Index(receiver, args[0])
         if spread is not None:
             args = self.pack_varargs(node, arg_nodes, args, spread)
         return self.emit_call(node, callee, style, receiver, args, discard, dest, throws)

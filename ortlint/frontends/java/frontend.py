@@ -113,6 +113,12 @@ class JavaFrontEnd:
         spec = self.policy.lookup("method", callee)
         return bool(spec is not None and getattr(spec, "view", False))
 
+    def is_indexed_element(self, callee: str, arity: int) -> bool:
+        """Whether `recv.callee(i)` reads the element at index `i` (`list.get(i)`: the policy's
+        `element` calls taking one argument), to be lowered as `recv[i]` like an array's."""
+        spec = self.policy.lookup("method", callee)
+        return bool(arity == 1 and spec is not None and getattr(spec, "element", False))
+
     def returned_type(self, style: str, callee: str) -> str:
         """The type the policy says a call returns (`type = "OrtSession"`), if any."""
         spec = self.policy.lookup(style, callee)
