@@ -249,7 +249,7 @@ def _excluded(rules: WalkRules, name: str, rel: str, full: str, is_dir: bool) ->
     """Does an exclude of `rules` match this entry? Default excludes match folder names only; a
     user glob matches the name, the path relative to the walked folder (`rel`) or to the
     configuration's folder; a glob ending in `/` matches folders only."""
-    if is_dir and rules.default_excludes and _DEFAULT_REGEX.match(name):
+    if is_dir and rules.default_excludes and _DEFAULT_REGEX.match(name) and not _is_jvm_package(name, full):
         return True
     if not rules.excludes:
         return False
@@ -281,6 +281,16 @@ def _compile(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 
 
 _DEFAULT_REGEX = re.compile("|".join(fnmatch.translate(p) for p in DEFAULT_EXCLUDES))
+# `src/java/`, `src/main/java/`, `app/src/test/kotlin/`: a JVM source root (Maven, Gradle, Android)
+_JVM_SOURCE_ROOT = re.compile(r"(?:^|[\\/])src[\\/](?:[^\\/]+[\\/])?(?:java|kotlin|scala|groovy)[\\/]")
+_PACKAGE_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _is_jvm_package(name: str, full: str) -> bool:
+    """A folder below a JVM source root is a package (`com/acme/adapter/out`, `.../build`,
+    `.../target`), named like one, never build output: hexagonal code puts its outbound adapters in
+    a package `out`, and Java code there was silently not analyzed."""
+    return _PACKAGE_NAME.fullmatch(name) is not None and _JVM_SOURCE_ROOT.search(full) is not None
 
 
 class Walker:

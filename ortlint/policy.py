@@ -293,6 +293,17 @@ class Policy:
             table = self.__dict__["_releasers"] = (len(self.calls), {k: sorted(v) for k, v in by_kind.items()})
         return list(table[1].get(kind, ()))
 
+    def holder_types(self) -> frozenset[str]:
+        """Types whose methods keep their arguments in the receiver (`atomic.Pointer` of
+        `atomic.Pointer.Store`, `stores = "receiver"`): a local value of such a type is a local
+        collection, whose contents stay this function's."""
+        table = self.__dict__.get("_holder_types")
+        if table is None or table[0] != len(self.calls):  # built once (rebuilt if calls are added)
+            types = frozenset(s.name.rsplit(".", 1)[0] for (style, _n), s in self.calls.items()
+                              if style == "method" and s.stores == "receiver" and "." in s.name)
+            table = self.__dict__["_holder_types"] = (len(self.calls), types)
+        return table[1]
+
     def blank_regex(self) -> re.Pattern[str] | None:
         """One regex matching every decoration to blank out before parsing."""
         if self._blank_re is None:

@@ -115,6 +115,18 @@ def test_default_excludes_never_match_files(tmp_path: Path) -> None:
     assert walked() == ["bazel-rules.cc", "build-graph.c", "out.c", "target.c"]
 
 
+def test_default_excludes_spare_jvm_packages(tmp_path: Path) -> None:
+    """Below a JVM source root, `out`, `build` or `target` is a package (an outbound adapter
+    `com/acme/adapter/out`), not build output; the module's own `target` stays excluded."""
+    java = "package com.acme.adapter.out;\nclass Remover {}\n"
+    write(tmp_path, "svc/src/main/java/com/acme/adapter/out/Remover.java", java)
+    write(tmp_path, "app/src/test/kotlin/org/x/build/Probe.java", java)
+    write(tmp_path, "svc/target/classes/Remover.java", java)
+    write(tmp_path, "svc/src/main/java/com/acme/.cache/Old.java", java)
+    assert walked() == ["app/src/test/kotlin/org/x/build/Probe.java",
+                        "svc/src/main/java/com/acme/adapter/out/Remover.java"]
+
+
 def test_exclude_adds_to_the_defaults_and_extend_exclude_too(tmp_path: Path) -> None:
     """`exclude` keeps adding to the default excludes (documented since 0.1; ruff's `exclude`
     replaces them: `default-excludes = false` does that here); `extend-exclude` adds (ruff)."""

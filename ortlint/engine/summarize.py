@@ -55,6 +55,10 @@ class Summarizing:
                     outs.append((out_path + tuple(res.esc[1:]), res.kind))
         effects.extend(self._cleared_params(state))
         claimed = {e.path for e in effects if e.what == "clear"} | {path for path, _kind in outs}
+        # `*out = list` with the new objects in list's elements: the acquisition into `(*out)[]`
+        # says what the caller's variable now holds (a "replace" of `*out` before it would
+        # make the elements memory of an unknown object, which nobody must release)
+        claimed |= {path[:-1] for path, _kind in outs if path[-1] == "[]"}
         effects.extend(replaced_param_locations(state, len(self.fn.params), claimed))
         ret = self._ret_spec(state, value) if how == "return" else None
         exit_kind = {"return": "return", "throw": "throw", "abort": "abort"}.get(how, "return")

@@ -635,9 +635,20 @@ class ValueTransfer:
         loc = self._resolve(state, target, create=False)
         if loc is None:
             return
+        n = len(loc)
         for k, v in list(state.b.items()):
-            if k[:len(loc)] == loc and v[0] == "r":
-                self._escape_val(state, v, where)
+            if k[:n] == loc and v[0] == "r":
+                self._escape_val(state, v, self._inner_where(where, k[n:]))
+
+    @staticmethod
+    def _inner_where(where: LocKey | None, inner: tuple) -> LocKey | None:
+        """Where an element of a collection stored at `where` ends up: `*out = list` with
+        `list[i]` holding a tensor puts the tensor at `(*out)[i]`, not at `*out` (a caller told
+        the tensor is `*out` itself would not see a helper that releases the elements of `*out`
+        release it). Only the elements of memory a parameter reaches: the summary's out paths."""
+        if where is None or inner != ("[]",) or not where[0].startswith("@p"):
+            return where
+        return where + inner
 
 
     def _gc(self, state: State, loc: ir.Loc, lost: bool = True) -> None:

@@ -105,6 +105,57 @@ def brace_macros(object_macros: dict[str, str], blank: Callable[[str], str], nam
     return out
 
 
+_NAMESPACE_OPEN = re.compile(r"^namespace\b[\w:\s]*\{$")
+
+
+def namespace_macros(object_macros: dict[str, str], blank: Callable[[str], str],
+                     names: Iterable[str]) -> tuple[set[str], set[str]]:
+    """Those of `names` (object-like) that open a namespace (`#define NS_BEGIN namespace a::b {`)
+    and those that close one brace (`#define NS_END }`): unexpanded at file scope, tree-sitter
+    reads the class or function after the opening one as the head of a function definition
+    named after the macro, and the code inside is lost (`_blank_namespace_uses`)."""
+    opens: set[str] = set()
+    closes: set[str] = set()
+    memo: dict[str, str | None] = {}
+    for name in names:
+        if name not in object_macros:
+            continue
+        text = _expanded(name, object_macros, 0, memo)
+        if text is None or "{" not in text and "}" not in text:
+            continue
+        code = " ".join(_STRINGS.sub("", blank(text)).split())
+        if _NAMESPACE_OPEN.match(code):
+            opens.add(name)
+        elif code == "}":
+            closes.add(name)
+    return opens, closes
+
+
+def _blank_namespace_uses(data: bytes, opens: set[str], closes: set[str]) -> bytes:
+    """The uses of namespace-opening and closing macros standing alone on their line at file or
+    namespace scope, blanked (same length, lines kept) when they pair up: the declarations
+    between them are read at file scope, without the namespace in their names (the text of the
+    namespace need not fit where the macro's name was). Left as they are when the opening and
+    closing uses do not pair up, or when none is outside a function body."""
+    names = opens | closes
+    pattern = re.compile(rb"(" + b"|".join(re.escape(n.encode()) for n in sorted(names, key=len, reverse=True))
+                         + rb")(?!\w)")
+    found = list(line_start_matches(pattern, data))
+    uses = [m for m, in_code in zip(found, _in_function_bodies(data, [m.start(1) for m in found]))
+            if not in_code and _next_significant(data, m.end(1), same_line=True) in (None, b"/", b";")]
+    depth = 0
+    for m in uses:
+        depth += 1 if m.group(1).decode() in opens else -1
+        if depth < 0:
+            return data
+    if depth != 0 or not uses:
+        return data
+    out = bytearray(data)
+    for m in uses:
+        out[m.start(1):m.end(1)] = b" " * (m.end(1) - m.start(1))
+    return bytes(out)
+
+
 def _expanded(name: str, macros: dict[str, str], depth: int, memo: dict[str, str | None] | None = None) -> str | None:
     """`name`'s body with the object-like macros in it expanded (None past MAX_DEPTH levels, or
     when the text grows past MAX_TEXT: a macro that cannot be a brace)."""
@@ -269,4 +320,6 @@ def rewrite_definition_macros(data: bytes, visible_macros: dict, policy: object)
     candidates = [name for name in objects if name in own_objects or name in used] + list(function_bodies)
     heads = head_shapes(functions, blank)
     braces = brace_macros(objects, blank, candidates, function_bodies)
-    return rewrite(data, heads, braces) if heads or braces else data
+    out = rewrite(data, heads, braces) if heads or braces else data
+    opens, closes = namespace_macros(objects, blank, candidates)
+    return _blank_namespace_uses(out, opens, closes) if opens else out

@@ -229,6 +229,9 @@ closures, and what a returned or captured value takes over."""
                 self.call_counter += 1
                 self.emit(ir.Call(self.call_counter, loc, "$keep", "plain", target.base, (value,), None, "defer"))
             elif target is not None:
+                if isinstance(target, Var) and isinstance(value, Var) and self.locals.get(value.name):
+                    # `defer destroyAll(outputs)` of a local slice: the copy shares its elements
+                    self.locals[target.name] = True
                 self.emit(ir.Assign(loc, target, value))
 
     def run_deferred(self, d: Deferred, loc: Loc) -> None:

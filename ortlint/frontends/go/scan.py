@@ -38,6 +38,7 @@ class FileScan:
     ort_aliases: set[str] = field(default_factory=set)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> last path element
     results: dict[str, int] = field(default_factory=dict)  # "f" / "T.M" -> number of results
+    collection_results: dict[str, frozenset[int]] = field(default_factory=dict)  # "f" / "T.M" -> slice/map results
     structs: dict[str, dict[str, str]] = field(default_factory=dict)  # T -> field -> normalized type
     interfaces: set[str] = field(default_factory=set)
     methods: dict[str, set[str]] = field(default_factory=dict)  # T -> method names
@@ -215,6 +216,9 @@ class FileScan:
     def read_signature(self, node: Node) -> None:
         name = self.function_name(node)
         self.results[name] = result_count(node.child_by_field_name("result"))
+        collections = self.collection_result_indices(node.child_by_field_name("result"))
+        if collections:
+            self.collection_results[name] = collections
         params = node.child_by_field_name("parameters")
         index = 1 if node.type == "method_declaration" else 0  # a method's receiver is argument 0
         for p in params.named_children if params is not None else ():
@@ -225,6 +229,24 @@ class FileScan:
         if node.type == "method_declaration":
             _recv, rtype = self.receiver(node)
             self.methods.setdefault(rtype, set()).add(self.text(node.child_by_field_name("name")))
+
+    def collection_result_indices(self, result: Node | None) -> frozenset[int]:
+        """Which results of a signature are slices or maps (`([]ort.Value, error)` -> {0}): a
+        local declared from such a call is a collection, whose elements are what the callee
+        made, like a local declared `var outputs []ort.Value`."""
+        if result is None:
+            return frozenset()
+        if result.type != "parameter_list":
+            return frozenset({0}) if self.norm_type(result).startswith(("[]", "map[")) else frozenset()
+        out, index = set(), 0
+        for p in result.named_children:
+            if p.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+                continue
+            count = max(1, len(p.children_by_field_name("name")))
+            if self.norm_type(p.child_by_field_name("type")).startswith(("[]", "map[")):
+                out.update(range(index, index + count))
+            index += count
+        return frozenset(out)
 
     def read_cleanup(self, node: Node) -> None:
         """Fields a method destroys (`r.f.Destroy()`, a loop destroying the elements of `r.f`),

@@ -82,6 +82,8 @@ class GoStatements:
                     self.emit(ir.Assign(self.loc(spec), tgt, NIL))
             for name, var in zip(names, fresh):
                 self.declare(name, vtype, var)
+                if self.is_holder_value_type(spec.child_by_field_id(F.type)):
+                    self.locals[var] = True
             self.finish_statement(spec)
 
     def declare(self, name: str, vtype: str, var: str | None = None) -> str:
@@ -97,9 +99,30 @@ class GoStatements:
         self.bind(name, var)
         return var
 
+    def is_holder_value_type(self, node: Node | None) -> bool:
+        """`var h atomic.Pointer[T]`, `var m sync.Map`: a holder value of this function (not a
+        pointer to one elsewhere) keeps what its Store/Swap methods are given, like a local
+        slice keeps what is appended (rules/onnxruntime-go.toml)."""
+        if node is None or node.type == "pointer_type":
+            return False
+        return self.scan.norm_type(node) in self.policy.holder_types()
+
     def is_struct_value_type(self, node: Node | None) -> bool:
         """A struct type of this package written as a value (`T`, not `*T`)."""
         return node is not None and node.type == "type_identifier" and self.text(node) in self.scan.structs
+
+    def collection_results_of(self, rights: list[Node], nlefts: int) -> frozenset[int]:
+        """`outputs, err := c.makeOutputs(n)` of a function of this file returning
+        `([]ort.Value, error)`: the indices of the declared names that are collections."""
+        if len(rights) != 1 or nlefts < 1:
+            return frozenset()
+        call = self.unparen(rights[0])
+        fn = call.child_by_field_id(F.function) if call.type == "call_expression" else None
+        if fn is None:
+            return frozenset()
+        callee, _style, _recv, binding = self.callee_of(fn)
+        found = frozenset() if binding else self.scan.collection_results.get(callee, frozenset())
+        return frozenset(i for i in found if i < nlefts)
 
     def declared_target(self, node: Node, var: str) -> ir.Expr:
         return self.target(node) if self.text(node) == "_" else Var(var)
@@ -123,6 +146,9 @@ class GoStatements:
                 self.locals[var] = True
                 if self.holds_values(rights[i]):
                     self.made.add(var)
+        for i in self.collection_results_of(rights, len(lefts)):
+            if fresh[i] != "_" and fresh[i] not in self.params:
+                self.locals[fresh[i]] = True
         if len(lefts) == 1 and len(rights) == 1 and self.text(lefts[0]) in self.slots:
             self.declare_slots(self.text(lefts[0]), rights[0], self.loc(node))
         else:
