@@ -15,6 +15,7 @@ from .fresh_blocks import fresh_block, live_other, pointer_base
 from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
 from .relations import assume_related, is_entry_identity, root_var
+from .counts import count_after, increment_step
 from .replaced import bind_written_unknown
 from .summaries import Summary
 from .state import (
@@ -374,6 +375,8 @@ class ValueTransfer:
             return
         if value is None and value_expr is not None and key[0][:1] == "@":
             value = self._param_value_kept(state, key, value_expr)
+            if value is None:
+                value = self._incremented_count(state, dest, key, value_expr)
         # `_is_local_loc`, its common answer inline (a local or a temporary: most stores)
         first = key[0][:1]
         local = first == "$" or (first != "@" and key[0] in self.fn.locals) or self._is_local_loc(state, key)
@@ -408,6 +411,15 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr, key)
         if value is None and value_expr is not None and type(value_expr) in _LVALUES:
             self._copy_aggregate(state, value_expr, key, local)
+
+
+    def _incremented_count(self, state: State, dest: Expr, key: LocKey, value_expr: Expr) -> Val | None:
+        """`d->n++` of memory a parameter reaches, its old value known 0 or not 0 (engine/counts.py)."""
+        step = increment_step(dest, value_expr)
+        if step is None:
+            return None
+        old = state.b.get(key)
+        return count_after(old, self._truth(state, old), step)
 
 
     @staticmethod
