@@ -16,6 +16,7 @@ from .exprs import element_of, expr_vars, narrow, owner_text, param_path, rememb
 from .messages import subject
 from .relations import assume_related, is_entry_identity, root_var
 from .counts import count_after, increment_step
+from .orders import assume_ordered
 from .replaced import bind_written_unknown
 from .summaries import Summary
 from .state import (
@@ -710,6 +711,9 @@ class ValueTransfer:
                 eq = truth if cond.op == "==" else not truth
                 return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
             if cond.op in _NEGATED and len(cond.operands) == 2:
+                ordered = self._assume_ordered_identities(state, cond, truth)
+                if ordered is not _UNSEEN:
+                    return ordered
                 state = self._assume_order(state, cond, truth, loop=not memo)
                 if state is None:
                     return None
@@ -871,6 +875,23 @@ class ValueTransfer:
             rid = self._new_opaque(state, loc)
             return rid if is_entry_identity(rid) else None
         return v[1] if v[0] == "r" and is_entry_identity(v[1]) else None
+
+
+    def _assume_ordered_identities(self, state: State, cond: Op, truth: bool) -> object:
+        """`s->leng >= l` with both sides entry identities (engine/orders.py): the narrowed
+        state (None: contradicted); `_UNSEEN` when the test is not one."""
+        a, b = cond.operands
+        va = self._eval(state, a)
+        if va is not None and va[0] != "r":
+            return _UNSEEN
+        vb = self._eval(state, b)
+        if vb is not None and vb[0] != "r":
+            return _UNSEEN
+        ra = self._entry_identity(state, a, va)
+        rb = self._entry_identity(state, b, vb) if ra is not None else None
+        if rb is None:
+            return _UNSEEN
+        return assume_ordered(state, cond.op, ra, rb, truth, self.budget.max_conds)
 
 
     def _assume_order(self, state: State, cond: Op, truth: bool, loop: bool = False) -> State | None:
