@@ -18,7 +18,7 @@ from __future__ import annotations
 from .summaries import Case, Effect, ParamPath
 
 _HANDING = ("release", "escape")  # what a case may do with the object the caller handed it
-_TOUCHING = ("release", "escape", "consume", "clear", "replace")
+_TOUCHING = ("release", "escape", "consume", "clear", "replace", "nonzero")
 
 
 def hand_over_dropped(cases: tuple[Case, ...]) -> tuple[Case, ...]:

@@ -31,9 +31,14 @@ def replaced_param_locations(state: State, nparams: int, claimed: set[tuple]) ->
         full = path + tuple(key[1:])
         if full in claimed or _entry_value(key, val):
             continue
-        out.append(Effect(full, "replace"))
+        out.append(Effect(full, "nonzero" if _not_zero(val) else "replace"))
     out.sort(key=repr)
     return out
+
+
+def _not_zero(val: Val) -> bool:
+    """An integer known to differ from 0 (a count the function incremented: engine/counts.py)."""
+    return (val[0] == "k" and val[1] != 0) or (val[0] == "x" and 0 in val[1])
 
 
 def _entry_value(key: tuple, val: Val) -> bool:

@@ -30,6 +30,7 @@ class Effect:
     path: ParamPath
     what: str  # "release" | "escape" | "consume" | "clear" (*path is NULL after the call)
     # | "replace" (*path holds another value, unknown to the caller: engine/replaced.py)
+    # | "nonzero" (*path holds an integer other than 0, such as an incremented count: engine/counts.py)
     relby: str | None = None  # the policy call that performs the release (for kind checks)
     where: str = ""  # "file:line" of that release inside the callee, for traces
 
@@ -79,7 +80,8 @@ class Summary:
                     + [f"{self.param_text(a)} {'==' if eq else '!='} {self.param_text(b)}" for a, b, eq in case.rel]))
             for e in case.effects:
                 verb = {"release": "releases", "escape": "takes ownership of", "consume": "may release",
-                        "clear": "sets to NULL", "replace": "stores another value into"}[e.what]
+                        "clear": "sets to NULL", "replace": "stores another value into",
+                        "nonzero": "stores a value other than 0 into"}[e.what]
                 via = f" with {e.relby}()" if e.relby and e.what == "release" else ""
                 at = f" at {e.where}" if e.where else ""
                 parts.append(f"{verb} {self.param_text(e.path)}{via}{at}")
@@ -170,6 +172,8 @@ def merge_cases(group: list[Case], exit_kind: str) -> Case:
             effects.append(Effect(path, "clear"))
         elif any(e is not None and e.what == "clear" for e in whats):
             continue  # NULL on some paths only: nothing is claimed
+        elif all(e is not None and e.what in ("replace", "nonzero") for e in whats):
+            effects.append(Effect(path, "nonzero" if all(e.what == "nonzero" for e in whats) else "replace"))
         elif any(e is not None and e.what == "escape" for e in whats):
             effects.append(Effect(path, "escape"))
         elif all(e is not None and e.what == "release" for e in whats):

@@ -15,6 +15,7 @@ from .addresses import select_cases
 from .exprs import dedupe, element_of, in_temp, shown
 from .global_relations import global_expr
 from .relations import assume_related
+from .counts import NOT_ZERO
 from .replaced import bind_written_unknown
 from .handed_to_releaser import hand_over_dropped
 from .member_writes import same_object_call
@@ -220,6 +221,9 @@ class SummaryTransfer:
             self._store(state, e, ("k", 0), ev.loc)
         elif effect.what == "replace":
             self._replace_location(state, e, ev)
+        elif effect.what == "nonzero":
+            self._replace_location(state, e, ev)
+            self._store(state, e, NOT_ZERO, ev.loc)
         else:  # a maybe-release (realloc-like helper): also of memory reached through a parameter
             rid, res = self._value_res(state, e, create=True)
             if rid is not None and res is not None and res.st in (HELD, OPAQUE, BORROWED):
@@ -297,7 +301,7 @@ class SummaryTransfer:
         it holds (`r = s->str; s->str = NULL; free(s); return r;`).
         Memory nothing read yet gets its identity now, so the read after the call is not taken
         for it. None: evaluated after the effects, as before."""
-        if not any(e.what == "replace" or e.what == "clear" for e in case.effects) or ev.dest is None:
+        if not any(e.what in ("replace", "clear", "nonzero") for e in case.effects) or ev.dest is None:
             return None
         if any(path == case.ret[1] for path, _kind in case.outs):
             return None  # the object the case acquires there (`tmp->data = p; return p;`): read after it

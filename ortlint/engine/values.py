@@ -17,6 +17,8 @@ from .exprs import element_of, expr_vars, narrow, owner_text, param_path, rememb
 from .messages import subject
 from .global_relations import global_identity
 from .relations import assume_related, is_entry_identity, root_var
+from .counts import count_after, increment_step
+from .orders import assume_ordered
 from .replaced import bind_written_unknown
 from .summaries import Summary
 from .state import (
@@ -383,6 +385,8 @@ class ValueTransfer:
             return
         if value is None and value_expr is not None and key[0][:1] == "@":
             value = self._param_value_kept(state, key, value_expr)
+            if value is None:
+                value = self._incremented_count(state, dest, key, value_expr)
         # `_is_local_loc`, its common answer inline (a local or a temporary: most stores)
         first = key[0][:1]
         local = first == "$" or (first != "@" and key[0] in self.fn.locals) or self._is_local_loc(state, key)
@@ -417,6 +421,15 @@ class ValueTransfer:
                 self._escape_contents(state, value_expr, key)
         if value is None and value_expr is not None and type(value_expr) in _LVALUES:
             self._copy_aggregate(state, value_expr, key, local)
+
+
+    def _incremented_count(self, state: State, dest: Expr, key: LocKey, value_expr: Expr) -> Val | None:
+        """`d->n++` of memory a parameter reaches, its old value known 0 or not 0 (engine/counts.py)."""
+        step = increment_step(dest, value_expr)
+        if step is None:
+            return None
+        old = state.b.get(key)
+        return count_after(old, self._truth(state, old), step)
 
 
     @staticmethod
@@ -718,6 +731,9 @@ class ValueTransfer:
                 eq = truth if cond.op == "==" else not truth
                 return self._assume_eq(state, cond.operands[0], cond.operands[1], eq, cond, memo)
             if cond.op in _NEGATED and len(cond.operands) == 2:
+                ordered = self._assume_ordered_identities(state, cond, truth)
+                if ordered is not _UNSEEN:
+                    return ordered
                 state = self._assume_order(state, cond, truth, loop=not memo)
                 if state is None:
                     return None
@@ -909,6 +925,23 @@ class ValueTransfer:
         root = root_var(e) if type(e) in _LVALUES else None
         return not (root is None or root.name in self.fn.locals or root.name in self.params or root.name[:1] == "$"
                     or root.name == "this" or (root.name,) in state.b)
+
+
+    def _assume_ordered_identities(self, state: State, cond: Op, truth: bool) -> object:
+        """`s->leng >= l` with both sides entry identities (engine/orders.py): the narrowed
+        state (None: contradicted); `_UNSEEN` when the test is not one."""
+        a, b = cond.operands
+        va = self._eval(state, a)
+        if va is not None and va[0] != "r":
+            return _UNSEEN
+        vb = self._eval(state, b)
+        if vb is not None and vb[0] != "r":
+            return _UNSEEN
+        ra = self._entry_identity(state, a, va)
+        rb = self._entry_identity(state, b, vb) if ra is not None else None
+        if rb is None:
+            return _UNSEEN
+        return assume_ordered(state, cond.op, ra, rb, truth, self.budget.max_conds)
 
 
     def _assume_order(self, state: State, cond: Op, truth: bool, loop: bool = False) -> State | None:

@@ -1,0 +1,53 @@
+"""Counts a function increments: `d->n++` after testing `d->n == 0` leaves `d->n` other than 0.
+
+A growth helper (`if (d->n == 0) d->v = malloc(..); else d->v = realloc(d->v, ..);
+d->v[d->n] = x; d->n++;`) has one summary case per outcome of its test of the count. Without
+the increment the caller keeps the count the test assumed: after a call taken with "count is
+0" (the first allocation) the next call may take "count is 0" again, and its `malloc` looks
+like it overwrote the first block. An increment by a positive constant of a value known to be 0
+gives that constant; of any other value it gives a value other than 0: a value a program
+increments in memory it was handed is a count (`(*count)++`, `d->n++`), never negative, so at
+least 1 afterwards (the one integer whose successor is 0, -1, is no count). The summary then says "stores a value other than 0" (engine/replaced.py) and the
+caller's next call takes the realloc case.
+"""
+from __future__ import annotations
+
+from ..ir import Const, Expr, Op, Opaque
+from .state import POSITIVE_COUNT, Val
+
+NOT_ZERO: Val = ("x", frozenset({0}))
+
+
+def increment_step(dest: Expr, value: Expr) -> int | None:
+    """The positive constant `value` adds to `dest` (`dest++`, `++dest`, `dest += 2`,
+    `dest = dest + 1`), or None when `value` is anything else."""
+    if type(value) is Op and value.op == "+" and len(value.operands) == 2:
+        a, b = value.operands
+        other = b if a == dest else a if b == dest else None
+        return _positive(other)
+    if type(value) is not Opaque or not value.parts or value.parts[0] != dest:
+        return None
+    text = value.text.strip()
+    if len(value.parts) == 1 and (text.endswith("++") or text.startswith("++")):
+        return 1
+    if len(value.parts) == 2 and "+=" in text:
+        return _positive(value.parts[1])
+    return None
+
+
+def _positive(e: Expr | None) -> int | None:
+    if type(e) is Const and e.value is not None and e.value > 0:
+        return e.value
+    return None
+
+
+def count_after(old: Val | None, truth: bool | None, step: int) -> Val:
+    """The value of a count that held `old` (of truth `truth`: known 0, known not 0, unknown)
+    after adding `step` > 0."""
+    if old is not None and old[0] == "k":
+        return ("k", old[1] + step)
+    if old == POSITIVE_COUNT:
+        return POSITIVE_COUNT
+    if truth is False:
+        return ("k", step)
+    return NOT_ZERO
