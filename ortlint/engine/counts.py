@@ -1,5 +1,6 @@
-"""Counts a function increments: `d->n++` after testing `d->n == 0` leaves `d->n` other than 0.
+"""Counts: what an increment says about a value, so that a later test of it takes the right arm.
 
+In memory a function was handed: `d->n++` after testing `d->n == 0` leaves `d->n` other than 0.
 A growth helper (`if (d->n == 0) d->v = malloc(..); else d->v = realloc(d->v, ..);
 d->v[d->n] = x; d->n++;`) has one summary case per outcome of its test of the count. Without
 the increment the caller keeps the count the test assumed: after a call taken with "count is
@@ -7,13 +8,24 @@ the increment the caller keeps the count the test assumed: after a call taken wi
 like it overwrote the first block. An increment by a positive constant of a value known to be 0
 gives that constant; of any other value it gives a value other than 0: a value a program
 increments in memory it was handed is a count (`(*count)++`, `d->n++`), never negative, so at
-least 1 afterwards (the one integer whose successor is 0, -1, is no count). The summary then says "stores a value other than 0" (engine/replaced.py) and the
-caller's next call takes the realloc case.
+least 1 afterwards (the one integer whose successor is 0, -1, is no count). The summary then
+says "stores a value other than 0" (engine/replaced.py) and the caller's next call takes the
+realloc case.
+
+In a local: a counter stepped up from a value that is not negative is above 0 (`counted_up`).
+`for (i = 0; i < n; ++i) { if (fill(&v[i]) != OK) { for (j = 0; j < i; ++j) free(v[j].data); ...
+return; } }`: on every round after the first, `i` was stepped up from 0 or more, so the cleanup
+loop runs at least once; with `++i` unknown, the path that skips it on a later round was taken
+and reported the earlier rounds' blocks lost. The same holds for a count of stored elements
+(`arr[n] = dup(s); if (arr[n]) ++n; ... if (n > 0) hand(arr, n); else free(arr);`): where an
+element was stored, `n > 0`. The value is `POSITIVE_COUNT` (`n <= 0` cannot hold), never the
+exact number (exact counts would make a state per round); the first round, where the counter is
+still 0, keeps its own paths (the cleanup loop not run, the current round's block still held).
 """
 from __future__ import annotations
 
 from ..ir import Const, Expr, Op, Opaque
-from .state import POSITIVE_COUNT, Val
+from .state import POSITIVE_COUNT, State, Val
 
 NOT_ZERO: Val = ("x", frozenset({0}))
 
@@ -51,3 +63,15 @@ def count_after(old: Val | None, truth: bool | None, step: int) -> Val:
     if truth is False:
         return ("k", step)
     return NOT_ZERO
+
+
+def counted_up(state: State, e: Opaque) -> Val | None:
+    """The value of `++x` / `x++` (the front end's opaque text over the one variable x) when x
+    holds an integer known not to be negative, or a positive count; else None (unknown)."""
+    name = e.parts[0].name
+    if e.text != "++" + name and e.text != name + "++":
+        return None
+    old = state.b.get((name,))
+    if old == POSITIVE_COUNT or (old is not None and old[0] == "k" and type(old[1]) is int and old[1] >= 0):
+        return POSITIVE_COUNT
+    return None

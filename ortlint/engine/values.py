@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from .. import ir
 from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Opaque, Var
-from .counters import counted_up
 from .fresh_blocks import fresh_block, live_other, pointer_base
 from .exprs import element_of, expr_vars, narrow, owner_text, param_path, remembered_as, shown, strip_value, too_deep
 from .messages import subject
 from .global_relations import global_identity
 from .relations import assume_related, is_entry_identity, root_var
-from .counts import count_after, increment_step
+from .counts import count_after, counted_up, increment_step
 from .orders import assume_ordered
 from .replaced import bind_written_unknown
 from .summaries import Summary
