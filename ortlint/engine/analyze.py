@@ -4,7 +4,7 @@
 Its methods are split by concern, one module each:
 
 * state.py, join.py: the abstract domain: values, resource states, states; property keys and joins;
-* values.py: transfer functions for values, locations, stores, escapes, conditions;
+* values.py: transfer functions for values, locations, stores, escapes; conditions.py: branch conditions;
 * calls.py: transfer functions for calls through the policy (acquire, release, fail);
 * summary_calls.py: transfer functions for calls to analyzed functions (summaries);
 * loops.py, loop_effects.py: the loops of the CFG; what release loops do to array elements;
@@ -34,6 +34,7 @@ from .state import UNKNOWN, State, Val
 from .summaries import Summary
 from .summarize import Summarizing
 from .summary_calls import SummaryTransfer
+from .conditions import ConditionTransfer
 from .values import ValueTransfer
 
 
@@ -77,7 +78,7 @@ def _kind_sets(policy: Policy) -> tuple[frozenset, frozenset]:
 
 
 
-class FunctionAnalyzer(Exploration, ValueTransfer, CallTransfer, SummaryTransfer, LoopEffects, LeakCollection, Summarizing):
+class FunctionAnalyzer(Exploration, ValueTransfer, ConditionTransfer, CallTransfer, SummaryTransfer, LoopEffects, LeakCollection, Summarizing):
     """Analyzes one `ir.Function` against a policy and the summaries of its callees.
 
     The methods live in one module per concern (see the module docstring); this class holds the

@@ -20,8 +20,7 @@ What counts as "another object" is kept narrow, for soundness:
 """
 from __future__ import annotations
 
-from ..ir import AddrOf, Deref, Expr, Field, Index, Op, Var
-from .relations import root_var
+from ..ir import AddrOf, Deref, Expr, Field, Index, Op
 from .replaced import WRITTEN
 from .state import HELD, OPAQUE, State, Val
 
