@@ -24,7 +24,7 @@ still 0, keeps its own paths (the cleanup loop not run, the current round's bloc
 """
 from __future__ import annotations
 
-from ..ir import Const, Expr, Op, Opaque
+from ..ir import Const, Expr, Op, Opaque, Var
 from .state import POSITIVE_COUNT, State, Val
 
 NOT_ZERO: Val = ("x", frozenset({0}))
@@ -63,6 +63,13 @@ def count_after(old: Val | None, truth: bool | None, step: int) -> Val:
     if truth is False:
         return ("k", step)
     return NOT_ZERO
+
+
+def self_step(name: str, e: Expr) -> bool:
+    """Whether `e` is `++name` / `name++` (the front end's opaque text over the one variable):
+    the value `counted_up` makes from the variable's own."""
+    return (type(e) is Opaque and len(e.parts) == 1 and type(e.parts[0]) is Var and e.parts[0].name == name
+            and (e.text == "++" + name or e.text == name + "++"))
 
 
 def counted_up(state: State, e: Opaque) -> Val | None:

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import AbstractSet, NamedTuple, Sequence
 
 from .exprs import param_path
-from .state import BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
+from .state import BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
 
@@ -42,10 +42,30 @@ def property_key(state: State, tracked: Kinds) -> tuple:
                if (res.st == RELEASED if res.kind is None else (res.kind in tracked and not (res.coll and res.st == HELD)
                                                                 and res.st != CONSUMED
                                                                 and (res.st != ESCAPED or _kept_escape(res.esc))))}
-    return _key_of(state, key_res)
+    key = _key_of(state, key_res)
+    if POSITIVE_COUNT in state.b.values():  # (a test in C; rare: only counters stepped up)
+        counts = _counts_of_elements(state, tracked)
+        if counts:
+            return key + (counts,)
+    return key
 
 
 _NO_PROPERTIES = (frozenset(), frozenset())
+
+
+def _counts_of_elements(state: State, tracked: Kinds) -> frozenset:
+    """The variables known to hold a positive count, when `state` holds array elements a loop
+    acquired (`arr[n] = dup(s); if (arr[n]) ++n;`). Elements held are no part of the key (a
+    loop that ran zero times joins one that filled them), but then the count goes with them: the
+    join of "n > 0, elements held" with "n == 0, none held" forgets n and keeps the elements, and
+    `if (n > 0) hand(arr, n); else free(arr);` takes the else arm with them held (a leak that
+    cannot happen). So a positive count is part of the key while elements are held: the states
+    stay apart exactly where the count says whether anything was stored. Only `POSITIVE_COUNT`
+    counts (engine/counts.py), and dead locals are dropped before the key is taken, so a loop's
+    own index, dead after it, splits nothing past it."""
+    if not any(res.coll and res.st == HELD and res.kind in tracked for res in state.r.values()):
+        return frozenset()
+    return frozenset([k for k, v in state.b.items() if v == POSITIVE_COUNT])
 
 
 def _key_of(state: State, key_res: dict) -> tuple:

@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 from .. import ir
 from ..ir import AddrOf, Call, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from .explore import postorder
+from .counts import self_step
 from .exprs import conjuncts
 
 
@@ -420,12 +421,21 @@ def _item_roots(tag: str, item: object) -> Iterable[str]:
 
 def _assigned(block: ir.Block) -> set[str]:
     """Variables the block's events assign as a whole (`x = ...`, `x = f(...)`): their values
-    on entry are gone at its end. Stores through pointers and into fields kill nothing."""
+    on entry are gone at its end. Stores through pointers and into fields kill nothing, and
+    neither does a step of a counter (`++n`): its new value is made from the old one
+    (engine/counts.py: 0 or a positive count gives a positive count, an unknown value an
+    unknown one), so a test of `n` after it decides by what `n` held before. Killed, `n` was
+    no longer "tested ahead" above `if (arr[n]) ++n;`, and the second-level join merged "n is
+    0" with "n > 0" there, elements held on both: `if (n > 0) hand(arr); else free(arr);`
+    then freed the array alone with its elements held."""
     out: set[str] = set()
     for ev in block.events:
-        dest = ev.dest if isinstance(ev, (ir.Assign, Call)) else None
-        if type(dest) is Var:
-            out.add(dest.name)
+        if type(ev) is ir.Assign:
+            dest = ev.dest
+            if type(dest) is Var and not self_step(dest.name, ev.value):
+                out.add(dest.name)
+        elif type(ev) is Call and type(ev.dest) is Var:
+            out.add(ev.dest.name)
     return out
 
 
