@@ -552,12 +552,15 @@ def _rename_successors(a: State, b: State, diff: list[str], dead: frozenset) -> 
             rename[vb[1]] = va[1]
     if not rename:
         return b, diff
-    out_b = {k: (("r", rename[v[1]]) if v[0] == "r" and v[1] in rename else v) for k, v in b.b.items()}
-    out_r = {rid: res for rid, res in b.r.items() if rid not in rename}
+    # renamed everywhere `b` names them, the memory they point to included (`("@R", ...)`):
+    # renamed in the values only, `p = open_a()` / `p = open_b()` kept what the paths stored in
+    # `p->list` under the old name, which nothing reaches after the join (the block was then
+    # "lost" at the close function that frees `p->list`)
+    out = _renamed(b, rename)
     for old, new in rename.items():
-        out_r[new] = replaced(a.r[new], maybe_null=a.r[new].maybe_null or b.r[old].maybe_null)
+        out.r[new] = replaced(a.r[new], maybe_null=a.r[new].maybe_null or b.r[old].maybe_null)
     kept = [rid for rid in diff if rid not in rename and rid not in rename.values()]
-    return State(out_b, out_r, b.conds, b.trace), kept
+    return out, kept
 
 
 def _holders(b: dict, rids: AbstractSet[str]) -> dict[str, frozenset]:
