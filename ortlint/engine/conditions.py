@@ -221,14 +221,21 @@ class ConditionTransfer:
         bound = state.b.get((root.name,)) if root is not None else None
         if bound is None or bound[0] != "r" or not is_entry_identity(bound[1]):
             return None
+        rid = self._read_identity(state, e)
+        return rid if rid is not None and is_entry_identity(rid) else None
+
+
+    def _read_identity(self, state: State, e: Expr) -> str | None:
+        """The resource reading the lvalue `e` gives: the one its location holds, or a new
+        opaque one where it holds nothing yet (a first read); None for a location that holds
+        another kind of value or cannot be named."""
         loc = self._resolve(state, e, create=True)
         if loc is None or too_deep(loc):
             return None
         v = state.b.get(loc)
         if v is None:
-            rid = self._new_opaque(state, loc)
-            return rid if is_entry_identity(rid) else None
-        return v[1] if v[0] == "r" and is_entry_identity(v[1]) else None
+            return self._new_opaque(state, loc)
+        return v[1] if v[0] == "r" else None
 
 
     def _global_identity(self, state: State, e: Expr, v: Val | None) -> str | None:
@@ -237,12 +244,8 @@ class ConditionTransfer:
         if v is None:
             if not self._global_root(state, e, v):
                 return None
-            loc = self._resolve(state, e, create=True)
-            if loc is None or too_deep(loc):
-                return None
-            v = state.b.get(loc)
-            if v is None:
-                return global_identity(self._new_opaque(state, loc))
+            rid = self._read_identity(state, e)
+            return global_identity(rid) if rid is not None else None
         return global_identity(v[1]) if v[0] == "r" else None
 
 
