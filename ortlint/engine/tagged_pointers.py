@@ -1,16 +1,16 @@
-"""A pointer with tag bits in its low bits is still the same object (pointer tagging).
+"""A pointer whose low bits are set to a tag is handed to the tagging scheme (pointer tagging).
 
 C code that knows its blocks are aligned keeps a flag in the low bits of a pointer:
 `#define SET_LEAF(x) ((void*)((uintptr_t)(x) | 1))` stores a tagged leaf into a tree slot, and
-`free((void*)((uintptr_t)(x) & ~1))` releases it after clearing the tag. Casts are transparent
-in the IR, so the tagged value is `Op("|", (p, 1))`; without this it evaluated to nothing, the
-block stored into the slot did not escape (reported lost) and the untagged pointer handed to
-`free` was not the block (reported not released).
+the code that later reads the slot tests the bit (`(uintptr_t)p & 1`) to tell a leaf from an
+inner node, clears it and frees the block with `free` or `delete` according to the tag. Casts are
+transparent in the IR, so the tagged value is `Op("|", (p, 1))`, which evaluated to nothing: the
+block stored into the slot did not escape and was reported lost.
 
-Only the forms that keep the address: setting bits below an allocation's alignment
-(`p | k` with 0 < k < ALIGN) and clearing them (`p & ~k`, a mask whose high bits are all set).
-`p & 1` (testing the tag) is a small integer, not the object; `p + n` (an address inside the
-block) is another pointer and stays unknown.
+Following the block through the tag would need the tag tests too (which release matches the
+block depends on a bit the analysis cannot see), so setting tag bits on a held block hands it
+over, as passing it to code the analysis does not see would: its owner is now the tagged
+structure. Only the tagging form: bits below an allocation's alignment (`p | k`, 0 < k < ALIGN).
 """
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ ALIGN = 16  # malloc's alignment on every platform ortlint models: bits below it
 
 
 def tagged_pointer(op: str, vals: list[Val | None]) -> Val | None:
-    """The object a tagging operation on a resource pointer still denotes, else None."""
-    if op != "|" and op != "&":
+    """The resource pointer that `op` sets tag bits on, else None."""
+    if op != "|":
         return None
     a, b = vals
     if a is not None and a[0] == "r":
@@ -32,15 +32,4 @@ def tagged_pointer(op: str, vals: list[Val | None]) -> Val | None:
         return None
     if other is None or other[0] != "k" or type(other[1]) is not int:
         return None
-    bits = other[1]
-    if op == "|":
-        return pointer if 0 < bits < ALIGN else None
-    return pointer if -ALIGN <= bits < 0 else None  # `& ~k`: ~k is -(k + 1)
-
-
-def complement(vals: list[Val | None]) -> Val | None:
-    """`~k` of a known integer (the mask of `p & ~1`)."""
-    v = vals[0]
-    if v is not None and v[0] == "k" and type(v[1]) is int:
-        return ("k", ~v[1])
-    return None
+    return pointer if 0 < other[1] < ALIGN else None

@@ -13,7 +13,7 @@ from .exprs import element_of, owner_text, param_path, shown, strip_value, too_d
 from .messages import subject
 from .counts import count_after, counted_up, increment_step
 from .replaced import bind_written_unknown
-from .tagged_pointers import complement, tagged_pointer
+from .tagged_pointers import tagged_pointer
 from .state import (
     BORROWED,
     CONSUMED,
@@ -137,7 +137,10 @@ class ValueTransfer:
             return None
         ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
         if len(ints) == 2 and None in ints:
-            return tagged_pointer(e.op, vals)
+            tagged = tagged_pointer(e.op, vals)
+            if tagged is not None:  # `(uintptr_t)p | 1`: handed to the tagged structure
+                self._escape_val(state, tagged, None)
+            return None
         if len(ints) == 2:
             a, b = ints
             fold = _INT_OPS.get(e.op)
@@ -148,8 +151,6 @@ class ValueTransfer:
             return ("k", result) if result is not None else None
         if len(ints) == 1 and ints[0] is not None and e.op == "-":
             return ("k", -ints[0])
-        if len(ints) == 1 and e.op == "~":
-            return complement(vals)
         return None
 
 
