@@ -9,6 +9,8 @@ from functools import lru_cache
 from typing import AbstractSet, NamedTuple, Sequence
 
 from .exprs import param_path
+from .renaming import renamed as _renamed
+from .swapped_holders import align_swapped
 from .state import BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
@@ -146,38 +148,6 @@ def align_escaped(a: State, b: State, tracked: Kinds) -> State:
     return _renamed(b, rename)
 
 
-def _renamed(s: State, rename: dict[str, str]) -> State:
-    """`s` with resources renamed (`rename`: old id -> new id) everywhere a state names them:
-    bindings' values, memory locations (`("@R", ...)`, ids derived from R: `R/[]`), where a
-    resource escaped to and the owner a borrowed one depends on."""
-    def rid_of(rid: str) -> str:
-        new = rename.get(rid)
-        if new is not None:
-            return new
-        cut = rid.find("/")
-        if cut > 0 and rid[:cut] in rename:
-            return rename[rid[:cut]] + rid[cut:]
-        return rid
-
-    def loc_of(k: tuple) -> tuple:
-        if k[0][:1] == "@":
-            root = rid_of(k[0][1:])
-            if root != k[0][1:]:
-                return ("@" + root,) + k[1:]
-        return k
-
-    out_b = {loc_of(k): (("r", rid_of(v[1])) if v[0] == "r" else v) for k, v in s.b.items()}
-    out_r = {}
-    for rid, res in s.r.items():
-        if res.esc is not None or res.parent is not None:
-            esc = loc_of(res.esc) if res.esc else res.esc
-            parent = rid_of(res.parent) if res.parent else res.parent
-            if esc != res.esc or parent != res.parent:
-                res = replaced(res, esc=esc, parent=parent)
-        out_r[rid_of(rid)] = res
-    return State(out_b, out_r, s.conds, s.trace)
-
-
 def _in_key(res: Res, tracked: Kinds) -> bool:
     if res.kind is None:
         return res.st == RELEASED
@@ -195,6 +165,8 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     explains the result, unless `b` made everything the result keeps from one side only (a JNI
     local reference alive on one path: then `b`'s path shows where it came from)."""
     b = align_escaped(a, b, tracked)
+    if not a.b.items() <= b.b.items():
+        b = align_swapped(a, b, tracked)
     bb, br = b.b, b.r
     # Fast paths (half the joins): every binding / resource of `a` is the same in `b`, so the
     # loops below would keep exactly `a`'s entries, in `a`'s order (the subset tests run in C).
@@ -408,6 +380,7 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
     `fact_matters`; without it, a differing fact always refuses)."""
     if a.conds != b.conds and any(c[0] in retested for c in a.conds ^ b.conds):
         return None
+    b = align_swapped(a, b, tracked)
     diff: list[str] = []
     pinned: dict[str, list[str]] | None = None
     # only the resources the states disagree on (in one or both): the symmetric difference of
@@ -608,7 +581,7 @@ def _complete(x: State, y: State, diff: list[str]) -> State:
 
 def join_coarse(a: State, b: State, tracked: Kinds, local_ref: Kinds, dead: frozenset = frozenset()) -> State:
     """`a` merged with `b` keeping only what both hold (see above); `a`'s path explains it."""
-    b = align_escaped(a, b, tracked)
+    b = align_swapped(a, align_escaped(a, b, tracked), tracked)
     differ = sorted({rid for rid, _ in a.r.items() ^ b.r.items()})
     b, _ = _rename_successors(a, b, [rid for rid in differ if _side_joinable(a, b, rid, tracked)], dead)
     br = b.r

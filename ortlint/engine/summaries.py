@@ -182,7 +182,19 @@ def merge_cases(group: list[Case], exit_kind: str) -> Case:
             effects.append(Effect(path, "consume"))
     rets = {c.ret for c in group}
     ret = rets.pop() if len(rets) == 1 else None
-    return Case((), tuple(effects), (), ret, exit_kind)
+    return Case((), tuple(sorted(effects, key=_entry_effects_first)), (), ret, exit_kind)
+
+
+_ON_ENTRY_VALUE = frozenset({"release", "escape", "consume"})
+
+
+def _entry_effects_first(effect: Effect) -> int:
+    """A case's effects are applied in order. What the callee did to the object a path held on
+    entry (released, kept, consumed) comes before what the path holds at the end (NULL, another
+    value): `info_cleanup(dest); *dest = *source;` releases the old `dest->color.palette`, then
+    `dest->color` holds the copy. Ordered by path alone, the replacement of `dest->color` came
+    first and the release then hit the caller's new palette (a double release reported later)."""
+    return 0 if effect.what in _ON_ENTRY_VALUE else 1
 
 
 def summary_from_status_check(spec: CallSpec) -> Summary:

@@ -13,6 +13,7 @@ from .exprs import element_of, owner_text, param_path, shown, strip_value, too_d
 from .messages import subject
 from .counts import count_after, counted_up, increment_step
 from .replaced import bind_written_unknown
+from .tagged_pointers import tagged_pointer
 from .state import (
     BORROWED,
     CONSUMED,
@@ -135,7 +136,12 @@ class ValueTransfer:
                 return ("k", int(decided if e.op == "==" else not decided))
             return None
         ints = [v[1] if v is not None and v[0] == "k" else None for v in vals]
-        if len(ints) == 2 and None not in ints:
+        if len(ints) == 2 and None in ints:
+            tagged = tagged_pointer(e.op, vals)
+            if tagged is not None:  # `(uintptr_t)p | 1`: handed to the tagged structure
+                self._escape_val(state, tagged, None)
+            return None
+        if len(ints) == 2:
             a, b = ints
             fold = _INT_OPS.get(e.op)
             try:

@@ -121,6 +121,7 @@ class HeaderFacts:
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     returns: dict[str, str] = field(default_factory=dict)  # function -> declared return type text
+    ref_params: dict[str, frozenset[int]] = field(default_factory=dict)  # function -> `T *&p` parameters
 
 
 @dataclass
@@ -133,6 +134,7 @@ class Visible:
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     returns: dict[str, str] = field(default_factory=dict)
+    ref_params: dict[str, frozenset[int]] = field(default_factory=dict)
 
 
 EMPTY = Visible()
@@ -295,7 +297,7 @@ def own_facts(facts: HeaderFacts, path: str) -> HeaderFacts:
     """What `collect_facts(src, root, path, own=True)` gives for a tree of which `facts` are
     `collect_facts(src, root, ...)`: `own` only leaves includes, macros and returns out."""
     return HeaderFacts(path, prototypes=dict(facts.prototypes), classes=dict(facts.classes),
-                       aliases=dict(facts.aliases))
+                       aliases=dict(facts.aliases), ref_params=dict(facts.ref_params))
 
 
 def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFacts,
@@ -310,6 +312,7 @@ def _collect_declaration(src: bytes, node: Node, ns: tuple[str, ...], facts: Hea
         name = _declarator_name(src, func.child_by_field_name("declarator"))
         if name:
             flags = const_pointee_flags(src, func.child_by_field_name("parameters"))
+            _record_pointer_refs(src, func, ns + tuple(name.split("::")[:-1]), name.rsplit("::", 1)[-1], facts)
             facts.prototypes.setdefault(name, flags)
             facts.prototypes.setdefault(name.rsplit("::", 1)[-1], flags)
             if ns:
@@ -362,6 +365,7 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
                 method = method_declarator(decl)
                 if method is not None:
                     info.methods.add(member_name)
+                    _record_pointer_refs(src, method, ns + (name,), member_name, facts)
                     const = "const " if has_const_qualifier(src, member) else ""
                     _record_method_return(src, facts, ns + (name,), member_name, const, type_node, decl, method)
                     continue
@@ -375,6 +379,38 @@ def _collect_class(src: bytes, node: Node, ns: tuple[str, ...], facts: HeaderFac
     facts.classes.setdefault(name, info)
     if ns:
         facts.classes.setdefault("::".join(ns + (name,)), info)
+
+
+def _record_pointer_refs(src: bytes, func: Node, scope: tuple[str, ...], name: str, facts: HeaderFacts) -> None:
+    """The parameters of a declared function (or method) that are references to pointers
+    (`void *&obj`, `T*& out`): the callee assigns the caller's variable through them, so a caller
+    in another file passes the variable itself, as one that sees the definition does. Without
+    them a header-declared `grow(void *&obj)` was read as writing `*obj`: the caller's block
+    looked overwritten by the new one and lost. Keyed by the bare, the scope-qualified and the
+    last-scope-qualified name (`Class::method`), as the C++ model looks calls up."""
+    params = func.child_by_field_name("parameters")
+    if params is None:
+        return
+    indexes = frozenset(i for i, p in enumerate(c for c in params.named_children if c.type == "parameter_declaration")
+                        if _is_pointer_reference(src, p))
+    if not indexes:
+        return
+    keys = {name, "::".join(scope + (name,))}
+    if scope:
+        keys.add(f"{scope[-1]}::{name}")
+    for key in keys:
+        facts.ref_params[key] = facts.ref_params.get(key, frozenset()) | indexes
+
+
+def _is_pointer_reference(src: bytes, param: Node) -> bool:
+    """`T *&p`: the declarator's punctuation before the name is pointers then one `&`."""
+    decl = param.child_by_field_name("declarator")
+    if decl is None:
+        return False
+    text = _text(src, decl)
+    name = _declarator_name(src, decl)
+    marks = "".join(ch for ch in (text.split(name, 1)[0] if name else text) if ch in "*&")
+    return marks.endswith("*&") and marks.count("&") == 1
 
 
 def _note_returns_this(src: bytes, member: Node, info: ClassFacts) -> None:
@@ -648,6 +684,7 @@ class HeaderIndex:
         out.classes = _first_wins([f.classes for f in found])
         out.aliases = _first_wins([f.aliases for f in found])
         out.returns = _first_wins([f.returns for f in found])
+        out.ref_params = _first_wins([f.ref_params for f in found])
         return out
 
     def includers(self, header: str) -> list[tuple[str, int]]:

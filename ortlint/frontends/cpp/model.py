@@ -374,6 +374,8 @@ class FileModel:
             self.aliases.setdefault(name, alias)
         for name, returned in visible.returns.items():
             self.returns.setdefault(name, returned)
+        for name, indexes in visible.ref_params.items():  # (this file's own declaration wins)
+            self.ref_params.setdefault(name, indexes)
         bases: dict[str, list[str]] = {}
         classes = self.classes
         # (a file of a large tree sees hundreds of header classes, each under its short and its
