@@ -129,6 +129,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, ConditionTransfer, CallTransf
         self._aborting_blocks: dict[int, tuple] = {}  # explore._ends_process: id(block) -> (it, answer)
         self._summary_plans: dict[int, tuple] = {}  # summary_calls.SummaryTransfer._summary_plan
         self._member_writes: dict[tuple, list] = {}  # summary_calls._written_members, per call site
+        self._unnamed_writes: set[int] = set()  # parameters whose object it writes at computed places (interior.py)
         self._drop_keys: dict[int, tuple[str]] = {}  # call id -> ("$dropN",)
         self._params_released = False  # some state released a parameter's value (explore._admit looks for them)
         self._work = 0

@@ -19,6 +19,7 @@ from .. import ir
 from ..findings import LIMIT
 from ..ir import Assign, Branch, Call, Halt, Havoc, Jump, Kill, Return, ScopeExit, Use
 from .exprs import dedupe
+from .interior import interior_value
 from .join import (FactScope, coarse_key, covers, fact_matters, join, join_coarse, join_held, key_overlap, pinned_by,
                    property_key, settled)
 from .messages import branch_note
@@ -819,6 +820,8 @@ class Exploration:
             key = self._resolve(state, ev.dest, create=False)
             old = state.b.get(key) if key is not None else None
             value = self._eval(state, ev.value)
+            if value is None and key is not None and len(key) == 1:
+                value = interior_value(state, ev.value, self._eval)  # `slot = rec + off` (engine/interior.py)
             if value is None and key is not None and len(key) == 1 and (self._relates_arguments
                                                                         or self._rewritten_read(key[0], ev.value)):
                 value = self._named_read(state, key, ev.value)  # engine/relations.py

@@ -196,6 +196,8 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     if one_side and not one_side.isdisjoint(out_r):
         _keep_one_side_bindings(out_b, a.b, bb, out_r, one_side)
         referenced = referenced_ids(out_b)
+    if _elements_out_of_slots(out_b, a.b, bb, out_r):
+        referenced = referenced_ids(out_b)
     for rid in [rid for rid, res in out_r.items()
                 if res.st == OPAQUE and rid[0] != "p" and rid not in referenced]:
         del out_r[rid]
@@ -218,6 +220,38 @@ def _keep_one_side_bindings(out_b: dict, ba: dict, bb: dict, out_r: dict, one_si
                 res = out_r.get(v[1])
                 if res is not None and res.coll:
                     out_b[k] = v
+
+
+def _elements_out_of_slots(out_b: dict, ba: dict, bb: dict, out_r: dict) -> bool:
+    """Array elements held on both sides that the join left in no array slot: the two paths
+    stored different elements into the slot last (`lines[n] = dup(s);` in a loop, the block a
+    growth helper returned on one path and the caller's own on the other; a find-or-append
+    helper's new entry on one path, a later call's on the other). Both are in the array (a
+    block's, not a local array's, whose elements the exit checks as before). A slot
+    the join dropped names the element again (one abstract slot stands for many elements); one
+    that names another element gives this one to the array, as a second store into the slot
+    does (values._keep_in_collection). Without this the element was held by nothing but maybe
+    a local pointer to it, and the next return reported it leaked although the array was freed
+    with its elements or returned. True when a binding was added."""
+    elements = {rid for rid, res in out_r.items() if res.coll and res.st == HELD}
+    if not elements:
+        return False
+    elements.difference_update(v[1] for k, v in out_b.items() if v[0] == "r" and "[]" in k)
+    added = False
+    for side in (ba, bb) if elements else ():
+        for k, v in side.items():
+            if v[0] != "r" or v[1] not in elements or "[]" not in k or k[0][:1] != "@":
+                continue  # (a local array's elements die with it: left to the exit's leak check)
+            if k[0][1:] not in out_r:
+                continue  # the array itself is gone
+            now = out_b.get(k)
+            if now is None:
+                out_b[k] = v
+                added = True
+            elif now != v:
+                out_r[v[1]] = replaced(out_r[v[1]], st=ESCAPED, esc=k)
+            elements.discard(v[1])
+    return added
 
 
 def covers(a: State, b: State) -> bool:

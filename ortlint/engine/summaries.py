@@ -55,6 +55,7 @@ class Summary:
     params: tuple[str, ...] = ()
     compared_only: tuple[int, ...] = ()  # parameters only compared (engine/compared_only.py)
     writes: tuple[str, ...] = ()  # members a C++ method assigns (engine/member_writes.py)
+    unnamed_writes: tuple[int, ...] = ()  # parameters whose object it writes at computed places (engine/interior.py)
 
     @property
     def noreturn(self) -> bool:

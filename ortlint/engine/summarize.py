@@ -26,7 +26,7 @@ class Summarizing:
         if not cases:
             return None
         return Summary(self.fn.name, simplify_cases(cases), f"{self.fn.path}:{self.fn.loc.line}", tuple(self.fn.params),
-                       compared_only_params(self.fn), member_writes(self.fn))
+                       compared_only_params(self.fn), member_writes(self.fn), tuple(sorted(self._unnamed_writes)))
 
 
     def _case_of(self, state: State, how: str, value: Val | None) -> Case:

@@ -17,10 +17,11 @@ from .global_relations import global_expr
 from .relations import assume_related
 from .counts import NOT_ZERO
 from .replaced import bind_written_unknown
+from .interior import container, interior_of
 from .handed_to_releaser import hand_over_dropped
 from .member_writes import same_object_call
 from .join import join_cases
-from .state import BORROWED, CONSUMED, HELD, OPAQUE, Res, State, Val
+from .state import BORROWED, CONSUMED, DANGLING, HELD, OPAQUE, RELEASED, Res, State, Val
 from .summaries import Case, Effect, Summary
 
 HANDED_OVER = ("<callee>",)  # where a resource an analyzed callee took went
@@ -47,6 +48,9 @@ class SummaryTransfer:
             before = self._returned_location(s, ev, case) if case.ret is not None and case.ret[0] == "param" else None
             for arg in addresses:  # `f(&x)`: the callee may write x (a constant known before is not known after)
                 self._forget_written(s, arg)
+            for i in summary.unnamed_writes:  # fields the callee may have rewritten (engine/interior.py)
+                if i < len(ev.args):
+                    self._written_unnamed(s, ev.args[i])
             for effect, e in effects:
                 self._apply_effect(s, ev, effect, e, helper)
             for member in members:
@@ -76,6 +80,24 @@ class SummaryTransfer:
                 s.b.pop(drop, None)
                 self._gc(s, ev.loc)
         return join_cases(out) if joined_cases else dedupe(out)
+
+
+    def _written_unnamed(self, state: State, arg: Expr) -> None:
+        """The callee wrote the object `arg` points to at places its summary cannot name
+        (engine/interior.py): what its fields held that this function released is no longer
+        known to be there, and a parameter's object passes the fact on to this summary."""
+        if type(arg) is AddrOf:
+            self._forget_released_inside(state, arg)
+            return
+        value = self._eval(state, arg)
+        if value is None or value[0] != "r":
+            return
+        rid = container(value[1]) or value[1]
+        prefix = "@" + rid
+        for key in [k for k, v in state.b.items() if k[0] == prefix and v[0] == "r"
+                    and state.r.get(v[1]) is not None and state.r[v[1]].st in (RELEASED, DANGLING)]:
+            del state.b[key]
+        self._note_unnamed_write("@" + interior_of(rid))
 
 
     def _written_members(self, ev: Call, summary: Summary) -> list[Var]:

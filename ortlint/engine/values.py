@@ -12,6 +12,7 @@ from ..ir import AddrOf, Const, Deref, Expr, Field, Index, Op, Opaque, Var
 from .exprs import element_of, owner_text, param_path, shown, strip_value, too_deep
 from .messages import subject
 from .counts import count_after, counted_up, increment_step
+from .interior import INTERIOR, container, unnamed_write_param
 from .replaced import bind_written_unknown
 from .tagged_pointers import tagged_pointer
 from .state import (
@@ -177,8 +178,8 @@ class ValueTransfer:
         """Are a and b equal? None when unknown."""
         if a is None or b is None:
             return None
-        if a == b and a[0] in ("k", "r"):
-            return True
+        if a == b and (a[0] == "k" or (a[0] == "r" and container(a[1]) is None)):
+            return True  # (two pointers into one object, `p + i` and `p + j`, are not known equal)
         for x, y in ((a, b), (b, a)):
             if y[0] == "k":
                 if x[0] == "k":
@@ -221,6 +222,14 @@ class ValueTransfer:
             rid = self._new_opaque(state, base)
             return ("@" + rid, op)
         return None
+
+
+    def _note_unnamed_write(self, root: str) -> None:
+        """A store through an interior pointer of `root`'s object: the summary says so when the
+        object is a parameter's (engine/interior.py)."""
+        i = unnamed_write_param(root, len(self.fn.params))
+        if i is not None:
+            self._unnamed_writes.add(i)
 
 
     def _new_opaque(self, state: State, loc: LocKey) -> str:
@@ -373,6 +382,8 @@ class ValueTransfer:
                 value = self._incremented_count(state, dest, key, value_expr)
         # `_is_local_loc`, its common answer inline (a local or a temporary: most stores)
         first = key[0][:1]
+        if first == "@" and key[0].endswith(INTERIOR):  # `*slot = v` with `slot = out + off` (engine/interior.py)
+            self._note_unnamed_write(key[0])
         local = first == "$" or (first != "@" and key[0] in self.fn.locals) or self._is_local_loc(state, key)
         if key in self._prefixes or (state.conds and len(key) == 1 and key[0] in self._memo_names):
             self._invalidate(state, key)  # (else it has nothing to drop: most stores)
