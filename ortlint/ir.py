@@ -327,6 +327,9 @@ class Function:
     entry: int = 0
     is_static: bool = False
     notes: list[tuple[Loc, str]] = field(default_factory=list)
+    # locals declared with an unsigned integer type (`size_t n`, `unsigned count`): never below
+    # 0, so a failed `n > 0` says `n == 0` (engine/conditions.py)
+    unsigned: frozenset[str] = frozenset()
 
     def callees(self) -> set[str]:
         """The program-level names (`program_name`) of the calls made by this function that

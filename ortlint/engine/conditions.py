@@ -34,6 +34,8 @@ _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _EXCLUDES_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: c >= 0, ">=": lambda c: c > 0}
 # Whether `value OP c` leaves no integer above 0 (`!(0 < n)`: n <= 0), for a loop's bound
 _ADMITS_ONLY_ZERO = {"<": lambda c: c == 1, "<=": lambda c: c == 0, ">": lambda c: False, ">=": lambda c: False}
+# Whether `value OP c` admits no integer from 0 up (`n < 0`): never true of an unsigned one
+_BELOW_ZERO = {"<": lambda c: c <= 0, "<=": lambda c: c < 0, ">": lambda c: False, ">=": lambda c: False}
 # Whether some integer above 0 satisfies `value OP c` (POSITIVE_COUNT: `n <= 0` cannot hold)
 _ADMITS_POSITIVE = {"<": lambda c: c > 1, "<=": lambda c: c >= 1, ">": lambda c: True, ">=": lambda c: True}
 
@@ -304,10 +306,15 @@ class ConditionTransfer:
                 if bound is not None and bound[0] == "r":
                     self._zero_trip_bounds.add(bound[1])
             return state
-        if not _EXCLUDES_ZERO[op](c):
-            return state
         if v is not None and v[0] == "r" or v is None and not (type(e) is Var and e.name in self.fn.locals):
             return state  # a parameter, memory it reaches, a pointer: `i < n` is no NULL test of n
+        if type(e) is Var and e.name in self.fn.unsigned:  # never below 0
+            if _BELOW_ZERO[op](c):
+                return None
+            if _ADMITS_ONLY_ZERO[op](c):
+                return self._refine(state, e, v, eq=True, c=0)  # `size > 0` failing: size is 0
+        if not _EXCLUDES_ZERO[op](c):
+            return state
         return self._refine(state, e, v, eq=False, c=0)
 
 

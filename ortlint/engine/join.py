@@ -455,8 +455,8 @@ def join_held(a: State, b: State, tracked: Kinds, local_ref: Kinds,
             if other is not None and other != ("k", 0):
                 return None  # the location holds something else on the other path
             continue
-        if len(k) == 1 and k[0] in relevant:
-            return None
+        if k[0] in relevant and (len(k) == 1 or scope is None or k in scope.paths):
+            return None  # a variable an `if` ahead tests, or a member it tests (`if (g.owned_)`)
     # the path that acquired them explains the result (its leaks' traces show the acquisition)
     swap = sum(rid in b.r and rid not in a.r for rid in diff) > sum(rid in a.r and rid not in b.r for rid in diff)
     a, b = _complete(a, b, diff), _complete(b, a, diff)

@@ -132,15 +132,32 @@ def simplify_cases(cases: list[Case]) -> tuple[Case, ...]:
     unique = _merge_error_codes(list(dict.fromkeys(cases)))
     if len(unique) <= MAX_CASES:
         return tuple(unique)
-    without_pre = list(dict.fromkeys(Case((), c.effects, c.outs, c.ret, c.exit) for c in unique))
-    if len(without_pre) <= MAX_CASES:
-        return tuple(without_pre)
+    weakened = _shared_preconditions(unique)
+    if len(weakened) <= MAX_CASES:
+        return tuple(weakened)
     merged = []
     for exit_kind in ("return", "throw", "abort", "caller_return"):
         group = [c for c in unique if c.exit == exit_kind]
         if group:
             merged.append(merge_cases(group, exit_kind))
     return tuple(merged)
+
+
+def _shared_preconditions(cases: list[Case]) -> list[Case]:
+    """One case per outcome (effects, acquisitions, returned value, exit), under the
+    preconditions all its cases share: a weaker condition admits every path the cases did, and
+    keeps what always goes with the outcome (a helper that acquires only when its handle
+    parameter is not NULL says so, and its caller's later `destroy(handle, x)` knows which
+    case it is in). Relations between values are dropped, as the preconditions they share are
+    not worth the cost."""
+    groups: dict[tuple, list[Case]] = {}
+    for case in cases:
+        groups.setdefault((case.effects, case.outs, case.ret, case.exit), []).append(case)
+    out = []
+    for (effects, outs, ret, exit_kind), group in groups.items():
+        shared = set(group[0].pre).intersection(*(c.pre for c in group[1:]))
+        out.append(Case(tuple(p for p in group[0].pre if p in shared), effects, outs, ret, exit_kind))
+    return out
 
 
 def _merge_error_codes(cases: list[Case]) -> list[Case]:

@@ -80,7 +80,7 @@ class FunctionLowering(CStatements, CPreprocessor, CExpressions, CfgBuilder):
         return ir.Function(
             name=self.name, path=self.unit.path, loc=end_loc, language=self.language,
             params=self.params, locals=self.locals, blocks=self.blocks, entry=0,
-            is_static=self.function_is_static(), notes=self.notes,
+            is_static=self.function_is_static(), notes=self.notes, unsigned=self.unsigned_locals(),
         )
 
     def function_is_static(self) -> bool:

@@ -6,6 +6,7 @@ from tree_sitter import Node
 
 from ... import ir
 from ...ir import Block, Branch, Jump, Loc, Op, Opaque, Return
+from ..common.integer_types import is_unsigned_integer
 from ..common.source import is_statement_body
 from .syntax import (
     _UNINITIALIZED,
@@ -101,6 +102,9 @@ conditions with `&&`/`||`/`!`/`?:`."""
         if not name or find_function_declarator(target) is not None and value is None:
             return  # a local prototype
         self.locals[name] = is_array_declarator(target)
+        type_node = whole.child_by_field_id(self.F.type)
+        self.note_local_type(name, target.type == "identifier" and type_node is not None
+                             and is_unsigned_integer(self.text(type_node)))
         if value is None:
             if not self.locals[name]:
                 self.emit(ir.Assign(self.loc(decl), self.var(name), _UNINITIALIZED))

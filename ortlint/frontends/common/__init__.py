@@ -19,4 +19,5 @@
                             lines blanked (the same retry)
     embedded.py             JavaScript (`EM_ASM`, `EM_JS`) and MSVC `__asm {}` blocks made opaque
     trees.py                the pre-order walk over a syntax tree (Go, Java, C#)
+    integer_types.py        which declared types are unsigned integers (`size_t`, `uint32_t`)
 """

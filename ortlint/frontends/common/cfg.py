@@ -132,7 +132,17 @@ class CfgBuilder:
         self.depth = 0
         self.params: list[str] = []
         self.locals: dict[str, bool] = {}
+        self.unsigned: dict[str, bool] = {}  # local -> every declaration of it is an unsigned integer
         self.notes: list[tuple[Loc, str]] = []
+
+    def note_local_type(self, name: str, unsigned: bool) -> None:
+        """Record whether a declaration of local `name` gives it an unsigned integer type; a name
+        declared again with another type (another block, an `#ifdef` alternative) is not one."""
+        self.unsigned[name] = unsigned and self.unsigned.get(name, True)
+
+    def unsigned_locals(self) -> frozenset[str]:
+        """The locals every declaration of which is an unsigned integer (ir.Function.unsigned)."""
+        return frozenset(name for name, unsigned in self.unsigned.items() if unsigned and name in self.locals)
 
     # ------------------------------------------------------------------ blocks
 

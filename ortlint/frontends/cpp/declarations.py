@@ -7,6 +7,7 @@ from tree_sitter import Node
 from ... import ir
 from ...ir import Const, Loc, Opaque, Var
 from ..c.syntax import _UNINITIALIZED, declarator_name, find_function_declarator, is_array_declarator
+from ..common.integer_types import is_unsigned_integer
 from .guards import construction_args, hold_status
 from .model import VIEWS, clean_name, parse_type
 from .syntax import _AUTO, _CASTS, _MAKERS, _MOVES, _SCALARS, strip_template_args
@@ -200,6 +201,8 @@ prototype or a construction from a call."""
         aggregate = target is not None and target.type != "identifier" and is_array_declarator(target) \
             or (own.what in ("container", "class") and not view)
         var = self.bind_local(name, aggregate, static)
+        self.note_local_type(var.name, target is not None and target.type == "identifier" and not static
+                             and is_unsigned_integer(type_text))
         frame = self.frames[-1]
         frame.types[name] = type_text
         frame.lambdas.pop(name, None)

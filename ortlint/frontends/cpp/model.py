@@ -356,6 +356,9 @@ class FileModel:
         for node, ns, cls_name, _internal in self.declarations:
             if cls_name is None and node.type == "function_definition":
                 self._attach_out_of_class(node, ns)
+        # ownership asked while collecting (a `T(const T&) = delete;` declared before `~T()`)
+        # saw a class without its destructor yet
+        self._owners.clear()
 
     def returns_this(self, cls: ClassInfo, name: str) -> bool:
         """Whether method `name` of `cls` (or of the base that declares it) returns `this`."""
