@@ -106,8 +106,31 @@ def _substitute(params: tuple[str, ...], variadic: bool, body: str, args: tuple[
         body = _STRINGIFY.sub(lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
     body = _parameter_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], body)
     if "##" in body:
-        body = _PASTE.sub("", body)
+        body = _paste(body)
     return body
+
+
+def _paste(body: str) -> str:
+    """`_PASTE.sub("", body)`: each `##` with the white space around it removed. The pattern
+    begins with `\\s*`, so the regex engine tried it at every position, running through the
+    rest of each white-space run each time: quadratic in the runs that align a macro's
+    line continuations (a third of a millisecond for a ten-line logging macro)."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    find = body.find
+    while True:
+        j = find("##", i)
+        if j < 0:
+            out.append(body[i:])
+            return "".join(out)
+        k = j
+        while k > i and body[k - 1].isspace():
+            k -= 1
+        m = j + 2
+        while m < n and body[m].isspace():
+            m += 1
+        out.append(body[i:k])
+        i = m
 
 
 @functools.lru_cache(maxsize=1024)
