@@ -148,15 +148,20 @@ def _shared_preconditions(cases: list[Case]) -> list[Case]:
     preconditions all its cases share: a weaker condition admits every path the cases did, and
     keeps what always goes with the outcome (a helper that acquires only when its handle
     parameter is not NULL says so, and its caller's later `destroy(handle, x)` knows which
-    case it is in). Relations between values are dropped, as the preconditions they share are
-    not worth the cost."""
+    case it is in). Only preconditions on the parameters' own values are kept: one on memory a
+    parameter reaches (`*list != NULL`) can be changed by the callee's own effects on that
+    memory, and a case kept under it that the caller then rules out leaves the others, which
+    release that memory without the replacement (a list-removal helper called in a loop read as
+    freeing the list head twice). Relations between values are dropped, as the preconditions
+    they share are not worth the cost."""
     groups: dict[tuple, list[Case]] = {}
     for case in cases:
         groups.setdefault((case.effects, case.outs, case.ret, case.exit), []).append(case)
     out = []
     for (effects, outs, ret, exit_kind), group in groups.items():
         shared = set(group[0].pre).intersection(*(c.pre for c in group[1:]))
-        out.append(Case(tuple(p for p in group[0].pre if p in shared), effects, outs, ret, exit_kind))
+        kept = tuple(p for p in group[0].pre if p in shared and len(p[0]) == 1)
+        out.append(Case(kept, effects, outs, ret, exit_kind))
     return out
 
 
