@@ -236,7 +236,8 @@ class ValueTransfer:
         """Give an unknown pointer an identity so facts and releases about it stick. Memory
         reached through an array element (`a[i]`, `a[i]->buf`, `a[i].names`) is one identity
         for as many objects as the array has elements: a collection, like the elements
-        themselves (releasing `a[i]->buf` on every iteration releases each element's once)."""
+        themselves (releasing `a[i]->buf` on every iteration releases each element's once); so
+        is what an interior pointer reads (`p = buf + k++; release(*p);`: engine/interior.py)."""
         memory = loc[0][:1] == "@"
         root = loc[0][1:] if memory else "v:" + loc[0]
         rid = root + ("/" + "/".join(loc[1:]) if len(loc) > 1 else "")
@@ -246,7 +247,8 @@ class ValueTransfer:
             rid = f"{base}#{n}"
         if rid in self._memory_rids:
             _drop_stale_memory(state, "@" + rid)
-        state.r[rid] = UNKNOWN_ELEMENTS if "[]" in loc or (memory and state.r.get(root, UNKNOWN).coll) else UNKNOWN
+        many = "[]" in loc or loc[0].endswith(INTERIOR) or (memory and state.r.get(root, UNKNOWN).coll)
+        state.r[rid] = UNKNOWN_ELEMENTS if many else UNKNOWN
         state.b[loc] = ("r", rid)
         self._note_key(loc)
         return rid
