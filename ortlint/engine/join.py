@@ -11,7 +11,8 @@ from typing import AbstractSet, NamedTuple, Sequence
 from .exprs import param_path
 from .renaming import renamed as _renamed
 from .swapped_holders import align_swapped
-from .state import BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
+from .replaced import WRITTEN
+from .state import UNKNOWN, BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
 
@@ -192,6 +193,8 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
     if nullable:
         _borrowed_or_null(out_b, out_r, nullable, a.r, br, local_ref)
         referenced = referenced_ids(out_b)
+    if (len(out_b) < len(a.b) or not bb.keys() <= out_b.keys()) and _written_param_memory(out_b, out_r, a.b, bb):
+        referenced = referenced_ids(out_b)
     one_side = a.r.keys() ^ br.keys()
     if one_side and not one_side.isdisjoint(out_r):
         _keep_one_side_bindings(out_b, a.b, bb, out_r, one_side)
@@ -205,6 +208,50 @@ def join(a: State, b: State, tracked: Kinds, local_ref: Kinds) -> State:
               if (k[0][:1] == "@" and k[0][1:] not in out_r) or (v[0] == "r" and v[1] not in out_r)]:
         del out_b[k]
     return State(out_b, out_r, a.conds & b.conds, trace)
+
+
+def _written_param_memory(out_b: dict, out_r: dict, ba: dict, bb: dict) -> bool:
+    """Memory reached through a parameter that a path wrote and the join dropped (NULL after a
+    clear on one path, the copy of another parameter's struct `*out = *in;` or a new block on
+    the other; the struct rewritten whole on one path and field by field on the other): the
+    location then read its entry value again, which a path may have released (`free(out->buf);
+    out->buf = 0;` joined with `*out = *in;`): a use after release, and a release for the
+    caller of what the location no longer holds. Written on both paths, it holds a value the
+    function wrote, unknown (`replaced.bind_written_unknown`'s identity). Still holding its
+    entry value on one path, it is left to read that value (a block freed there and never
+    replaced is still found in use)."""
+    dropped = sorted({k for side in (ba, bb) for k in side
+                      if k not in out_b and k[0][:2] == "@p" and len(k) >= 2}, key=lambda k: (len(k), repr(k)))
+    added = False
+    for k in dropped:
+        if param_path(k[0][1:]) is None or _under_bound(k, out_b):
+            continue
+        if not (_written_on(k, ba) and _written_on(k, bb)):
+            continue
+        rid = k[0][1:] + "/" + "/".join(k[1:]) + WRITTEN
+        out_r[rid] = UNKNOWN
+        out_b[k] = ("r", rid)
+        added = True
+    return added
+
+
+def _under_bound(key: tuple, b: dict) -> bool:
+    """A proper prefix of `key` is bound in `b` (the struct holding the field was written whole)."""
+    return any(key[:n] in b for n in range(2, len(key)))
+
+
+def _written_on(key: tuple, b: dict) -> bool:
+    """The path of `b` wrote the location: bound to another value than its entry one, or inside
+    a struct it wrote whole."""
+    v = b.get(key)
+    if v is None:
+        return _under_bound(key, b)
+    return not _is_entry_value(key, v)
+
+
+def _is_entry_value(key: tuple, val: Val) -> bool:
+    """The binding the first read of the location made (`replaced._entry_value`)."""
+    return val[0] == "r" and val[1] == key[0][1:] + "/" + "/".join(key[1:])
 
 
 def _keep_one_side_bindings(out_b: dict, ba: dict, bb: dict, out_r: dict, one_side: AbstractSet) -> None:
