@@ -518,3 +518,16 @@ def test_thousands_of_using_declarations_are_skipped_with_a_note_not_a_recursion
     assert [f.name for f in u.functions] == ["A.B"]
     body = "".join(f"using var v{i} = new RunOptions();\n" for i in range(250))
     assert [f.name for f in unit(f"class A {{ void M() {{\n{body}}} }}").functions] == ["A.M"]
+
+
+def test_a_foreach_is_explained_with_the_collection_as_written() -> None:
+    """The header of `foreach (var v in this._names)` shows the source, not the IR's `this->_names`."""
+    body = """class A {
+      List<string> _names = new List<string>();
+      void F(List<OrtValue> values) {
+        foreach (var n in this._names) { Console.WriteLine(n); }
+        values.ForEach(v => v.Dispose());
+      }
+    }"""
+    loops = [b.term.text for b in fn(body, "A.F").blocks if isinstance(b.term, ir.Branch) and b.term.kind == "loop"]
+    assert loops == ["n in this._names", "v in values"]

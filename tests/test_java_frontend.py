@@ -756,3 +756,16 @@ def test_a_class_of_another_package_that_is_not_imported_is_not_used(tmp_path: P
     assert lint([str(user)]).findings == []  # lib.Model is not org.y.Model
     user.write_text(user.read_text().replace("import lib.Model;", "import org.y.Model;"))
     assert [(f.line, f.rule) for f in lint([str(user)]).findings] == [(6, "ORT010")]
+
+
+def test_a_loop_over_elements_is_explained_with_the_collection_as_written() -> None:
+    """The header of `for (v : m.entrySet())` and of `c.forEach(T::close)` shows the source, not the
+    temporary the collection was lowered into (`$4`) nor the internal element name (`$each7`)."""
+    body = """class A {
+      void f(Map<String, OnnxTensor> m, List<OnnxTensor> c) {
+        for (Map.Entry<String, OnnxTensor> e : m.entrySet()) { e.getValue().close(); }
+        c.forEach(OnnxTensor::close);
+      }
+    }"""
+    loops = [b.term.text for b in fn(body, "A.f").blocks if isinstance(b.term, ir.Branch) and b.term.kind == "loop"]
+    assert loops == ["e : m.entrySet()", "element : c"]

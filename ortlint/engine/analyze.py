@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 from .. import ir
@@ -61,6 +62,19 @@ class FunctionResult:
 SummaryLookup = Callable[[Call], "Summary | None"]
 
 _KIND_SETS: dict[int, tuple[Policy, frozenset, frozenset]] = {}
+
+
+def asserted_argument(policy: Policy, language: str, ev: Call) -> Expr | None:
+    """The argument an assert-like call tests (policy `assume`, or a status check that aborts
+    without releasing: `require.Error(t, err)`, `must.M(err)`): the path goes on only with some
+    of its values, so a join ahead of the call keeps them (liveness.Ahead)."""
+    spec = policy.lookup_in(language, ev.style, ev.callee)
+    if spec is None:
+        return None
+    check = spec.status_check
+    i = spec.assume if spec.assume is not None else \
+        check.arg if check is not None and check.on_failure == "abort" and not check.releases else None
+    return ev.args[i] if i is not None and i < len(ev.args) else None
 
 
 def _kind_sets(policy: Policy) -> tuple[frozenset, frozenset]:
@@ -146,7 +160,7 @@ class FunctionAnalyzer(Exploration, ValueTransfer, ConditionTransfer, CallTransf
         # the blocks' reverse postorder (the worklist's priorities): made by `_explore`, not here,
         # as an inert function (`_inert`) is never explored and a quarter of them are
         self.order: dict[int, int] = {}
-        self._ahead = Ahead(fn, self._succs)
+        self._ahead = Ahead(fn, self._succs, partial(asserted_argument, policy, fn.language))  # (no cycle)
         self._prefixes: set[tuple] = set()  # locations that have had sub-locations (values._note_key)
         # resources whose memory (`("@R", ...)` locations) some state of this function has had
         # (values._note_key): `_gc` looks for orphaned memory only when one of them is gone

@@ -44,9 +44,11 @@ class Ahead:
     candidate names while propagating: a chain of 30 000 `&&` tests is 30 000 blocks, and
     one Python set per block of everything ahead of it would be quadratic."""
 
-    def __init__(self, fn: ir.Function, succs: Callable[[int], list[int]]):
+    def __init__(self, fn: ir.Function, succs: Callable[[int], list[int]],
+                 call_test: Callable[[Call], Expr | None] = lambda ev: None):
         self.fn = fn
         self.succs = succs
+        self.call_test = call_test  # what a call asserts, as a test (`require.Error(t, err)`: err)
         self._tested: dict[int, int] | None = None
         self._within: dict[int, int] | None = None  # tested after some point inside the block
         self._live: dict[int, int] | None = None
@@ -220,6 +222,7 @@ class Ahead:
         """Per block, the items tested ahead of its entry, and of any point inside it."""
         branches = [(b.id, b.term.cond) for b in self.fn.blocks
                     if isinstance(b.term, ir.Branch) and b.term.kind != "loop"]
+        branches += self._asserting_calls()
         sites: dict = {}
         for _bid, cond in branches:
             for part in conjuncts(cond):
@@ -242,7 +245,7 @@ class Ahead:
                     bit = index[item] = len(self._items)
                     self._items.append(item)
                 mask |= 1 << bit
-            own[bid] = mask
+            own[bid] = own.get(bid, 0) | mask
         roots: dict[str, int] = {}  # variable -> the items an assignment to it makes meaningless
         for i, (tag, item) in enumerate(self._items):
             for name in _item_roots(tag, item):
@@ -255,6 +258,20 @@ class Ahead:
             if mask:
                 kill[b.id] = mask
         return _propagate_killed(self._flow(), own, kill, self.fn.blocks, self.succs)
+
+    def _asserting_calls(self) -> list[tuple[int, Expr]]:
+        """Calls that test an argument the way a branch does: the path goes on only with one
+        of its values (`assert(p)`, `require.Error(t, err)`, a status check that aborts). A join
+        ahead of one must keep that argument's value as for an `if` testing it (taken as a test at
+        the block's end, like the block's branch)."""
+        out = []
+        for b in self.fn.blocks:
+            for ev in b.events:
+                if type(ev) is Call:
+                    cond = self.call_test(ev)
+                    if cond is not None:
+                        out.append((b.id, cond))
+        return out
 
     def _compute_live(self) -> dict[int, int]:
         fn = self.fn

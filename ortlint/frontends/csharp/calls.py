@@ -378,7 +378,7 @@ class CSharpCalls:
         elem = self.var(params[0] if params else f"$each{node.start_point[0] + 1}")
         self.declare(elem.name, element_type(coll_type))
 
-        self.element_loop(node, coll, elem, lambda: self.inline_body(lam.child_by_field_id(F_BODY)))
+        self.element_loop(node, coll, elem, lambda: self.inline_body(lam.child_by_field_id(F_BODY)), coll_node=recv)
         self.pop_scope(None)
         return _VOID
 

@@ -34,8 +34,9 @@ class CSharpStatements:
         else:
             self.lower_expr_stmt(init)
 
-    def loop_header(self, elem: Var, coll: ir.Expr) -> str:
-        return f"{elem.name} in {ir.expr_text(coll)}"[:90]
+    def loop_header(self, elem: Var, coll: str) -> str:
+        name = "element" if elem.name.startswith("$") else elem.name
+        return f"{name} in {coll}"[:90]
 
     # ------------------------------------------------------------------ statements
 
@@ -128,7 +129,7 @@ class CSharpStatements:
             b = node.child_by_field_id(F_BODY)
             if b is not None:
                 self.lower_scoped(b)
-        self.element_loop(node, coll, elem, body)
+        self.element_loop(node, coll, elem, body, coll_node=value)
         self.pop_scope(None)
         self.kill(temps, self.end_loc(node))
 

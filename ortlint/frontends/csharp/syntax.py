@@ -192,7 +192,7 @@ def split_ref_assignments(data: bytes) -> bytes:
     return data
 
 
-# Two contextual keywords the grammar does not take as names where C# does: a local named
+# Contextual keywords the grammar does not take as names where C# does: a local named
 # `with` where it is declared (`var with = ...;`, `foreach (var with in ...)`, `out var with`),
 # and an alias named like a native integer (`using nuint = System.UInt64;`). Every `with` that
 # does not open a `with { ... }` expression is renamed `w_th` (uses too, so the name stays one
@@ -200,6 +200,13 @@ def split_ref_assignments(data: bytes) -> bytes:
 _WITH_DECLARED = re.compile(rb"[\w>\]?]\s+@?with\s*(?:=(?!=)|;|,|\)|\bin\b)")
 _WITH_NAME = re.compile(rb"(?<![\w])with\b(?!\s*\{)")
 _NATIVE_INT_ALIAS = re.compile(rb"^([ \t]*(?:global[ \t]+)?using[ \t]+)(nuint|nint)(?=\s*=)", re.MULTILINE)
+# A parameter or local named `async` (`Stream s, bool async)`): the grammar reads the name where it
+# is declared and as a plain argument, but not as an operand (`if (async)`, `!async`, `x = async;`),
+# and such an error made the whole file unparsed. Where the file declares it, every `async` that the
+# modifier cannot be (the modifier is followed by a type, a name, `(` or `delegate`, never by
+# `)`, `,`, `;`, an operator or `:`) is renamed `asyn_` (same length; uses too, so it stays one name).
+_ASYNC_DECLARED = re.compile(rb"[\w>\]?]\s+async\s*(?:=(?![=>])|;|,|\))")
+_ASYNC_NAME = re.compile(rb"(?<![\w@.])async\b(?=\s*(?:[),;?&|:\]}.]|[!=]=|=(?!>)))")
 
 
 def rename_contextual_names(data: bytes) -> bytes:
@@ -207,6 +214,8 @@ def rename_contextual_names(data: bytes) -> bytes:
         data = _WITH_NAME.sub(b"w_th", data)
     if b"nint" in data or b"nuint" in data:
         data = _NATIVE_INT_ALIAS.sub(lambda m: m.group(1) + m.group(2)[:-1] + b"_", data)
+    if b"async" in data and _ASYNC_DECLARED.search(data):
+        data = _ASYNC_NAME.sub(b"asyn_", data)
     return data
 
 

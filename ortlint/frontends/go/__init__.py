@@ -6,7 +6,8 @@
     control.py       if, for and range loops, switch/select, labels, goto
     exits.py         return, defer, goroutines and closures
     expressions.py   names, selectors, indexes, composite literals
-    calls.py         the binding's constructors and methods, append
+    calls.py         the binding's constructors and methods, append, call-valued arguments
+    closure_locals.py  locals bound once to a function literal (a call through one runs it)
     scan.py          the file scan (imports, types, variadic functions of the package)
     cgo.py           cgo preambles through the C front end
     syntax.py        field ids, builtins, error values

@@ -52,6 +52,8 @@ class GoCalls:
             name = self.text(fn)
             if self.scan.is_binding and self.policy.lookup("plain", f"{ORT}.{name}") is not None:
                 return f"{ORT}.{name}", "plain", None, True
+            if name in self.closure_locals:  # `check := func(v ort.Value) {...}`; `check(t)`
+                return self.closure_locals[name], "plain", None, False
             if name in self.locals or name in self.params:
                 return name, "indirect", None, False
             return name, "plain", None, False
@@ -133,7 +135,7 @@ class GoCalls:
             elif a.type.endswith("_type") or a.type in ("type_identifier", "qualified_type"):
                 continue  # make([]T, n), new(T)
             else:
-                args.append(self.lower_expr(a))
+                args.append(self.lower_argument(a))
         out_args = [o if outs_are_pointers and isinstance(o, Deref) else o for o in outs]
         if binding:
             pointer_outs = self.binding_outs(spec, out_args, outs_are_pointers)
@@ -155,6 +157,22 @@ class GoCalls:
         if fill and (slots or fill_coll is not None) and dest is not None:
             self.fill_nil_slots(callee, dest, slots, fill_coll, loc, node)
         return dest if dest is not None else Opaque(self.short_text(node))
+
+    def lower_argument(self, node: Node) -> ir.Expr:
+        """One argument. The result of a call of a function (not the binding's, not a builtin)
+        is held in a temporary, so the object a helper returns reaches the callee: in
+        `check(mk(data))` a `check` that destroys its parameter destroys what `mk` made (without
+        the temporary the value was text, and the object was lost where it was made)."""
+        inner = self.unparen(node)
+        if inner.type == "call_expression":
+            fn = inner.child_by_field_id(F.function)
+            if fn is not None and fn.type != "func_literal":
+                callee, style, _recv, binding = self.callee_of(fn)
+                if style == "plain" and not binding and callee not in _BUILTINS and callee not in BUILTIN_TYPES:
+                    tmp = self.temp()
+                    self.lower_call(inner, dest=tmp)
+                    return tmp
+        return self.lower_expr(node)
 
     def multi_value_argument(self, arg_nodes: list[Node]) -> list[ir.Expr] | None:
         """`f(g())` where g has several results passes all of them, in order (the Go spec's

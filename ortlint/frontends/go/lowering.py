@@ -12,6 +12,7 @@ from .calls import GoCalls
 from .control import GoControl
 from .exits import GoExits
 from .expressions import GoExpressions
+from .closure_locals import closure_locals
 from .scan import ORT, FileScan, walk
 from .scopes import Breakable, Deferred
 from .statements import GoStatements
@@ -69,6 +70,7 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
         self.flag_result: int | None = None  # the one bool result beside the error (`func f() (bool, error)`)
         self.returned_flag: str | None = None  # what the `return` being lowered gives it (exits.flag_text)
         self.tracks_env = b"InitializeEnvironment" in self.src[node.start_byte:node.end_byte]
+        self.closure_locals: dict[str, str] = {}  # local bound once to a func literal -> that literal's function
 
     # ------------------------------------------------------------------ driving
 
@@ -96,6 +98,9 @@ class GoLowering(GoStatements, GoControl, GoExits, GoExpressions, GoCalls, CfgBu
                 self.locals.pop(name, None)
         else:
             self.find_slot_slices(node.child_by_field_id(F.body))
+            self.closure_locals = {name: self.closure_name(lit) for name, lit in
+                                   closure_locals(node.child_by_field_id(F.body), self.text, self.named).items()
+                                   if name not in params}
             for name in params + self.named_results:
                 self.scopes[0][name] = name
             self.block_statements(node.child_by_field_id(F.body))

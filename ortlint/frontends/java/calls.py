@@ -187,13 +187,13 @@ and the static types of expressions that qualify them."""
         if fn.type == "method_reference":
             elem = Var(f"$each{node.start_point[0] + 1}")
             self.declare(elem.name, elem_t)
-            self.element_loop(node, coll, elem, lambda: self.apply_method_ref(fn, elem, elem_t))
+            self.element_loop(node, coll, elem, lambda: self.apply_method_ref(fn, elem, elem_t), coll_node=obj)
         else:
             names = lambda_param_names(fn, self.src, self.named)
             elem = Var(names[-1] if names else f"$each{node.start_point[0] + 1}")
             for n in names:
                 self.declare(n, elem_t if n == elem.name else "")
-            self.element_loop(node, coll, elem, lambda: self.inline_lambda_body(fn))
+            self.element_loop(node, coll, elem, lambda: self.inline_lambda_body(fn), coll_node=obj)
         self.pop_scope(None)
         return _VOID
 

@@ -37,8 +37,9 @@ new forms, `yield`), `synchronized`, `assert`."""
         else:
             self.lower_expr_stmt(init)
 
-    def loop_header(self, elem: Var, coll: ir.Expr) -> str:
-        return f"{elem.name} : {_short(ir.expr_text(coll))}"
+    def loop_header(self, elem: Var, coll: str) -> str:
+        name = "element" if elem.name.startswith("$") else elem.name
+        return f"{name} : {_short(coll)}"
 
     # ------------------------------------------------------------------ statements
 
@@ -107,7 +108,7 @@ new forms, `yield`), `synchronized`, `assert`."""
         self.push_scope()
         name = self.text(name_node) if name_node is not None else "$elem"
         self.declare(name, var_type)
-        self.element_loop(node, coll, Var(name), lambda: self.loop_body_stmt(node), labels)
+        self.element_loop(node, coll, Var(name), lambda: self.loop_body_stmt(node), labels, value)
         self.pop_scope(None)
         self.kill(temps, self.end_loc(node))
 

@@ -7,7 +7,8 @@ blocks), `if`, `while`, `do`, `for`, loops over the elements of a collection, `b
 * `jump_label(node)`: the label a `break`/`continue` names (Java; C# uses `goto` instead);
 * `for_inits(node, cond, body, updates)` and `lower_for_init(init)`: the first part of a `for`;
 * `has_finally()`: whether a `return` here runs a `finally` (its value is held first);
-* `loop_header(elem, coll)`: the text of a loop over elements, for explanations."""
+* `loop_header(elem, coll)`: the text of a loop over elements, for explanations (`coll` is the
+  collection's source text: the lowered expression may be a temporary such as `$4`)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -45,7 +46,7 @@ class ManagedStatements:
         """One initializer of a `for`: a declaration, else an expression."""
         raise NotImplementedError
 
-    def loop_header(self, elem: Var, coll: ir.Expr) -> str:
+    def loop_header(self, elem: Var, coll: str) -> str:
         """The text of the branch that starts each iteration over elements."""
         raise NotImplementedError
 
@@ -211,7 +212,7 @@ class ManagedStatements:
         self.pop_scope(node)
 
     def element_loop(self, node: Node, coll: ir.Expr, elem: Var, body: Callable[[], None],
-                     labels: tuple[str, ...] = ()) -> None:
+                     labels: tuple[str, ...] = (), coll_node: Node | None = None) -> None:
         """A loop over the elements of `coll` whose body is produced by `body()`: each iteration
         reads one element (`elem = coll[i]`), so a loop that closes `elem` is recognised by
         the engine as closing every element of `coll`."""
@@ -222,7 +223,8 @@ class ManagedStatements:
         self.jump(header)
         self.start(header)
         first = len(self.blocks)
-        self.terminate(Branch(more, body_b.id, exit_b.id, loc, self.loop_header(elem, coll), "loop"))
+        coll_text = " ".join(self.text(coll_node).split()) if coll_node is not None else ir.expr_text(coll)
+        self.terminate(Branch(more, body_b.id, exit_b.id, loc, self.loop_header(elem, coll_text), "loop"))
         self.start(body_b)
         self.emit(ir.Assign(loc, more, HAS_NEXT))
         self.emit(ir.Assign(loc, elem, Index(coll, SOME_INDEX)))
