@@ -224,8 +224,8 @@ def _written_param_memory(out_b: dict, out_r: dict, ba: dict, bb: dict) -> bool:
                       if k not in out_b and k[0][:2] == "@p" and len(k) >= 2}, key=lambda k: (len(k), repr(k)))
     added = False
     for k in dropped:
-        if param_path(k[0][1:]) is None or _under_bound(k, out_b):
-            continue
+        if "[]" in k[0] or "[]" in k or param_path(k[0][1:]) is None or _under_bound(k, out_b):
+            continue  # an element's memory stands for every element: what one round wrote is no other's
         if not (_written_on(k, ba) and _written_on(k, bb)):
             continue
         rid = k[0][1:] + "/" + "/".join(k[1:]) + WRITTEN
