@@ -11,7 +11,7 @@ from typing import AbstractSet, NamedTuple, Sequence
 from .exprs import param_path
 from .renaming import renamed as _renamed
 from .swapped_holders import align_swapped
-from .replaced import WRITTEN
+from .replaced import WRITTEN, entry_value
 from .state import UNKNOWN, BORROWED, CONSUMED, ESCAPED, HELD, OPAQUE, POSITIVE_COUNT, RELEASED, Res, State, Val, _tuple_new, referenced_ids, replaced
 
 Kinds = AbstractSet  # kind ids: those that must be released (`tracked`), JNI local references (`local_ref`)
@@ -246,12 +246,8 @@ def _written_on(key: tuple, b: dict) -> bool:
     v = b.get(key)
     if v is None:
         return _under_bound(key, b)
-    return not _is_entry_value(key, v)
+    return not entry_value(key, v)
 
-
-def _is_entry_value(key: tuple, val: Val) -> bool:
-    """The binding the first read of the location made (`replaced._entry_value`)."""
-    return val[0] == "r" and val[1] == key[0][1:] + "/" + "/".join(key[1:])
 
 
 def _keep_one_side_bindings(out_b: dict, ba: dict, bb: dict, out_r: dict, one_side: AbstractSet) -> None:

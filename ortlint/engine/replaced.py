@@ -29,7 +29,7 @@ def replaced_param_locations(state: State, nparams: int, claimed: set[tuple]) ->
         if path is None or path[0] >= nparams:
             continue
         full = path + tuple(key[1:])
-        if full in claimed or _entry_value(key, val):
+        if full in claimed or entry_value(key, val):
             continue
         out.append(Effect(full, "nonzero" if _not_zero(val) else "replace"))
     out.sort(key=repr)
@@ -41,7 +41,7 @@ def _not_zero(val: Val) -> bool:
     return (val[0] == "k" and val[1] != 0) or (val[0] == "x" and 0 in val[1])
 
 
-def _entry_value(key: tuple, val: Val) -> bool:
+def entry_value(key: tuple, val: Val) -> bool:
     """The binding is the one made by reading the location (not by writing it)."""
     if val[0] != "r":
         return False
@@ -56,7 +56,7 @@ def bind_written_unknown(state: State, key: tuple, retire: Callable[[State, str]
     copies of a variable or of memory, not arithmetic on integers): a store of an unknown
     value would just drop the binding, and the exit state could not tell the location from one
     never touched. Inside a parameter's memory it gets an identity of its own instead (never
-    the one a read makes, `_entry_value`), so the summary says it was replaced. One name per location: `retire` (the analyzer's
+    the one a read makes, `entry_value`), so the summary says it was replaced. One name per location: `retire` (the analyzer's
     `_retire`) renames what an earlier write bound there. True when bound."""
     if key[0][:2] != "@p" or param_path(key[0][1:]) is None:
         return False
