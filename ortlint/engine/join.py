@@ -249,7 +249,6 @@ def _written_on(key: tuple, b: dict) -> bool:
     return not entry_value(key, v)
 
 
-
 def _keep_one_side_bindings(out_b: dict, ba: dict, bb: dict, out_r: dict, one_side: AbstractSet) -> None:
     """Array elements the join keeps from one side only (a loop filled them on that side)
     keep the locations that hold them there (`v[i].buf` after the loop): without them they
